@@ -1,0 +1,52 @@
+#pragma once
+// The one interface through which tracing, statistics and the hang watchdog watch tasks.
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "tessera/handle.hpp"
+
+namespace tessera {
+
+/// Scheduling priority. `high` tasks run before `normal` ones whenever both are ready.
+enum class Priority : std::uint8_t { normal = 0, high = 1 };
+
+/// Up to four integer tags (block id, direction, ...) carried by a task for tracing.
+struct TaskTags {
+  std::array<std::int64_t, 4> values{};
+  std::uint8_t count = 0;
+  TaskTags() = default;
+  TaskTags(std::initializer_list<std::int64_t> init);
+};
+
+/// One access as the observer sees it.
+struct AccessInfo {
+  std::uint64_t handle_id;
+  AccessMode mode;
+};
+
+/// What an observer learns about a task. Valid only during the callback.
+struct TaskInfo {
+  std::uint64_t id;  ///< submission order, starting at 1 for each runtime
+  const char* name;
+  const TaskTags* tags;
+  Priority priority;
+  bool main_thread_only;
+  std::span<const AccessInfo> accesses;
+};
+
+/// Receives task events. Callbacks may run concurrently on any worker (`worker` is the
+/// 0-based worker index, 0 = the submitting thread) and must be thread-safe and short.
+/// on_submit is called on the submitting thread, in submission order.
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_submit(const TaskInfo& task) = 0;
+  virtual void on_ready(const TaskInfo& task, int worker) = 0;
+  virtual void on_begin(const TaskInfo& task, int worker) = 0;
+  /// The task's body returned (its completion may still wait for bound requests).
+  virtual void on_end(const TaskInfo& task, int worker) = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,239 @@
+#pragma once
+// tessera's shared-memory data-flow engine (sequential task flow).
+//
+// One thread (the "main" thread, the one that constructed the Runtime) submits tasks in
+// program order, each with the handles it accesses. The runtime derives RAW/WAR/WAW
+// dependencies on the fly, runs ready tasks on a pool of work-stealing workers, and
+// lets the main thread execute tasks while it waits. Results equal those of running
+// every task inline in submission order (RuntimeOptions::sequential).
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/detail/task_body.hpp"
+#include "tessera/handle.hpp"
+#include "tessera/observer.hpp"
+
+namespace tessera {
+
+namespace detail {
+struct Task;
+class Scheduler;
+}  // namespace detail
+
+/// How a runtime runs tasks.
+struct RuntimeOptions {
+  /// Total threads including the submitting thread (2 = main + 1 worker). >= 1.
+  int threads = 1;
+  /// Run every task inline at submission, in program order (the reference semantics).
+  bool sequential = false;
+  /// Seed for the randomized victim order of work stealing; 0 = round-robin order.
+  std::uint64_t steal_seed = 0;
+  /// Seconds without any task or request completing before a wait reports a hang;
+  /// 0 disables the watchdog.
+  double hang_timeout_s = 60.0;
+  /// Called on the main thread with the diagnostic text when a hang is detected. The
+  /// default prints it to stderr and aborts the process.
+  std::function<void(const std::string&)> on_hang;
+};
+
+/// Per-task options at submission. Implicitly constructible from a Priority.
+struct TaskAttributes {
+  Priority priority = Priority::normal;
+  TaskTags tags{};
+  /// Run only on the main thread (communication tasks: only it may call MPI).
+  bool main_thread_only = false;
+  TaskAttributes() = default;
+  TaskAttributes(Priority p) : priority(p) {}  // NOLINT: implicit by design
+  TaskAttributes(Priority p, TaskTags t, bool main_only = false)
+      : priority(p), tags(t), main_thread_only(main_only) {}
+};
+
+/// Keeps a task from completing after its body returned; see TaskContext::hold.
+class CompletionToken {
+ public:
+  CompletionToken() = default;
+  explicit CompletionToken(detail::Task* task) : task_(task) {}
+  CompletionToken(CompletionToken&& o) noexcept : task_(std::exchange(o.task_, nullptr)) {}
+  CompletionToken& operator=(CompletionToken&& o) noexcept {
+    task_ = std::exchange(o.task_, nullptr);
+    return *this;
+  }
+  CompletionToken(const CompletionToken&) = delete;
+  CompletionToken& operator=(const CompletionToken&) = delete;
+  bool valid() const { return task_ != nullptr; }
+  detail::Task* release() { return std::exchange(task_, nullptr); }
+
+ private:
+  detail::Task* task_ = nullptr;
+};
+
+/// What a running task may ask of the runtime. Passed to bodies taking `TaskContext&`.
+class TaskContext {
+ public:
+  TaskContext(detail::Task* task, int worker) : task_(task), worker_(worker) {}
+  /// 0-based index of the executing thread (0 = main thread).
+  int worker() const { return worker_; }
+  const char* name() const;
+  const TaskTags& tags() const;
+  /// Defers this task's completion (and the release of its successors) until the token
+  /// is passed to Runtime::complete. Used to bind MPI requests to a task (TAMPI Iwait).
+  CompletionToken hold();
+  /// This task's private slot for its `reduce` access on `h` (identity-initialized).
+  template <class T>
+  T& reduction_slot(Handle h) {
+    return *static_cast<T*>(reduction_slot_ptr(h));
+  }
+
+ private:
+  void* reduction_slot_ptr(Handle h);
+  detail::Task* task_;
+  int worker_;
+};
+
+/// Something the main thread drives while it waits (the MPI communication lane).
+class ProgressEngine {
+ public:
+  virtual ~ProgressEngine() = default;
+  /// Advances outstanding operations; returns true if any remain in flight.
+  /// Called only on the main thread, between tasks and while waiting.
+  virtual bool progress() = 0;
+  /// Monotone count of completed operations (for the hang watchdog).
+  virtual std::uint64_t completions() const = 0;
+  /// Appends a human description of what is still in flight (for hang reports).
+  virtual void describe(std::ostream& out) const = 0;
+};
+
+/// Thrown from a wait when a task threw; names the task and carries the original message.
+class TaskError : public std::runtime_error {
+ public:
+  TaskError(const std::string& task_name, const std::string& what);
+  const std::string& task_name() const { return task_name_; }
+
+ private:
+  std::string task_name_;
+};
+
+/// The data-flow engine. Not copyable. Submission and waits only from the main thread.
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  /// Registers a datum. Main thread only. The handle lives as long as the runtime.
+  Handle create_handle(std::string name);
+
+  /// Registers a datum that `reduce` tasks accumulate into: every reducing task gets a
+  /// private `T{}` slot (TaskContext::reduction_slot<T>); when the group of consecutive
+  /// reducers completes, the slots are folded into *target with combine(target, slot) in
+  /// submission order, so the result is the same for any thread count or schedule.
+  template <class T, class Combine>
+  Handle create_reduction_handle(std::string name, T* target, Combine combine) {
+    auto ops = std::make_shared<ReductionOps>();
+    ops->make_slot = [] { return static_cast<void*>(new T{}); };
+    ops->fold = [target, combine](void* slot) { combine(*target, *static_cast<T*>(slot)); };
+    ops->drop_slot = [](void* slot) { delete static_cast<T*>(slot); };
+    return create_handle_with_reduction(std::move(name), std::move(ops));
+  }
+
+  /// Submits a task: `body` (callable as f() or f(TaskContext&)) runs once all earlier
+  /// tasks with conflicting accesses completed. Main thread only.
+  template <class F>
+  void submit(const char* name, std::initializer_list<Access> accesses, F&& body,
+              TaskAttributes attributes = {}) {
+    submit(name, std::span<const Access>(accesses.begin(), accesses.size()), std::forward<F>(body),
+           attributes);
+  }
+  template <class F>
+  void submit(const char* name, std::span<const Access> accesses, F&& body,
+              TaskAttributes attributes = {}) {
+    detail::Task* task = new_task(name, attributes);
+    body_of(task).emplace(std::forward<F>(body));
+    enqueue(task, accesses);
+  }
+
+  /// Submits `count` tasks of one loop at lower per-task cost: task i accesses
+  /// accesses(i) (a range of Access) and runs body(i). Equivalent to `count` submits.
+  template <class AccessFn, class Body>
+  void submit_batch(const char* name, std::size_t count, AccessFn&& accesses, Body&& body,
+                    TaskAttributes attributes = {}) {
+    if (count == 0) return;
+    struct Shared {
+      std::decay_t<Body> body;
+      std::atomic<std::size_t> remaining;
+    };
+    auto* shared = new Shared{std::forward<Body>(body), {count}};
+    begin_batch();
+    for (std::size_t i = 0; i < count; ++i) {
+      detail::Task* task = new_task(name, attributes);
+      body_of(task).emplace([shared, i] {
+        struct Release {
+          Shared* s;
+          ~Release() {
+            if (s->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) delete s;
+          }
+        } release{shared};
+        shared->body(i);
+      });
+      const auto& list = accesses(i);
+      enqueue(task, std::span<const Access>(std::data(list), std::size(list)));
+    }
+    end_batch();
+  }
+
+  /// Waits until every submitted task completed; the main thread executes tasks and
+  /// drives the progress engine meanwhile. Rethrows the first task exception.
+  void wait_all();
+  /// Waits until the last task submitted so far that writes (write, readwrite, reduce)
+  /// `h` completed, and all accesses to `h` before it. Unrelated tasks are not awaited.
+  void wait_for(Handle h);
+  /// Releases a hold taken with TaskContext::hold. Any thread.
+  void complete(CompletionToken token);
+
+  /// Attaches an observer (before submitting tasks); nullptr detaches.
+  void set_observer(Observer* observer);
+  /// Attaches the engine the main thread drives while waiting; nullptr detaches.
+  void set_progress_engine(ProgressEngine* engine);
+
+  int threads() const { return options_.threads; }
+  bool sequential() const { return options_.sequential; }
+  const RuntimeOptions& options() const { return options_; }
+  /// Tasks completed so far (monotone).
+  std::uint64_t tasks_completed() const;
+  /// Tasks submitted so far.
+  std::uint64_t tasks_submitted() const;
+  /// Describes tasks still waiting (name, tags, handles) for hang reports.
+  void describe_waiting(std::ostream& out) const;
+
+  struct ReductionOps {
+    std::function<void*()> make_slot;
+    std::function<void(void*)> fold;
+    std::function<void(void*)> drop_slot;
+  };
+
+ private:
+  Handle create_handle_with_reduction(std::string name, std::shared_ptr<ReductionOps> ops);
+  detail::Task* new_task(const char* name, const TaskAttributes& attributes);
+  static detail::TaskBody& body_of(detail::Task* task);
+  void enqueue(detail::Task* task, std::span<const Access> accesses);
+  void begin_batch();
+  void end_batch();
+
+  RuntimeOptions options_;
+  std::unique_ptr<detail::Scheduler> scheduler_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,123 @@
+#include "tessera/runtime.hpp"
+
+#include <fmt/format.h>
+
+#include "runtime/scheduler.hpp"
+
+namespace tessera {
+
+std::string_view to_string(AccessMode mode) {
+  switch (mode) {
+    case AccessMode::read:
+      return "read";
+    case AccessMode::write:
+      return "write";
+    case AccessMode::readwrite:
+      return "readwrite";
+    case AccessMode::reduce:
+      return "reduce";
+  }
+  return "?";
+}
+
+std::uint64_t Handle::id() const {
+  return state_ ? state_->id : 0;
+}
+std::string_view Handle::name() const {
+  return state_ ? std::string_view(state_->name) : "";
+}
+
+TaskTags::TaskTags(std::initializer_list<std::int64_t> init) {
+  for (std::int64_t v : init) {
+    if (count == values.size()) break;
+    values[count++] = v;
+  }
+}
+
+TaskError::TaskError(const std::string& task_name, const std::string& what)
+    : std::runtime_error(fmt::format("task '{}' failed: {}", task_name, what)),
+      task_name_(task_name) {}
+
+const char* TaskContext::name() const {
+  return task_->name;
+}
+const TaskTags& TaskContext::tags() const {
+  return task_->tags;
+}
+
+CompletionToken TaskContext::hold() {
+  task_->holds.fetch_add(1, std::memory_order_relaxed);
+  return CompletionToken(task_);
+}
+
+void* TaskContext::reduction_slot_ptr(Handle h) {
+  return detail::Scheduler::reduction_slot(task_, h.state());
+}
+
+Runtime::Runtime(RuntimeOptions options)
+    : options_(std::move(options)), scheduler_(std::make_unique<detail::Scheduler>(options_)) {
+  if (options_.sequential) options_.threads = 1;
+}
+
+Runtime::~Runtime() {
+  try {
+    scheduler_->wait_all();
+  } catch (...) {
+    // A destructor must not throw; the error was the caller's to collect with a wait.
+  }
+}
+
+Handle Runtime::create_handle(std::string name) {
+  return scheduler_->create_handle(std::move(name), nullptr);
+}
+
+Handle Runtime::create_handle_with_reduction(std::string name, std::shared_ptr<ReductionOps> ops) {
+  return scheduler_->create_handle(std::move(name), std::move(ops));
+}
+
+detail::Task* Runtime::new_task(const char* name, const TaskAttributes& attributes) {
+  return scheduler_->new_task(name, attributes);
+}
+
+detail::TaskBody& Runtime::body_of(detail::Task* task) {
+  return task->body;
+}
+
+void Runtime::enqueue(detail::Task* task, std::span<const Access> accesses) {
+  scheduler_->enqueue(task, accesses);
+}
+
+void Runtime::begin_batch() {
+  scheduler_->begin_batch();
+}
+void Runtime::end_batch() {
+  scheduler_->end_batch();
+}
+void Runtime::wait_all() {
+  scheduler_->wait_all();
+}
+void Runtime::wait_for(Handle h) {
+  scheduler_->wait_for(h.state());
+}
+
+void Runtime::complete(CompletionToken token) {
+  if (detail::Task* t = token.release()) scheduler_->complete(t);
+}
+
+void Runtime::set_observer(Observer* observer) {
+  scheduler_->set_observer(observer);
+}
+void Runtime::set_progress_engine(ProgressEngine* engine) {
+  scheduler_->set_progress_engine(engine);
+}
+std::uint64_t Runtime::tasks_completed() const {
+  return scheduler_->tasks_completed();
+}
+std::uint64_t Runtime::tasks_submitted() const {
+  return scheduler_->tasks_submitted();
+}
+void Runtime::describe_waiting(std::ostream& out) const {
+  scheduler_->describe_waiting(out);
+}
+
+}  // namespace tessera

@@ -1,0 +1,608 @@
+#include "runtime/scheduler.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace tessera::detail {
+
+namespace {
+thread_local Worker* tls_worker = nullptr;
+thread_local const Scheduler* tls_owner = nullptr;
+
+inline void cpu_relax() {
+  __builtin_ia32_pause();
+}
+
+bool is_exclusive(AccessMode m) {
+  return m == AccessMode::write || m == AccessMode::readwrite;
+}
+
+/// Folds two accesses of one task to the same handle into one.
+AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
+  if (a == b) return a;
+  if (a == AccessMode::reduce || b == AccessMode::reduce) {
+    throw std::invalid_argument(fmt::format(
+        "task accesses handle '{}' as reduce and as {}: a reduce access cannot be combined", handle,
+        to_string(a == AccessMode::reduce ? b : a)));
+  }
+  return AccessMode::readwrite;
+}
+}  // namespace
+
+Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
+  if (options_.threads < 1) {
+    throw std::invalid_argument(fmt::format("threads must be >= 1 (got {})", options_.threads));
+  }
+  if (options_.sequential) options_.threads = 1;
+  for (int i = 0; i < options_.threads; ++i) {
+    workers_.push_back(std::make_unique<Worker>(i, options_.steal_seed));
+  }
+  tls_worker = workers_[0].get();
+  tls_owner = this;
+  for (int i = 1; i < options_.threads; ++i) {
+    threads_.emplace_back([this, i] { worker_loop(i); });
+  }
+}
+
+Scheduler::~Scheduler() {
+  stop_.store(true, std::memory_order_seq_cst);
+  epoch_.fetch_add(1, std::memory_order_seq_cst);
+  epoch_.notify_all();
+  for (auto& t : threads_) t.join();
+  for (auto& h : handles_) {
+    for (Group* g = h.first; g;) {
+      Group* next = g->next;
+      group_pool_.give(g);
+      g = next;
+    }
+  }
+  if (tls_owner == this) {
+    tls_worker = nullptr;
+    tls_owner = nullptr;
+  }
+}
+
+Handle Scheduler::create_handle(std::string name, std::shared_ptr<Runtime::ReductionOps> ops) {
+  HandleState& h = handles_.emplace_back();
+  h.id = handles_.size();
+  h.name = std::move(name);
+  h.reduction = std::move(ops);
+  return Handle(&h);
+}
+
+Task* Scheduler::new_task(const char* name, const TaskAttributes& attributes) {
+  Task* t = task_pool_.take();
+  t->name = name;
+  t->tags = attributes.tags;
+  t->priority = attributes.priority;
+  t->main_only = attributes.main_thread_only;
+  t->id = ++submitted_;
+  return t;
+}
+
+void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
+  // Merge repeated handles so a task never waits on itself. A rejected access list
+  // leaves no trace: the task is returned unsubmitted.
+  std::uint32_t n = 0;
+  AccessRecord* recs = task->inline_records;
+  try {
+    if (accesses.size() > Task::kInlineAccesses) {
+      task->extra_records = std::make_unique<AccessRecord[]>(accesses.size());
+      recs = task->extra_records.get();
+    }
+    for (const Access& a : accesses) {
+      if (!a.handle.valid()) throw std::invalid_argument("task access on an invalid handle");
+      HandleState* hs = a.handle.state();
+      std::uint32_t j = 0;
+      while (j < n && recs[j].handle != hs) ++j;
+      if (j < n) {
+        recs[j].mode = merge_modes(recs[j].mode, a.mode, hs->name);
+      } else {
+        if (a.mode == AccessMode::reduce && !hs->reduction) {
+          throw std::invalid_argument(fmt::format(
+              "reduce access on handle '{}', which was not created as a reduction handle",
+              hs->name));
+        }
+        recs[n] = AccessRecord{};
+        recs[n].handle = hs;
+        recs[n].mode = a.mode;
+        recs[n].task = task;
+        ++n;
+      }
+    }
+  } catch (...) {
+    task->body.reset();
+    task->extra_records.reset();
+    task_pool_.give(task);
+    --submitted_;
+    throw;
+  }
+  task->access_count = n;
+  task->holds.store(1, std::memory_order_relaxed);
+  task->pending.store(1, std::memory_order_relaxed);  // guard until analysis is done
+  for (std::uint32_t i = 0; i < n; ++i) {
+    AccessRecord& r = recs[i];
+    HandleState& h = *r.handle;
+    const bool shareable = r.mode == AccessMode::read || r.mode == AccessMode::reduce;
+    if (r.mode == AccessMode::reduce) r.reducer = new ReducerEntry{h.reduction->make_slot()};
+    std::lock_guard<SpinLock> lock(h.lock);
+    Group* last = h.last;
+    Group* g;
+    if (last && shareable && last->kind == r.mode) {
+      g = last;
+      ++g->unfinished;
+    } else {
+      g = group_pool_.take();
+      g->seq = ++h.next_seq;
+      g->kind = r.mode;
+      g->unfinished = 1;
+      g->next = nullptr;
+      g->waiters = nullptr;
+      g->reducers_head = g->reducers_tail = nullptr;
+      if (is_exclusive(r.mode) || r.mode == AccessMode::reduce) h.last_writer_seq = g->seq;
+      if (!last) {
+        g->ready = true;
+        h.first = g;
+      } else if (last->ready && last->unfinished == 0) {
+        // The previous group is complete and nobody else refers to it.
+        group_pool_.give(last);
+        g->ready = true;
+        h.first = g;
+      } else {
+        g->ready = false;
+        last->next = g;
+      }
+      h.last = g;
+    }
+    r.group = g;
+    if (r.mode == AccessMode::reduce) {
+      if (g->reducers_tail) {
+        g->reducers_tail->next = r.reducer;
+      } else {
+        g->reducers_head = r.reducer;
+      }
+      g->reducers_tail = r.reducer;
+    }
+    if (!g->ready) {
+      // Count the wait before the lock drops: the group may complete right after.
+      task->pending.fetch_add(1, std::memory_order_relaxed);
+      r.next_waiter = g->waiters;
+      g->waiters = &r;
+    }
+  }
+  if (observer_) report_on_submit(task);
+  // Drop the guard; whoever brings pending to zero makes the task ready.
+  if (task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (batching_) {
+      task->next_free = batch_ready_;
+      batch_ready_ = task;
+    } else {
+      make_ready(task, *workers_[0]);
+    }
+  }
+  if (options_.sequential) {
+    const std::uint64_t target = submitted_;
+    wait_until([&] { return bodies_run_.load(std::memory_order_acquire) >= target; });
+    rethrow_error();
+  }
+}
+
+void Scheduler::end_batch() {
+  batching_ = false;
+  Task* list = batch_ready_;
+  batch_ready_ = nullptr;
+  Worker& self = *workers_[0];
+  bool any = false;
+  while (list) {
+    Task* t = list;
+    list = t->next_free;
+    t->next_free = nullptr;
+    if (observer_) {
+      AccessInfo scratch[1];
+      observer_->on_ready(info_of(t, {scratch, 0}), 0);
+    }
+    if (t->main_only) {
+      std::lock_guard<std::mutex> lock(main_queue_mutex_);
+      main_queue_.push_back(t);
+      main_queue_size_.fetch_add(1, std::memory_order_release);
+    } else if (t->priority == Priority::high) {
+      self.high.push(t);
+      high_queued_.fetch_add(1, std::memory_order_release);
+    } else {
+      self.normal.push(t);
+    }
+    any = true;
+  }
+  if (any) wake_workers();
+}
+
+void Scheduler::make_ready(Task* task, Worker& self) {
+  if (observer_) {
+    AccessInfo scratch[1];
+    observer_->on_ready(info_of(task, {scratch, 0}), self.index);
+  }
+  if (task->main_only) {
+    {
+      std::lock_guard<std::mutex> lock(main_queue_mutex_);
+      main_queue_.push_back(task);
+      main_queue_size_.fetch_add(1, std::memory_order_release);
+    }
+    notify_main();
+    return;
+  }
+  if (task->priority == Priority::high) {
+    self.high.push(task);
+    high_queued_.fetch_add(1, std::memory_order_release);
+  } else {
+    self.normal.push(task);
+  }
+  wake_workers();
+}
+
+void Scheduler::wake_workers() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_relaxed) > 0) {
+    epoch_.fetch_add(1, std::memory_order_seq_cst);
+    epoch_.notify_all();
+  }
+  notify_main();
+}
+
+void Scheduler::notify_main() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (main_sleeping_.load(std::memory_order_relaxed)) {
+    std::lock_guard<std::mutex> lock(main_sleep_mutex_);
+    main_sleep_cv_.notify_one();
+  }
+}
+
+Task* Scheduler::steal_from_others(Worker& self, bool high) {
+  const int n = static_cast<int>(workers_.size());
+  if (n == 1) return nullptr;
+  int start = options_.steal_seed ? static_cast<int>(self.rng() % n) : self.index + 1;
+  for (int k = 0; k < n; ++k) {
+    Worker& victim = *workers_[(start + k) % n];
+    if (&victim == &self) continue;
+    Task* t = high ? victim.high.steal() : victim.normal.steal();
+    if (t) return t;
+  }
+  return nullptr;
+}
+
+Task* Scheduler::find_task(Worker& self) {
+  if (self.index == 0 && main_queue_size_.load(std::memory_order_acquire) > 0) {
+    std::lock_guard<std::mutex> lock(main_queue_mutex_);
+    if (!main_queue_.empty()) {
+      Task* t = main_queue_.front();
+      main_queue_.pop_front();
+      main_queue_size_.fetch_sub(1, std::memory_order_relaxed);
+      return t;
+    }
+  }
+  if (high_queued_.load(std::memory_order_acquire) > 0) {
+    Task* t = self.high.pop();
+    if (!t) t = steal_from_others(self, true);
+    if (t) {
+      high_queued_.fetch_sub(1, std::memory_order_relaxed);
+      return t;
+    }
+  }
+  Task* t = self.normal.pop();
+  if (!t) t = steal_from_others(self, false);
+  return t;
+}
+
+Task* Scheduler::run(Task* task, Worker& self) {
+  TaskContext ctx(task, self.index);
+  if (observer_) {
+    AccessInfo scratch[1];
+    observer_->on_begin(info_of(task, {scratch, 0}), self.index);
+  }
+  if (!failed_.load(std::memory_order_relaxed)) {
+    try {
+      task->body(ctx);
+    } catch (...) {
+      record_error(task, std::current_exception());
+    }
+  }
+  task->body.reset();
+  if (observer_) {
+    AccessInfo scratch[1];
+    observer_->on_end(info_of(task, {scratch, 0}), self.index);
+  }
+  bodies_run_.fetch_add(1, std::memory_order_acq_rel);
+  if (task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) return finish(task, &self);
+  return nullptr;
+}
+
+void Scheduler::complete(Task* task) {
+  if (task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    Worker* self = (tls_owner == this) ? tls_worker : nullptr;
+    if (!self) throw std::logic_error("Runtime::complete called from a foreign thread");
+    finish(task, nullptr);
+  }
+}
+
+Task* Scheduler::finish(Task* task, Worker* self) {
+  Task* ready_list = nullptr;
+  AccessRecord* recs = task->records();
+  for (std::uint32_t i = 0; i < task->access_count; ++i) release_access(recs[i], ready_list);
+  task->extra_records.reset();
+  task->access_count = 0;
+  task_pool_.give(task);
+  completed_.fetch_add(1, std::memory_order_acq_rel);
+  Task* immediate = nullptr;
+  Worker* owner = self ? self : tls_worker;
+  dispatch_ready(ready_list, owner, self ? &immediate : nullptr);
+  notify_main();
+  return immediate;
+}
+
+void Scheduler::release_access(AccessRecord& r, Task*& ready_list) {
+  HandleState& h = *r.handle;
+  std::lock_guard<SpinLock> lock(h.lock);
+  Group* g = r.group;
+  if (--g->unfinished == 0 && g->ready) complete_group(h, g, ready_list);
+}
+
+void Scheduler::complete_group(HandleState& h, Group* g, Task*& ready_list) {
+  if (g->kind == AccessMode::reduce) {
+    for (ReducerEntry* r = g->reducers_head; r;) {
+      ReducerEntry* next = r->next;
+      h.reduction->fold(r->slot);
+      h.reduction->drop_slot(r->slot);
+      delete r;
+      r = next;
+    }
+    g->reducers_head = g->reducers_tail = nullptr;
+  }
+  h.completed_seq.store(g->seq, std::memory_order_release);
+  Group* next = g->next;
+  if (!next) return;  // stays as h.first == h.last until superseded
+  h.first = next;
+  group_pool_.give(g);
+  next->ready = true;
+  for (AccessRecord* w = next->waiters; w;) {
+    AccessRecord* after = w->next_waiter;
+    w->next_waiter = nullptr;
+    if (w->task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      w->task->next_free = ready_list;
+      ready_list = w->task;
+    }
+    w = after;
+  }
+  next->waiters = nullptr;
+}
+
+void Scheduler::dispatch_ready(Task* list, Worker* self, Task** immediate) {
+  // Prefer a high-priority task as the immediate successor; never run a normal one
+  // next while high-priority work is queued elsewhere.
+  Task* pick = nullptr;
+  if (immediate && self) {
+    for (Task* t = list; t; t = t->next_free) {
+      if (t->main_only && self->index != 0) continue;
+      if (!pick || (t->priority == Priority::high && pick->priority != Priority::high)) pick = t;
+    }
+    if (pick && pick->priority != Priority::high &&
+        high_queued_.load(std::memory_order_acquire) > 0) {
+      pick = nullptr;
+    }
+  }
+  while (list) {
+    Task* t = list;
+    list = t->next_free;
+    t->next_free = nullptr;
+    if (t == pick) continue;
+    make_ready(t, *self);
+  }
+  if (pick) {
+    if (observer_) {
+      AccessInfo scratch[1];
+      observer_->on_ready(info_of(pick, {scratch, 0}), self->index);
+    }
+    *immediate = pick;
+  }
+}
+
+void Scheduler::worker_loop(int index) {
+  Worker& self = *workers_[index];
+  tls_worker = &self;
+  tls_owner = this;
+  Task* next = nullptr;
+  int idle_rounds = 0;
+  while (true) {
+    Task* t = next ? next : find_task(self);
+    next = nullptr;
+    if (t) {
+      idle_rounds = 0;
+      next = run(t, self);
+      continue;
+    }
+    if (stop_.load(std::memory_order_acquire)) break;
+    if (++idle_rounds < 64) {
+      cpu_relax();
+      continue;
+    }
+    if (idle_rounds < 128) {
+      std::this_thread::yield();
+      continue;
+    }
+    const std::uint32_t seen = epoch_.load(std::memory_order_seq_cst);
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    t = find_task(self);
+    if (!t && !stop_.load(std::memory_order_seq_cst)) epoch_.wait(seen, std::memory_order_seq_cst);
+    sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+    idle_rounds = 0;
+    if (t) next = run(t, self);
+  }
+}
+
+template <class Pred>
+void Scheduler::wait_until(Pred done) {
+  Worker& self = *workers_[0];
+  std::uint64_t last_progress = ~std::uint64_t{0};
+  auto since = std::chrono::steady_clock::now();
+  int idle_rounds = 0;
+  while (!done()) {
+    const bool comm_in_flight = engine_ && engine_->progress();
+    if (Task* t = find_task(self)) {
+      idle_rounds = 0;
+      // Run the task and its immediate successors, returning to the communication lane
+      // between tasks so receives are posted and requests completed promptly.
+      while (t) {
+        t = run(t, self);
+        if (t && engine_) {
+          engine_->progress();
+          if (main_queue_size_.load(std::memory_order_acquire) > 0) {
+            make_ready(t, self);
+            t = nullptr;
+          }
+        }
+      }
+      continue;
+    }
+    if (done()) break;
+    if (++idle_rounds < 64) {
+      cpu_relax();
+      continue;
+    }
+    check_hang(last_progress, since);
+    if (comm_in_flight || workers_.size() == 1) {
+      std::this_thread::yield();
+      continue;
+    }
+    std::unique_lock<std::mutex> lock(main_sleep_mutex_);
+    main_sleeping_.store(true, std::memory_order_seq_cst);
+    if (!done() && main_queue_size_.load(std::memory_order_seq_cst) == 0 && self.normal.empty() &&
+        self.high.empty()) {
+      main_sleep_cv_.wait_for(lock, std::chrono::milliseconds(2));
+    }
+    main_sleeping_.store(false, std::memory_order_relaxed);
+  }
+}
+
+void Scheduler::check_hang(std::uint64_t& last_progress,
+                           std::chrono::steady_clock::time_point& since) {
+  if (options_.hang_timeout_s <= 0) return;
+  const std::uint64_t progress = completed_.load(std::memory_order_relaxed) +
+                                 bodies_run_.load(std::memory_order_relaxed) +
+                                 (engine_ ? engine_->completions() : 0);
+  const auto now = std::chrono::steady_clock::now();
+  if (progress != last_progress) {
+    last_progress = progress;
+    since = now;
+    return;
+  }
+  if (std::chrono::duration<double>(now - since).count() < options_.hang_timeout_s) return;
+  std::ostringstream out;
+  out << fmt::format("no task or request completed for {} s (hang timeout)\n",
+                     options_.hang_timeout_s);
+  describe_waiting(out);
+  if (engine_) engine_->describe(out);
+  if (options_.on_hang) {
+    options_.on_hang(out.str());
+    since = now;
+    return;
+  }
+  std::fputs(out.str().c_str(), stderr);
+  std::fflush(stderr);
+  std::abort();
+}
+
+void Scheduler::wait_all() {
+  wait_until([&] { return completed_.load(std::memory_order_acquire) == submitted_; });
+  rethrow_error();
+}
+
+void Scheduler::wait_for(HandleState* h) {
+  const std::uint64_t target = h->last_writer_seq;
+  wait_until([&] { return h->completed_seq.load(std::memory_order_acquire) >= target; });
+  rethrow_error();
+}
+
+void Scheduler::record_error(Task* task, std::exception_ptr error) {
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  if (!error_) {
+    error_ = error;
+    error_task_ = task->name;
+  }
+  failed_.store(true, std::memory_order_release);
+}
+
+void Scheduler::rethrow_error() {
+  if (!failed_.load(std::memory_order_acquire)) return;
+  // Drain what is still running so nothing outlives the wait that reports the error.
+  wait_until([&] { return completed_.load(std::memory_order_acquire) == submitted_; });
+  std::exception_ptr error;
+  std::string name;
+  {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    error = std::exchange(error_, nullptr);
+    name = error_task_;
+    failed_.store(false, std::memory_order_release);
+  }
+  if (!error) return;
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    throw TaskError(name, e.what());
+  } catch (...) {
+    throw TaskError(name, "unknown exception");
+  }
+}
+
+void Scheduler::describe_waiting(std::ostream& out) const {
+  out << fmt::format("runtime: {} tasks submitted, {} bodies run, {} completed\n", submitted_,
+                     bodies_run_.load(), completed_.load());
+  for (const HandleState& h : handles_) {
+    auto& lock = const_cast<SpinLock&>(h.lock);
+    std::lock_guard<SpinLock> guard(lock);
+    for (const Group* g = h.first; g; g = g->next) {
+      if (g->ready) {
+        if (g->unfinished > 0) {
+          out << fmt::format("  handle '{}': {} {} access(es) not finished\n", h.name,
+                             g->unfinished, to_string(g->kind));
+        }
+        continue;
+      }
+      for (const AccessRecord* w = g->waiters; w; w = w->next_waiter) {
+        std::string tags;
+        for (int i = 0; i < w->task->tags.count; ++i) {
+          tags += fmt::format("{}{}", i ? "," : "", w->task->tags.values[i]);
+        }
+        out << fmt::format("  task '{}' #{} tags[{}] waits to {} handle '{}'\n", w->task->name,
+                           w->task->id, tags, to_string(w->mode), h.name);
+      }
+    }
+  }
+}
+
+void* Scheduler::reduction_slot(Task* task, HandleState* handle) {
+  AccessRecord* recs = task->records();
+  for (std::uint32_t i = 0; i < task->access_count; ++i) {
+    if (recs[i].handle == handle && recs[i].mode == AccessMode::reduce) {
+      return recs[i].reducer->slot;
+    }
+  }
+  throw std::logic_error(
+      fmt::format("task '{}' has no reduce access on handle '{}'", task->name, handle->name));
+}
+
+TaskInfo Scheduler::info_of(Task* task, std::span<AccessInfo> scratch) const {
+  return TaskInfo{task->id, task->name, &task->tags, task->priority, task->main_only, scratch};
+}
+
+void Scheduler::report_on_submit(Task* task) {
+  constexpr std::size_t kMax = 64;
+  AccessInfo infos[kMax];
+  const std::size_t n = std::min<std::size_t>(task->access_count, kMax);
+  AccessRecord* recs = task->records();
+  for (std::size_t i = 0; i < n; ++i) infos[i] = AccessInfo{recs[i].handle->id, recs[i].mode};
+  observer_->on_submit(info_of(task, {infos, n}));
+}
+
+}  // namespace tessera::detail

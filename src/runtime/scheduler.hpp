@@ -1,0 +1,108 @@
+#pragma once
+// The engine behind Runtime: dependency analysis, ready queues, workers and waits.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "runtime/task.hpp"
+#include "runtime/work_stealing_deque.hpp"
+#include "tessera/runtime.hpp"
+
+namespace tessera::detail {
+
+struct alignas(64) Worker {
+  explicit Worker(int index, std::uint64_t seed) : index(index), rng(seed + index) {}
+  WorkStealingDeque<Task*> high;
+  WorkStealingDeque<Task*> normal;
+  int index;
+  std::mt19937_64 rng;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(const RuntimeOptions& options);
+  ~Scheduler();
+
+  Handle create_handle(std::string name, std::shared_ptr<Runtime::ReductionOps> ops);
+  Task* new_task(const char* name, const TaskAttributes& attributes);
+  void enqueue(Task* task, std::span<const Access> accesses);
+  void begin_batch() { batching_ = !options_.sequential; }
+  void end_batch();
+
+  void wait_all();
+  void wait_for(HandleState* handle);
+  void complete(Task* task);
+
+  void set_observer(Observer* observer) { observer_ = observer; }
+  void set_progress_engine(ProgressEngine* engine) { engine_ = engine; }
+  std::uint64_t tasks_completed() const { return completed_.load(std::memory_order_acquire); }
+  std::uint64_t tasks_submitted() const { return submitted_; }
+  void describe_waiting(std::ostream& out) const;
+
+  static void* reduction_slot(Task* task, HandleState* handle);
+
+ private:
+  template <class Pred>
+  void wait_until(Pred done);
+  void worker_loop(int index);
+  Task* find_task(Worker& self);
+  Task* steal_from_others(Worker& self, bool high);
+  /// Runs a ready task; returns a released successor to run next on this worker.
+  Task* run(Task* task, Worker& self);
+  /// Releases a finished task's accesses; returns an immediate successor if `self`.
+  Task* finish(Task* task, Worker* self);
+  void release_access(AccessRecord& record, Task*& ready_list);
+  void complete_group(HandleState& handle, Group* group, Task*& ready_list);
+  void make_ready(Task* task, Worker& self);
+  void dispatch_ready(Task* ready_list, Worker* self, Task** immediate);
+  void wake_workers();
+  void notify_main();
+  void record_error(Task* task, std::exception_ptr error);
+  void rethrow_error();
+  void check_hang(std::uint64_t& last_progress, std::chrono::steady_clock::time_point& since);
+  void report_on_submit(Task* task);
+  TaskInfo info_of(Task* task, std::span<AccessInfo> scratch) const;
+
+  RuntimeOptions options_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::thread> threads_;
+
+  std::mutex main_queue_mutex_;
+  std::deque<Task*> main_queue_;
+  std::atomic<int> main_queue_size_{0};
+
+  std::uint64_t submitted_ = 0;               // main thread only
+  std::atomic<std::uint64_t> bodies_run_{0};  // tasks whose body returned
+  std::atomic<std::uint64_t> completed_{0};
+  std::atomic<int> high_queued_{0};
+
+  alignas(64) std::atomic<std::uint32_t> epoch_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex main_sleep_mutex_;
+  std::condition_variable main_sleep_cv_;
+  std::atomic<bool> main_sleeping_{false};
+
+  Observer* observer_ = nullptr;
+  ProgressEngine* engine_ = nullptr;
+
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+  std::string error_task_;
+  std::atomic<bool> failed_{false};
+
+  std::deque<HandleState> handles_;
+  FreeList<Task> task_pool_;
+  FreeList<Group> group_pool_;
+  bool batching_ = false;
+  Task* batch_ready_ = nullptr;  // chained through next_free while batching
+};
+
+}  // namespace tessera::detail

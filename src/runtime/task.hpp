@@ -1,0 +1,135 @@
+#pragma once
+// Internal task-graph nodes: tasks, their access records, access groups and handles.
+//
+// Dependencies are tracked per handle as a chain of *groups*: a group is one exclusive
+// access (write/readwrite), or a run of consecutive reads, or a run of consecutive
+// reduces. Members of a group may run together; a group becomes ready when the one
+// before it completed. A task is ready when all its access records' groups are ready.
+// A handle's chain is guarded by a small spinlock; the submitting thread appends, any
+// finishing thread completes groups.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "tessera/detail/task_body.hpp"
+#include "tessera/runtime.hpp"
+
+namespace tessera::detail {
+
+struct Task;
+struct Group;
+
+/// Test-and-test-and-set lock for the few instructions a handle update takes.
+class SpinLock {
+ public:
+  void lock() {
+    while (flag_.exchange(true, std::memory_order_acquire)) {
+      while (flag_.load(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+  }
+  void unlock() { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
+/// A reducing task's private slot. Outlives the task: it is folded when the whole group
+/// of reducers completes, possibly after the task's node was recycled.
+struct ReducerEntry {
+  void* slot = nullptr;
+  ReducerEntry* next = nullptr;
+};
+
+struct AccessRecord {
+  HandleState* handle = nullptr;
+  Group* group = nullptr;
+  Task* task = nullptr;
+  AccessRecord* next_waiter = nullptr;   // in group's waiter list
+  ReducerEntry* reducer = nullptr;       // private reduction slot, for reduce accesses
+  AccessMode mode = AccessMode::read;
+};
+
+struct Group {
+  std::uint64_t seq = 0;
+  Group* next = nullptr;
+  AccessRecord* waiters = nullptr;
+  ReducerEntry* reducers_head = nullptr;  // submission order
+  ReducerEntry* reducers_tail = nullptr;
+  int unfinished = 0;
+  AccessMode kind = AccessMode::read;
+  bool ready = false;
+  Group* next_free = nullptr;
+};
+
+struct HandleState {
+  SpinLock lock;
+  std::uint64_t id = 0;
+  std::string name;
+  Group* first = nullptr;
+  Group* last = nullptr;
+  std::uint64_t next_seq = 0;         // submitter only
+  std::uint64_t last_writer_seq = 0;  // submitter only
+  std::atomic<std::uint64_t> completed_seq{0};
+  std::shared_ptr<Runtime::ReductionOps> reduction;
+};
+
+struct Task {
+  static constexpr std::uint32_t kInlineAccesses = 4;
+
+  TaskBody body;
+  const char* name = "";
+  TaskTags tags{};
+  std::uint64_t id = 0;
+  std::atomic<int> pending{0};
+  std::atomic<int> holds{0};
+  std::uint32_t access_count = 0;
+  Priority priority = Priority::normal;
+  bool main_only = false;
+  AccessRecord inline_records[kInlineAccesses];
+  std::unique_ptr<AccessRecord[]> extra_records;
+  Task* next_free = nullptr;
+
+  AccessRecord* records() { return extra_records ? extra_records.get() : inline_records; }
+};
+
+/// Multi-producer, single-consumer free list: any thread returns nodes, only the
+/// submitting thread takes them (it grabs the whole shared stack at once, so no ABA).
+template <class Node>
+class FreeList {
+ public:
+  ~FreeList() {
+    drain(shared_.exchange(nullptr));
+    drain(local_);
+  }
+  Node* take() {
+    if (!local_) local_ = shared_.exchange(nullptr, std::memory_order_acquire);
+    if (!local_) return new Node();
+    Node* n = local_;
+    local_ = n->next_free;
+    n->next_free = nullptr;
+    return n;
+  }
+  void give(Node* n) {
+    Node* head = shared_.load(std::memory_order_relaxed);
+    do {
+      n->next_free = head;
+    } while (!shared_.compare_exchange_weak(head, n, std::memory_order_release,
+                                            std::memory_order_relaxed));
+  }
+
+ private:
+  static void drain(Node* n) {
+    while (n) {
+      Node* next = n->next_free;
+      delete n;
+      n = next;
+    }
+  }
+  std::atomic<Node*> shared_{nullptr};
+  Node* local_ = nullptr;
+};
+
+}  // namespace tessera::detail

@@ -1,0 +1,289 @@
+// Priorities, waits, holds, exceptions, batches, sequential mode and the observer.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "tessera/runtime.hpp"
+
+namespace tessera {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Carries a completion token from the task that took it to the test body.
+struct TokenBox {
+  std::mutex m;
+  CompletionToken token;
+  std::atomic<bool> set{false};
+  void put(CompletionToken t) {
+    std::lock_guard<std::mutex> l(m);
+    token = std::move(t);
+    set.store(true);
+  }
+  CompletionToken take() {
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!set.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    std::lock_guard<std::mutex> l(m);
+    return std::move(token);
+  }
+};
+
+TEST(Priorities, HighTasksRunBeforeNormalOnOneThread) {
+  Runtime rt(RuntimeOptions{.threads = 1});
+  std::vector<char> order;
+  for (int i = 0; i < 20; ++i) {
+    rt.submit("normal", {}, [&] { order.push_back('n'); });
+    rt.submit(
+        "high", {}, [&] { order.push_back('h'); }, Priority::high);
+  }
+  rt.wait_all();
+  ASSERT_EQ(order.size(), 40u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(order[i], 'h') << "position " << i;
+}
+
+TEST(Priorities, HighTasksStartBeforeNormalOnesWithTwoThreads) {
+  Runtime rt(RuntimeOptions{.threads = 2});
+  std::atomic<bool> go{false};
+  std::mutex m;
+  std::vector<char> starts;
+  // Keep the worker busy while everything is submitted, so all tasks are ready at once.
+  rt.submit("gate", {}, [&] {
+    auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!go.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  });
+  std::this_thread::sleep_for(2ms);  // let the worker take the gate
+  for (int i = 0; i < 100; ++i) {
+    rt.submit("normal", {}, [&] {
+      std::lock_guard<std::mutex> l(m);
+      starts.push_back('n');
+    });
+    rt.submit(
+        "high", {},
+        [&] {
+          go.store(true);
+          {
+            std::lock_guard<std::mutex> l(m);
+            starts.push_back('h');
+          }
+          std::this_thread::sleep_for(10us);
+        },
+        Priority::high);
+  }
+  rt.wait_all();
+  ASSERT_EQ(starts.size(), 200u);
+  std::size_t last_high = 0;
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    if (starts[i] == 'h') last_high = i;
+  }
+  int normals_before_last_high = 0;
+  for (std::size_t i = 0; i < last_high; ++i) normals_before_last_high += starts[i] == 'n';
+  EXPECT_LE(normals_before_last_high, 1);
+}
+
+TEST(Waits, WaitForReturnsWhileUnrelatedTasksAreBlocked) {
+  for (int threads : {1, 2}) {
+    Runtime rt(RuntimeOptions{.threads = threads});
+    Handle a = rt.create_handle("a"), b = rt.create_handle("b");
+    TokenBox box;
+    int a_value = 0;
+    std::atomic<bool> b_ran{false};
+    rt.submit("writer-a", {write(a)}, [&] { a_value = 42; });
+    rt.submit("producer-b", {write(b)}, [&](TaskContext& ctx) { box.put(ctx.hold()); });
+    rt.submit("consumer-b", {read(b)}, [&] { b_ran = true; });
+    rt.wait_for(a);  // must not wait for the held producer of b
+    EXPECT_EQ(a_value, 42);
+    CompletionToken token = box.take();
+    ASSERT_TRUE(token.valid());
+    EXPECT_FALSE(b_ran.load());
+    rt.complete(std::move(token));
+    rt.wait_all();
+    EXPECT_TRUE(b_ran);
+  }
+}
+
+TEST(Waits, WaitForWaitsForTheLastWriterOnly) {
+  Runtime rt(RuntimeOptions{.threads = 2});
+  Handle h = rt.create_handle("h");
+  std::atomic<int> value{0};
+  for (int i = 1; i <= 10; ++i) {
+    rt.submit("w", {readwrite(h)}, [&value, i] {
+      std::this_thread::sleep_for(200us);
+      value.store(i);
+    });
+  }
+  rt.wait_for(h);
+  EXPECT_EQ(value.load(), 10);
+  rt.wait_all();
+}
+
+TEST(Holds, SuccessorsWaitForTheHoldToBeReleased) {
+  Runtime rt(RuntimeOptions{.threads = 2});
+  Handle h = rt.create_handle("h");
+  TokenBox box;
+  std::atomic<bool> released{false};
+  std::atomic<bool> successor_saw_release{false};
+  rt.submit("held", {write(h)}, [&](TaskContext& ctx) { box.put(ctx.hold()); });
+  rt.submit("successor", {read(h)}, [&] { successor_saw_release = released.load(); });
+  CompletionToken token = box.take();
+  std::this_thread::sleep_for(5ms);
+  released = true;
+  rt.complete(std::move(token));
+  rt.wait_all();
+  EXPECT_TRUE(successor_saw_release.load());
+}
+
+TEST(Exceptions, TaskExceptionIsRethrownWithTheTaskName) {
+  for (int threads : {1, 2}) {
+    Runtime rt(RuntimeOptions{.threads = threads});
+    Handle h = rt.create_handle("h");
+    rt.submit("fine", {write(h)}, [] {});
+    rt.submit("exploding-task", {readwrite(h)}, [] { throw std::runtime_error("boom"); });
+    rt.submit("after", {read(h)}, [] {});
+    try {
+      rt.wait_all();
+      FAIL() << "expected TaskError";
+    } catch (const TaskError& e) {
+      EXPECT_EQ(e.task_name(), "exploding-task");
+      EXPECT_NE(std::string(e.what()).find("boom"), std::string::npos);
+    }
+    // The runtime stays usable after reporting the error.
+    int x = 0;
+    rt.submit("later", {write(h)}, [&] { x = 1; });
+    rt.wait_all();
+    EXPECT_EQ(x, 1);
+  }
+}
+
+TEST(Exceptions, SequentialModeRethrowsAtSubmission) {
+  Runtime rt(RuntimeOptions{.sequential = true});
+  EXPECT_THROW(rt.submit("bad", {}, [] { throw std::runtime_error("x"); }), TaskError);
+}
+
+TEST(Sequential, TasksRunInlineInProgramOrder) {
+  Runtime rt(RuntimeOptions{.threads = 4, .sequential = true});
+  EXPECT_EQ(rt.threads(), 1);
+  std::vector<int> order;
+  const auto main_id = std::this_thread::get_id();
+  bool all_on_main = true;
+  for (int i = 0; i < 10; ++i) {
+    rt.submit("t", {}, [&, i] {
+      order.push_back(i);
+      all_on_main &= std::this_thread::get_id() == main_id;
+    });
+    EXPECT_EQ(order.size(), static_cast<std::size_t>(i + 1)) << "task did not run inline";
+  }
+  EXPECT_TRUE(all_on_main);
+}
+
+TEST(Batch, BatchedTasksRespectDependenciesAndRunOnce) {
+  for (int threads : {1, 2, 4}) {
+    Runtime rt(RuntimeOptions{.threads = threads});
+    std::vector<Handle> hs;
+    for (int i = 0; i < 16; ++i) hs.push_back(rt.create_handle("cell"));
+    std::vector<long> values(16, 0);
+    for (int sweep = 0; sweep < 5; ++sweep) {
+      rt.submit_batch(
+          "sweep", 16, [&](std::size_t i) { return std::array<Access, 1>{readwrite(hs[i])}; },
+          [&values, sweep](std::size_t i) { values[i] = values[i] * 3 + sweep + long(i); });
+    }
+    rt.wait_all();
+    for (int i = 0; i < 16; ++i) {
+      long expect = 0;
+      for (int s = 0; s < 5; ++s) expect = expect * 3 + s + i;
+      EXPECT_EQ(values[i], expect);
+    }
+    EXPECT_EQ(rt.tasks_completed(), 80u);
+  }
+}
+
+TEST(MainThreadOnly, SuchTasksRunOnTheSubmittingThread) {
+  Runtime rt(RuntimeOptions{.threads = 4});
+  const auto main_id = std::this_thread::get_id();
+  std::atomic<int> wrong{0};
+  Handle h = rt.create_handle("h");
+  for (int i = 0; i < 50; ++i) {
+    rt.submit("compute", {readwrite(h)}, [] {});
+    rt.submit(
+        "comm", {read(h)}, [&] { wrong += std::this_thread::get_id() != main_id; },
+        TaskAttributes(Priority::normal, {}, true));
+  }
+  rt.wait_all();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+class CountingObserver : public Observer {
+ public:
+  void on_submit(const TaskInfo& t) override {
+    ++submits;
+    accesses += static_cast<int>(t.accesses.size());
+  }
+  void on_ready(const TaskInfo&, int) override { ++readies; }
+  void on_begin(const TaskInfo& t, int) override {
+    ++begins;
+    if (t.tags->count == 2 && t.tags->values[0] == 7) ++tagged;
+  }
+  void on_end(const TaskInfo&, int) override { ++ends; }
+  std::atomic<int> submits{0}, readies{0}, begins{0}, ends{0}, tagged{0}, accesses{0};
+};
+
+TEST(Observer, SeesEveryTaskOnceWithTagsAndAccesses) {
+  CountingObserver obs;
+  Runtime rt(RuntimeOptions{.threads = 2});
+  rt.set_observer(&obs);
+  Handle h = rt.create_handle("h");
+  for (int i = 0; i < 30; ++i) {
+    rt.submit(
+        "t", {readwrite(h)}, [] {}, TaskAttributes(Priority::normal, {7, i}));
+  }
+  rt.wait_all();
+  EXPECT_EQ(obs.submits.load(), 30);
+  EXPECT_EQ(obs.readies.load(), 30);
+  EXPECT_EQ(obs.begins.load(), 30);
+  EXPECT_EQ(obs.ends.load(), 30);
+  EXPECT_EQ(obs.tagged.load(), 30);
+  EXPECT_EQ(obs.accesses.load(), 30);
+}
+
+TEST(Diagnostics, WaitingTasksAreDescribedWithHandleAndTags) {
+  Runtime rt(RuntimeOptions{.threads = 2});
+  Handle h = rt.create_handle("halo-buffer");
+  TokenBox box;
+  rt.submit("recv", {write(h)}, [&](TaskContext& ctx) { box.put(ctx.hold()); });
+  rt.submit(
+      "unpack", {read(h)}, [] {}, TaskAttributes(Priority::normal, {3, 1}));
+  CompletionToken token = box.take();
+  std::ostringstream out;
+  rt.describe_waiting(out);
+  EXPECT_NE(out.str().find("task 'unpack'"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("tags[3,1]"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("halo-buffer"), std::string::npos) << out.str();
+  rt.complete(std::move(token));
+  rt.wait_all();
+}
+
+TEST(Watchdog, HangIsReportedWithTheWaitingTask) {
+  std::string report;
+  TokenBox box;
+  RuntimeOptions opts{.threads = 2, .hang_timeout_s = 0.2};
+  opts.on_hang = [&](const std::string& text) {
+    report = text;
+    throw std::runtime_error("hang");
+  };
+  Runtime rt(opts);
+  Handle h = rt.create_handle("never-written");
+  rt.submit("stuck-producer", {write(h)}, [&](TaskContext& ctx) { box.put(ctx.hold()); });
+  rt.submit("consumer", {read(h)}, [] {});
+  EXPECT_THROW(rt.wait_all(), std::runtime_error);
+  EXPECT_NE(report.find("consumer"), std::string::npos) << report;
+  EXPECT_NE(report.find("never-written"), std::string::npos) << report;
+  rt.complete(box.take());
+  rt.wait_all();
+}
+
+}  // namespace
+}  // namespace tessera
