@@ -1,0 +1,165 @@
+#pragma once
+// Task-aware MPI (layer `comm`): communication as tasks whose completion is bound to
+// their MPI requests, driven by the rank's main thread.
+//
+// Threading contract: MPI is initialized with MPI_THREAD_FUNNELED and only the main
+// thread calls MPI. Communication tasks are main-thread-only tasks: when one becomes
+// ready, the main thread runs its body, which *posts* the operation and holds the
+// task; the communication lane (Comm::progress, run by the main thread between tasks
+// and while waiting) tests outstanding requests with MPI_Testsome and completes the
+// tasks whose requests finished, releasing their successors. No thread ever blocks
+// inside MPI, so no schedule of send and receive tasks can deadlock.
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tessera/exact_sum.hpp"
+#include "tessera/runtime.hpp"
+
+namespace tessera {
+
+/// A contiguous range of MPI tags reserved for one purpose (halo exchange, load
+/// balancing, ...). Allocated identically on every rank, so tags match across ranks.
+class TagSpace {
+ public:
+  TagSpace() = default;
+  TagSpace(std::string purpose, int base, int count)
+      : purpose_(std::move(purpose)), base_(base), count_(count) {}
+  /// The i-th tag of the space; throws std::out_of_range naming the purpose if i is
+  /// outside [0, count).
+  int tag(std::int64_t i) const;
+  int base() const { return base_; }
+  int count() const { return count_; }
+  const std::string& purpose() const { return purpose_; }
+
+ private:
+  std::string purpose_;
+  int base_ = 0;
+  int count_ = 0;
+};
+
+/// One MPI operation as the observers see it.
+struct CommEvent {
+  enum class Kind : std::uint8_t { send, recv, allreduce, barrier, custom };
+  Kind kind;
+  int peer;  ///< -1 for collectives
+  int tag;
+  std::size_t bytes;
+  std::uint64_t id;  ///< per-rank operation counter
+  const char* name;  ///< name of the task that posted it
+};
+
+/// Watches MPI operations (tracing, statistics). Called on the main thread only.
+class CommObserver {
+ public:
+  virtual ~CommObserver() = default;
+  virtual void on_post(const CommEvent& event) = 0;
+  virtual void on_complete(const CommEvent& event) = 0;
+  /// Time the main thread spent in the lane (posting/testing), seconds, per call.
+  virtual void on_lane_time(double seconds) = 0;
+};
+
+/// Totals kept by the lane.
+struct CommStats {
+  std::uint64_t messages_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t messages_received = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t collectives = 0;
+  double wait_s = 0;  ///< main-thread time spent waiting with requests in flight and no task to run
+};
+
+/// The communication layer of one rank. Create after the Runtime, on the main thread;
+/// it registers itself as the runtime's progress engine.
+class Comm : public ProgressEngine {
+ public:
+  Comm(Runtime& runtime, MPI_Comm comm);
+  ~Comm() override;
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  MPI_Comm mpi() const { return comm_; }
+  Runtime& runtime() { return runtime_; }
+
+  /// Reserves `count` consecutive tags for `purpose`. Must be called in the same order
+  /// on every rank. Throws std::runtime_error naming the purpose and MPI_TAG_UB when the
+  /// tag space is exhausted.
+  TagSpace allocate_tags(const std::string& purpose, int count);
+
+  /// Submits a send task: reads `h`; sends `bytes` bytes at `data` to `peer` with `tag`.
+  /// The buffer must stay valid until the task completes. Main thread only.
+  void isend(Handle h, const void* data, std::size_t bytes, int peer, int tag,
+             TaskAttributes attributes = {});
+  /// Submits a receive task: writes `h`; receives exactly `bytes` bytes into `data`.
+  void irecv(Handle h, void* data, std::size_t bytes, int peer, int tag,
+             TaskAttributes attributes = {});
+  /// Submits a reproducible sum: readwrite on `h`; every rank's *sum is replaced by the
+  /// exact global sum (bitwise identical for any number of ranks and arrival order).
+  void iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes = {});
+  /// Submits an all-reduce of `count` items of `type` with `op` in place at `data`
+  /// (readwrite on `h`). Reproducible only for exact ops (integer sums, min, max).
+  void iallreduce(Handle h, void* data, int count, MPI_Datatype type, MPI_Op op,
+                  TaskAttributes attributes = {});
+  /// Submits a barrier task (readwrite on `h`) that completes when all ranks reached it.
+  void ibarrier(Handle h, TaskAttributes attributes = {});
+
+  /// Escape hatch: called from the body of a main-thread-only task that posted its own
+  /// non-blocking MPI operation; the task completes when `request` completes.
+  void bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
+            std::size_t bytes);
+
+  /// Attributes for a communication task (main-thread-only, given priority and tags).
+  static TaskAttributes comm_attributes(TaskAttributes a) {
+    a.main_thread_only = true;
+    return a;
+  }
+
+  bool progress() override;
+  std::uint64_t completions() const override { return completions_; }
+  void describe(std::ostream& out) const override;
+
+  const CommStats& stats() const { return stats_; }
+  /// Adds an observer (not owned). Main thread only.
+  void add_observer(CommObserver* observer) { observers_.push_back(observer); }
+
+ private:
+  struct Pending {
+    CompletionToken token;
+    CommEvent event;
+    std::chrono::steady_clock::time_point posted;
+    ExactSum* sum = nullptr;                  // iallreduce_sum: where to put the result
+    std::vector<std::int64_t>* scratch = nullptr;  // owned for exact reductions
+  };
+  void track(MPI_Request request, Pending pending);
+  void finish(std::size_t index);
+  std::uint64_t next_id() { return ++operation_counter_; }
+
+  Runtime& runtime_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+  int tag_ub_ = 32767;
+  int next_tag_ = 0;
+  std::vector<MPI_Request> requests_;
+  std::vector<Pending> pending_;
+  std::vector<int> done_indices_;
+  std::uint64_t completions_ = 0;
+  std::uint64_t operation_counter_ = 0;
+  CommStats stats_;
+  std::vector<CommObserver*> observers_;
+  MPI_Datatype exact_type_ = MPI_DATATYPE_NULL;
+  MPI_Op exact_op_ = MPI_OP_NULL;
+  std::chrono::steady_clock::time_point idle_since_{};
+  bool idle_ = false;
+};
+
+}  // namespace tessera

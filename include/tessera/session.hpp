@@ -1,0 +1,116 @@
+#pragma once
+// Session: what every tessera app starts with. Initializes MPI (funneled), parses the
+// common options and the app's own (CLI11), validates them on every rank, and owns the
+// runtime, the communication layer, the execution model, run statistics and tracing.
+//
+//   tessera::Session session(argc, argv, "jacobi7", "3-D Poisson, 7-point Jacobi");
+//   int iters = 100;
+//   session.cli().add_option("--iters", iters, "iterations")->check(CLI::PositiveNumber);
+//   session.start();        // parse + validate; exits cleanly on every rank on bad input
+//   ... submit tasks through session.runtime() / session.comm() / session.exec() ...
+//   session.finish(app_json);  // waits, prints the summary, writes --report / --trace
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tessera/comm.hpp"
+#include "tessera/exec.hpp"
+#include "tessera/runtime.hpp"
+
+namespace tessera {
+
+class RunStats;
+class TraceRecorder;
+
+/// Options every app accepts.
+struct CommonOptions {
+  ExecModel exec = ExecModel::dataflow;
+  int threads = 1;
+  double hang_timeout_s = 60;
+  std::string report;  ///< JSON report path ("" = none)
+  std::string trace;   ///< Chrome trace path ("" = none)
+  bool quiet = false;
+  std::string priorities = "skeleton";  ///< skeleton | none
+  std::uint64_t steal_seed = 0;
+};
+
+/// Thrown by Session::fail and by option validation; caught by Session::start.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Session {
+ public:
+  /// Initializes MPI with MPI_THREAD_FUNNELED (or checks it is). `app` names the program.
+  Session(int argc, char** argv, std::string app, std::string description);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// The option parser; add app options before start().
+  CLI::App& cli() { return cli_; }
+  /// Parses and validates options on every rank, then builds runtime, comm and
+  /// observers. On bad input prints one line naming the option (rank 0) and exits with
+  /// status 2 on every rank; on --help prints usage and exits 0.
+  void start();
+  /// Call inside app validation after start(): reports `option: message` and exits 2
+  /// on every rank (all ranks see the same arguments, so all reach the same verdict).
+  [[noreturn]] void fail(const std::string& option, const std::string& message);
+
+  const CommonOptions& options() const { return options_; }
+  Runtime& runtime() { return *runtime_; }
+  Comm& comm() { return *comm_; }
+  Exec& exec() { return *exec_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const std::string& app() const { return app_; }
+  /// Seconds since start().
+  double elapsed() const;
+
+  /// Prints a progress line on rank 0 unless --quiet.
+  template <class... Args>
+  void progress(fmt::format_string<Args...> f, Args&&... args) {
+    if (rank_ == 0 && !options_.quiet) print_line(fmt::format(f, std::forward<Args>(args)...));
+  }
+  /// Prints a line on rank 0 (summaries; shown even with --quiet).
+  template <class... Args>
+  void say(fmt::format_string<Args...> f, Args&&... args) {
+    if (rank_ == 0) print_line(fmt::format(f, std::forward<Args>(args)...));
+  }
+
+  /// Waits for all tasks, then collects statistics over ranks and writes the JSON report
+  /// (--report) and trace (--trace) atomically (temporary name + rename). `app_fields`
+  /// must hold at least "checksum"; the common fields (app, exec, ranks, threads, wall_s,
+  /// phases, tasks, comm, ...) are added. Returns the full report (on every rank).
+  nlohmann::json finish(nlohmann::json app_fields);
+
+ private:
+  void print_line(const std::string& line);
+
+  std::string app_;
+  CLI::App cli_;
+  int argc_;
+  char** argv_;
+  CommonOptions options_;
+  int rank_ = 0;
+  int size_ = 1;
+  bool owns_mpi_ = false;
+  std::chrono::steady_clock::time_point start_time_{};
+  std::unique_ptr<Runtime> runtime_;
+  std::unique_ptr<Comm> comm_;
+  std::unique_ptr<Exec> exec_;
+  std::unique_ptr<RunStats> stats_;
+  std::unique_ptr<TraceRecorder> trace_;
+};
+
+/// Writes `text` to `path` atomically: to `path.tmp.<pid>`, then rename.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace tessera
