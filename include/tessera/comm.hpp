@@ -15,7 +15,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <memory>
+#include <unordered_map>
 #include <span>
 #include <string>
 #include <vector>
@@ -98,10 +101,10 @@ class Comm : public ProgressEngine {
   /// Submits a send task: reads `h`; sends `bytes` bytes at `data` to `peer` with `tag`.
   /// The buffer must stay valid until the task completes. Main thread only.
   void isend(Handle h, const void* data, std::size_t bytes, int peer, int tag,
-             TaskAttributes attributes = {});
+             TaskAttributes attributes = {}, const char* name = "isend");
   /// Submits a receive task: writes `h`; receives exactly `bytes` bytes into `data`.
   void irecv(Handle h, void* data, std::size_t bytes, int peer, int tag,
-             TaskAttributes attributes = {});
+             TaskAttributes attributes = {}, const char* name = "irecv");
   /// Submits a reproducible sum: readwrite on `h`; every rank's *sum is replaced by the
   /// exact global sum (bitwise identical for any number of ranks and arrival order).
   void iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes = {});
@@ -113,9 +116,14 @@ class Comm : public ProgressEngine {
   void ibarrier(Handle h, TaskAttributes attributes = {});
 
   /// Escape hatch: called from the body of a main-thread-only task that posted its own
-  /// non-blocking MPI operation; the task completes when `request` completes.
+  /// non-blocking MPI operation; the task completes when `request` completes. The task
+  /// must have been submitted with comm_attributes().
   void bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
             std::size_t bytes);
+
+  /// Operations whose posting waits for an earlier operation of the same channel
+  /// (kind, peer, tag) to be posted first; see the ordering rule in comm.cpp.
+  std::size_t deferred_posts() const { return deferred_count_; }
 
   /// Attributes for a communication task (main-thread-only, given priority and tags).
   static TaskAttributes comm_attributes(TaskAttributes a) {
@@ -126,6 +134,7 @@ class Comm : public ProgressEngine {
   bool progress() override;
   std::uint64_t completions() const override { return completions_; }
   void describe(std::ostream& out) const override;
+  void idle_wait(double seconds) override { stats_.wait_s += seconds; }
 
   const CommStats& stats() const { return stats_; }
   /// Adds an observer (not owned). Main thread only.
@@ -136,9 +145,28 @@ class Comm : public ProgressEngine {
     CompletionToken token;
     CommEvent event;
     std::chrono::steady_clock::time_point posted;
-    ExactSum* sum = nullptr;                  // iallreduce_sum: where to put the result
-    std::vector<std::int64_t>* scratch = nullptr;  // owned for exact reductions
+    ExactSum* sum = nullptr;                          // iallreduce_sum: result destination
+    std::unique_ptr<std::vector<std::int64_t>> scratch;  // iallreduce_sum: limbs in flight
   };
+  /// A ready operation not yet posted: posting is ordered per channel.
+  using PostFunction = std::function<void(CompletionToken)>;
+  struct DeferredPost {
+    std::uint64_t sequence;
+    CompletionToken token;
+    PostFunction post;
+  };
+  struct Channel {
+    std::uint64_t submitted = 0;  // operations submitted on this channel (main thread)
+    std::uint64_t posted = 0;     // operations posted
+    std::vector<DeferredPost> waiting;
+  };
+  static std::uint64_t channel_key(CommEvent::Kind kind, int peer, int tag);
+  /// Submits a main-thread task that posts via `post` once its dependencies are met and
+  /// every earlier operation of the same channel was posted.
+  void submit_ordered(const char* name, Access access, CommEvent::Kind kind, int peer, int tag,
+                      TaskAttributes attributes, PostFunction post);
+  void post_in_order(Channel& channel, std::uint64_t sequence, CompletionToken token,
+                     const PostFunction& post);
   void track(MPI_Request request, Pending pending);
   void finish(std::size_t index);
   std::uint64_t next_id() { return ++operation_counter_; }
@@ -151,15 +179,17 @@ class Comm : public ProgressEngine {
   int next_tag_ = 0;
   std::vector<MPI_Request> requests_;
   std::vector<Pending> pending_;
-  std::vector<int> done_indices_;
   std::uint64_t completions_ = 0;
   std::uint64_t operation_counter_ = 0;
   CommStats stats_;
   std::vector<CommObserver*> observers_;
   MPI_Datatype exact_type_ = MPI_DATATYPE_NULL;
   MPI_Op exact_op_ = MPI_OP_NULL;
-  std::chrono::steady_clock::time_point idle_since_{};
-  bool idle_ = false;
+  std::unordered_map<std::uint64_t, Channel> channels_;
+  std::size_t deferred_count_ = 0;
+  std::string error_;  // first failure seen while completing requests, thrown after
+  std::vector<int> indices_;
+  std::vector<MPI_Status> statuses_;
 };
 
 }  // namespace tessera

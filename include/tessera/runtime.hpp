@@ -113,6 +113,9 @@ class ProgressEngine {
   virtual std::uint64_t completions() const = 0;
   /// Appends a human description of what is still in flight (for hang reports).
   virtual void describe(std::ostream& out) const = 0;
+  /// Told how long the main thread just spent polling with operations in flight and no
+  /// task to run (time lost to waiting on communication).
+  virtual void idle_wait(double seconds) { (void)seconds; }
 };
 
 /// Thrown from a wait when a task threw; names the task and carries the original message.

@@ -15,6 +15,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,6 +28,7 @@ namespace tessera {
 
 class RunStats;
 class TraceRecorder;
+class ObserverList;
 
 /// Options every app accepts.
 struct CommonOptions {
@@ -108,9 +110,19 @@ class Session {
   std::unique_ptr<Exec> exec_;
   std::unique_ptr<RunStats> stats_;
   std::unique_ptr<TraceRecorder> trace_;
+  std::unique_ptr<ObserverList> observers_;
 };
 
-/// Writes `text` to `path` atomically: to `path.tmp.<pid>`, then rename.
+/// Writes `text` to `path` atomically: to `path.tmp.<pid>`, then rename. Throws
+/// std::runtime_error naming the path on failure.
 void write_file_atomically(const std::string& path, const std::string& text);
+
+/// Runs an app's body. An exception escaping it (a failed validation, a task error) is
+/// printed with the rank and the run is aborted on every rank with MPI_Abort, so the
+/// other ranks never hang waiting for this one. Returns the body's exit code.
+int run_guarded(const std::function<int()>& body);
+
+/// The 16-hex-digit bit pattern of a double, as reports print checksums.
+std::string hex_bits(double value);
 
 }  // namespace tessera

@@ -447,9 +447,20 @@ void Scheduler::wait_until(Pred done) {
   std::uint64_t last_progress = ~std::uint64_t{0};
   auto since = std::chrono::steady_clock::now();
   int idle_rounds = 0;
+  // Start of the current stretch of polling with requests in flight and nothing to run.
+  std::chrono::steady_clock::time_point idle_since{};
+  bool idle = false;
+  auto end_idle = [&] {
+    if (idle) {
+      engine_->idle_wait(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - idle_since).count());
+      idle = false;
+    }
+  };
   while (!done()) {
     const bool comm_in_flight = engine_ && engine_->progress();
     if (Task* t = find_task(self)) {
+      end_idle();
       idle_rounds = 0;
       // Run the task and its immediate successors, returning to the communication lane
       // between tasks so receives are posted and requests completed promptly.
@@ -466,6 +477,12 @@ void Scheduler::wait_until(Pred done) {
       continue;
     }
     if (done()) break;
+    if (comm_in_flight && !idle) {
+      idle = true;
+      idle_since = std::chrono::steady_clock::now();
+    } else if (!comm_in_flight) {
+      end_idle();
+    }
     if (++idle_rounds < 64) {
       cpu_relax();
       continue;
@@ -483,6 +500,7 @@ void Scheduler::wait_until(Pred done) {
     }
     main_sleeping_.store(false, std::memory_order_relaxed);
   }
+  end_idle();
 }
 
 void Scheduler::check_hang(std::uint64_t& last_progress,

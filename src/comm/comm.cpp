@@ -1,0 +1,336 @@
+#include "tessera/comm.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <ostream>
+#include <stdexcept>
+
+namespace tessera {
+
+namespace {
+
+void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  throw std::runtime_error(fmt::format("{} failed: {}", call, std::string(text, len)));
+}
+
+int message_count(std::size_t bytes, const char* what) {
+  if (bytes > static_cast<std::size_t>(INT_MAX)) {
+    throw std::invalid_argument(
+        fmt::format("{}: message of {} bytes exceeds the {} bytes one MPI message may carry",
+                    what, bytes, INT_MAX));
+  }
+  return static_cast<int>(bytes);
+}
+
+const char* kind_name(CommEvent::Kind kind) {
+  switch (kind) {
+    case CommEvent::Kind::send: return "send";
+    case CommEvent::Kind::recv: return "recv";
+    case CommEvent::Kind::allreduce: return "allreduce";
+    case CommEvent::Kind::barrier: return "barrier";
+    case CommEvent::Kind::custom: return "custom";
+  }
+  return "?";
+}
+
+// MPI reduction over ExactSum limbs (+ one word of special-value flags): integer
+// addition, hence exact, associative and commutative.
+void exact_sum_op(void* in, void* inout, int* len, MPI_Datatype*) {
+  auto* a = static_cast<std::int64_t*>(in);
+  auto* b = static_cast<std::int64_t*>(inout);
+  constexpr int kWords = ExactSum::kLimbs + 1;
+  for (int item = 0; item < *len; ++item) {
+    ExactSum sum;
+    for (int i = 0; i < ExactSum::kLimbs; ++i) {
+      sum.limbs()[i] = a[item * kWords + i] + b[item * kWords + i];
+    }
+    sum.normalize();
+    for (int i = 0; i < ExactSum::kLimbs; ++i) b[item * kWords + i] = sum.limbs()[i];
+    b[item * kWords + ExactSum::kLimbs] |= a[item * kWords + ExactSum::kLimbs];
+  }
+}
+
+}  // namespace
+
+int TagSpace::tag(std::int64_t i) const {
+  if (i < 0 || i >= count_) {
+    throw std::out_of_range(
+        fmt::format("tag index {} outside the {} tags reserved for '{}'", i, count_, purpose_));
+  }
+  return base_ + static_cast<int>(i);
+}
+
+Comm::Comm(Runtime& runtime, MPI_Comm comm) : runtime_(runtime), comm_(comm) {
+  check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  int* ub = nullptr;
+  int found = 0;
+  check_mpi(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &ub, &found), "MPI_Comm_get_attr");
+  if (found && ub) tag_ub_ = *ub;
+  check_mpi(MPI_Type_contiguous(ExactSum::kLimbs + 1, MPI_INT64_T, &exact_type_),
+            "MPI_Type_contiguous");
+  check_mpi(MPI_Type_commit(&exact_type_), "MPI_Type_commit");
+  check_mpi(MPI_Op_create(&exact_sum_op, 1, &exact_op_), "MPI_Op_create");
+  runtime_.set_progress_engine(this);
+}
+
+Comm::~Comm() {
+  try {
+    runtime_.wait_all();
+  } catch (...) {
+    // Errors belong to the caller's own waits; never throw from a destructor.
+  }
+  runtime_.set_progress_engine(nullptr);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
+    MPI_Op_free(&exact_op_);
+    MPI_Type_free(&exact_type_);
+  }
+}
+
+TagSpace Comm::allocate_tags(const std::string& purpose, int count) {
+  if (count < 1) {
+    throw std::invalid_argument(
+        fmt::format("tag space '{}': count must be >= 1 (got {})", purpose, count));
+  }
+  if (static_cast<long long>(next_tag_) + count - 1 > tag_ub_) {
+    throw std::runtime_error(fmt::format(
+        "tag space exhausted: '{}' needs {} tags but only {} remain below MPI_TAG_UB = {}",
+        purpose, count, tag_ub_ + 1 - next_tag_, tag_ub_));
+  }
+  TagSpace space(purpose, next_tag_, count);
+  next_tag_ += count;
+  return space;
+}
+
+std::uint64_t Comm::channel_key(CommEvent::Kind kind, int peer, int tag) {
+  // Point-to-point matching in MPI is per (peer, tag, communicator) in posting order, and
+  // collectives must be posted in the same order on every rank: one channel each.
+  const auto k = static_cast<std::uint64_t>(kind);
+  return (k << 62) ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer)) << 31) ^
+         static_cast<std::uint32_t>(tag);
+}
+
+void Comm::submit_ordered(const char* name, Access access, CommEvent::Kind kind, int peer,
+                          int tag, TaskAttributes attributes, PostFunction post) {
+  const std::uint64_t key = channel_key(kind, peer, tag);
+  const std::uint64_t sequence = ++channels_[key].submitted;
+  runtime_.submit(
+      name, {access},
+      [this, key, sequence, post = std::move(post)](TaskContext& ctx) {
+        post_in_order(channels_[key], sequence, ctx.hold(), post);
+      },
+      comm_attributes(attributes));
+}
+
+// Operations of one channel are posted in submission order, whatever order their tasks
+// become ready in, so messages match the same way under every schedule and the result
+// never depends on task completion order. A task ready too early parks its post here.
+void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionToken token,
+                         const PostFunction& post) {
+  if (sequence != channel.posted + 1) {
+    channel.waiting.push_back(DeferredPost{sequence, std::move(token), post});
+    ++deferred_count_;
+    return;
+  }
+  post(std::move(token));
+  ++channel.posted;
+  for (bool again = true; again;) {
+    again = false;
+    for (auto it = channel.waiting.begin(); it != channel.waiting.end(); ++it) {
+      if (it->sequence != channel.posted + 1) continue;
+      DeferredPost next = std::move(*it);
+      channel.waiting.erase(it);
+      --deferred_count_;
+      next.post(std::move(next.token));
+      ++channel.posted;
+      again = true;
+      break;
+    }
+  }
+}
+
+void Comm::isend(Handle h, const void* data, std::size_t bytes, int peer, int tag,
+                 TaskAttributes attributes, const char* name) {
+  const int count = message_count(bytes, "isend");
+  submit_ordered(name, read(h), CommEvent::Kind::send, peer, tag, attributes,
+                 [this, data, count, peer, tag, name](CompletionToken token) {
+                   MPI_Request request;
+                   check_mpi(MPI_Isend(data, count, MPI_BYTE, peer, tag, comm_, &request),
+                             "MPI_Isend");
+                   track(request, Pending{std::move(token),
+                                          CommEvent{CommEvent::Kind::send, peer, tag,
+                                                    static_cast<std::size_t>(count), next_id(),
+                                                    name},
+                                          {}, nullptr, nullptr});
+                 });
+}
+
+void Comm::irecv(Handle h, void* data, std::size_t bytes, int peer, int tag,
+                 TaskAttributes attributes, const char* name) {
+  const int count = message_count(bytes, "irecv");
+  submit_ordered(name, write(h), CommEvent::Kind::recv, peer, tag, attributes,
+                 [this, data, count, peer, tag, name](CompletionToken token) {
+                   MPI_Request request;
+                   check_mpi(MPI_Irecv(data, count, MPI_BYTE, peer, tag, comm_, &request),
+                             "MPI_Irecv");
+                   track(request, Pending{std::move(token),
+                                          CommEvent{CommEvent::Kind::recv, peer, tag,
+                                                    static_cast<std::size_t>(count), next_id(),
+                                                    name},
+                                          {}, nullptr, nullptr});
+                 });
+}
+
+void Comm::iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes) {
+  submit_ordered("allreduce_sum", readwrite(h), CommEvent::Kind::allreduce, -1, 0, attributes,
+                 [this, sum](CompletionToken token) {
+                   auto words = std::make_unique<std::vector<std::int64_t>>(ExactSum::kLimbs + 1);
+                   sum->normalize();
+                   for (int i = 0; i < ExactSum::kLimbs; ++i) (*words)[i] = sum->limbs()[i];
+                   (*words)[ExactSum::kLimbs] = sum->special();
+                   MPI_Request request;
+                   check_mpi(MPI_Iallreduce(MPI_IN_PLACE, words->data(), 1, exact_type_,
+                                            exact_op_, comm_, &request),
+                             "MPI_Iallreduce");
+                   track(request,
+                         Pending{std::move(token),
+                                 CommEvent{CommEvent::Kind::allreduce, -1, 0,
+                                           words->size() * sizeof(std::int64_t), next_id(),
+                                           "allreduce_sum"},
+                                 {}, sum, std::move(words)});
+                 });
+}
+
+void Comm::iallreduce(Handle h, void* data, int count, MPI_Datatype type, MPI_Op op,
+                      TaskAttributes attributes) {
+  submit_ordered("allreduce", readwrite(h), CommEvent::Kind::allreduce, -1, 0, attributes,
+                 [this, data, count, type, op](CompletionToken token) {
+                   int size = 0;
+                   MPI_Type_size(type, &size);
+                   MPI_Request request;
+                   check_mpi(MPI_Iallreduce(MPI_IN_PLACE, data, count, type, op, comm_, &request),
+                             "MPI_Iallreduce");
+                   track(request, Pending{std::move(token),
+                                          CommEvent{CommEvent::Kind::allreduce, -1, 0,
+                                                    static_cast<std::size_t>(size) * count,
+                                                    next_id(), "allreduce"},
+                                          {}, nullptr, nullptr});
+                 });
+}
+
+void Comm::ibarrier(Handle h, TaskAttributes attributes) {
+  submit_ordered("barrier", readwrite(h), CommEvent::Kind::allreduce, -1, 0, attributes,
+                 [this](CompletionToken token) {
+                   MPI_Request request;
+                   check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
+                   track(request, Pending{std::move(token),
+                                          CommEvent{CommEvent::Kind::barrier, -1, 0, 0, next_id(),
+                                                    "barrier"},
+                                          {}, nullptr, nullptr});
+                 });
+}
+
+void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
+                std::size_t bytes) {
+  track(request,
+        Pending{ctx.hold(), CommEvent{kind, peer, tag, bytes, next_id(), ctx.name()}, {}, nullptr,
+                nullptr});
+}
+
+void Comm::track(MPI_Request request, Pending pending) {
+  pending.posted = std::chrono::steady_clock::now();
+  for (CommObserver* o : observers_) o->on_post(pending.event);
+  if (pending.event.kind == CommEvent::Kind::send) {
+    ++stats_.messages_sent;
+    stats_.bytes_sent += pending.event.bytes;
+  } else if (pending.event.kind == CommEvent::Kind::allreduce ||
+             pending.event.kind == CommEvent::Kind::barrier) {
+    ++stats_.collectives;
+  }
+  requests_.push_back(request);
+  pending_.push_back(std::move(pending));
+}
+
+void Comm::finish(std::size_t index) {
+  Pending done = std::move(pending_[index]);
+  if (done.event.kind == CommEvent::Kind::recv) {
+    int received = 0;
+    MPI_Get_count(&statuses_[index], MPI_BYTE, &received);
+    if (static_cast<std::size_t>(received) != done.event.bytes && error_.empty()) {
+      error_ = fmt::format("irecv from rank {} tag {}: expected {} bytes, received {}",
+                           done.event.peer, done.event.tag, done.event.bytes, received);
+    }
+    ++stats_.messages_received;
+    stats_.bytes_received += done.event.bytes;
+  }
+  if (done.sum) {
+    auto& words = *done.scratch;
+    for (int i = 0; i < ExactSum::kLimbs; ++i) done.sum->limbs()[i] = words[i];
+    done.sum->set_special(static_cast<std::uint32_t>(words[ExactSum::kLimbs]));
+  }
+  for (CommObserver* o : observers_) o->on_complete(done.event);
+  ++completions_;
+  runtime_.complete(std::move(done.token));
+}
+
+bool Comm::progress() {
+  if (requests_.empty()) return deferred_count_ > 0;
+  const auto start = observers_.empty() ? std::chrono::steady_clock::time_point{}
+                                        : std::chrono::steady_clock::now();
+  const int n = static_cast<int>(requests_.size());
+  indices_.resize(n);
+  // Statuses are kept per request slot so finish() can check received sizes.
+  std::vector<MPI_Status> completed(n);
+  int outcount = 0;
+  check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed.data()),
+            "MPI_Testsome");
+  if (outcount > 0 && outcount != MPI_UNDEFINED) {
+    statuses_.resize(n);
+    for (int k = 0; k < outcount; ++k) statuses_[indices_[k]] = completed[k];
+    for (int k = 0; k < outcount; ++k) finish(static_cast<std::size_t>(indices_[k]));
+    std::size_t keep = 0;
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+      if (requests_[i] == MPI_REQUEST_NULL) continue;
+      if (keep != i) {
+        requests_[keep] = requests_[i];
+        pending_[keep] = std::move(pending_[i]);
+      }
+      ++keep;
+    }
+    requests_.resize(keep);
+    pending_.resize(keep);
+  }
+  if (!error_.empty()) throw std::runtime_error(std::exchange(error_, std::string()));
+  if (!observers_.empty()) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (CommObserver* o : observers_) o->on_lane_time(s);
+  }
+  return !requests_.empty() || deferred_count_ > 0;
+}
+
+void Comm::describe(std::ostream& out) const {
+  const auto now = std::chrono::steady_clock::now();
+  out << fmt::format("comm rank {}: {} request(s) in flight, {} post(s) deferred\n", rank_,
+                     pending_.size(), deferred_count_);
+  for (const Pending& p : pending_) {
+    out << fmt::format("  {} '{}' peer {} tag {} bytes {} age {:.3f} s\n", kind_name(p.event.kind),
+                       p.event.name, p.event.peer, p.event.tag, p.event.bytes,
+                       std::chrono::duration<double>(now - p.posted).count());
+  }
+  for (const auto& [key, channel] : channels_) {
+    for (const DeferredPost& d : channel.waiting) {
+      out << fmt::format("  deferred post #{} waits for #{} of its channel to be posted\n",
+                         d.sequence, channel.posted + 1);
+    }
+  }
+}
+
+}  // namespace tessera

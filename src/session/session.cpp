@@ -1,0 +1,284 @@
+#include "tessera/session.hpp"
+
+#include <unistd.h>
+
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "tessera/run_stats.hpp"
+#include "tessera/trace.hpp"
+
+namespace tessera {
+
+namespace {
+
+int world_rank() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  int rank = 0;
+  if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+[[noreturn]] void finalize_and_exit(int code) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(code);
+}
+
+}  // namespace
+
+Session::Session(int argc, char** argv, std::string app, std::string description)
+    : app_(std::move(app)), cli_(std::move(description), app_), argc_(argc), argv_(argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    MPI_Init_thread(&argc_, &argv_, MPI_THREAD_FUNNELED, &provided);
+    owns_mpi_ = true;
+    if (provided < MPI_THREAD_FUNNELED) {
+      std::fprintf(stderr, "%s: error: the MPI library does not support MPI_THREAD_FUNNELED\n",
+                   app_.c_str());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+
+  cli_.add_option_function<std::string>(
+         "--exec",
+         [this](const std::string& text) { options_.exec = *parse_exec_model(text); },
+         "execution model: bsp | forkjoin | dataflow (default dataflow)")
+      ->check(CLI::IsMember({"bsp", "forkjoin", "dataflow"}));
+  cli_.add_option("--threads", options_.threads,
+                  "threads per rank including the main thread (default 1)")
+      ->check(CLI::Range(1, 1024));
+  cli_.add_option("--hang-timeout", options_.hang_timeout_s,
+                  "seconds without progress before reporting a hang and aborting; 0 disables")
+      ->check(CLI::Range(0.0, 1e9));
+  cli_.add_option("--report", options_.report, "write the JSON run report to this file");
+  cli_.add_option("--trace", options_.trace, "write a Chrome/Perfetto trace to this file");
+  cli_.add_flag("--quiet", options_.quiet, "no progress lines");
+  cli_.add_option("--priorities", options_.priorities,
+                  "skeleton (boundary tasks first, dataflow only) | none")
+      ->check(CLI::IsMember({"skeleton", "none"}));
+  cli_.add_option("--steal-seed", options_.steal_seed,
+                  "seed for randomized work-stealing victims (0 = round robin)");
+}
+
+Session::~Session() {
+  // Tasks still running report to the observers: drain before tearing anything down.
+  if (runtime_) {
+    try {
+      runtime_->wait_all();
+    } catch (...) {
+      // The error was reported by the wait that saw it; a destructor must not throw.
+    }
+  }
+  comm_.reset();
+  runtime_.reset();
+  observers_.reset();
+  trace_.reset();
+  stats_.reset();
+  if (owns_mpi_) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }
+}
+
+void Session::start() {
+  try {
+    cli_.parse(argc_, argv_);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {
+      if (rank_ == 0) std::cout << cli_.help();
+      finalize_and_exit(0);
+    }
+    if (rank_ == 0) std::fprintf(stderr, "%s: error: %s\n", app_.c_str(), e.what());
+    finalize_and_exit(2);
+  }
+  if (options_.exec == ExecModel::bsp && options_.threads != 1) {
+    fail("--threads", fmt::format("bsp runs one thread per rank; got {} (use --threads 1, or "
+                                  "--exec forkjoin|dataflow for threads)",
+                                  options_.threads));
+  }
+  for (const std::string* path : {&options_.report, &options_.trace}) {
+    if (path->empty()) continue;
+    const auto dir = std::filesystem::path(*path).parent_path();
+    if (!dir.empty() && !std::filesystem::is_directory(dir)) {
+      fail(path == &options_.report ? "--report" : "--trace",
+           fmt::format("directory '{}' does not exist", dir.string()));
+    }
+  }
+
+  RuntimeOptions ro = runtime_options_for(options_.exec, options_.threads);
+  ro.hang_timeout_s = options_.hang_timeout_s;
+  ro.steal_seed = options_.steal_seed;
+  const int rank = rank_;
+  const std::string app = app_;
+  ro.on_hang = [rank, app](const std::string& text) {
+    std::fprintf(stderr, "%s: rank %d: hang detected\n%s", app.c_str(), rank, text.c_str());
+    std::fflush(stderr);
+    // Give the other ranks time to print their own view before the job is torn down.
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  };
+  runtime_ = std::make_unique<Runtime>(std::move(ro));
+  comm_ = std::make_unique<Comm>(*runtime_, MPI_COMM_WORLD);
+  exec_ = std::make_unique<Exec>(options_.exec, *runtime_);
+  exec_->set_skeleton_priorities(options_.priorities == "skeleton");
+  stats_ = std::make_unique<RunStats>(runtime_->threads());
+  comm_->add_observer(stats_.get());
+  if (!options_.trace.empty()) {
+    trace_ = std::make_unique<TraceRecorder>(runtime_->threads(), MPI_COMM_WORLD);
+    auto list = std::make_unique<ObserverList>();
+    list->add(static_cast<Observer*>(stats_.get()));
+    list->add(static_cast<Observer*>(trace_.get()));
+    comm_->add_observer(trace_.get());
+    observers_ = std::move(list);
+    runtime_->set_observer(observers_.get());
+  } else {
+    runtime_->set_observer(stats_.get());
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  start_time_ = std::chrono::steady_clock::now();
+  stats_->start();
+}
+
+void Session::fail(const std::string& option, const std::string& message) {
+  if (rank_ == 0) {
+    std::fprintf(stderr, "%s: error: %s: %s\n", app_.c_str(), option.c_str(), message.c_str());
+  }
+  finalize_and_exit(2);
+}
+
+double Session::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time_).count();
+}
+
+void Session::print_line(const std::string& line) {
+  std::fputs(line.c_str(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+nlohmann::json Session::finish(nlohmann::json app_fields) {
+  runtime_->wait_all();
+  double wall = elapsed();
+  stats_->stop();
+  MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+
+  // Phase times: main-thread wall time per phase, the maximum over ranks.
+  nlohmann::json phases = exec_->phase_seconds();
+  const std::string mine = phases.dump();
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(size_);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<int> offsets(size_, 0);
+  std::string all;
+  if (rank_ == 0) {
+    for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+    all.resize(offsets[size_ - 1] + lengths[size_ - 1]);
+  }
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+              0, MPI_COMM_WORLD);
+  nlohmann::json merged = nlohmann::json::object();
+  if (rank_ == 0) {
+    for (int r = 0; r < size_; ++r) {
+      for (auto& [name, seconds] : nlohmann::json::parse(all.substr(offsets[r], lengths[r])).items()) {
+        merged[name] = std::max(merged.value(name, 0.0), seconds.get<double>());
+      }
+    }
+  }
+
+  nlohmann::json stats = stats_->collect(MPI_COMM_WORLD);
+  const CommStats& cs = comm_->stats();
+  double sums[3] = {static_cast<double>(cs.messages_sent), static_cast<double>(cs.bytes_sent),
+                    cs.wait_s};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+
+  nlohmann::json report = std::move(app_fields);
+  report["app"] = app_;
+  report["exec"] = std::string(to_string(options_.exec));
+  report["ranks"] = size_;
+  report["threads"] = runtime_->threads();
+  report["wall_s"] = wall;
+  report["phases"] = merged;
+  nlohmann::json counts = nlohmann::json::object();
+  std::uint64_t total_tasks = 0;
+  if (stats.contains("tasks")) {
+    for (auto& [name, s] : stats["tasks"].items()) {
+      counts[name] = s["count"];
+      total_tasks += s["count"].get<std::uint64_t>();
+    }
+  }
+  report["tasks"] = counts;
+  report["task_stats"] = stats.value("tasks", nlohmann::json::object());
+  report["thread_times"] = stats.value("threads", nlohmann::json::array());
+  report["overlap_fraction"] = stats.value("overlap_fraction", 0.0);
+  report["comm"] = {{"messages", static_cast<std::uint64_t>(sums[0])},
+                    {"bytes", static_cast<std::uint64_t>(sums[1])},
+                    {"wait_s", sums[2]}};
+  if (rank_ == 0 && !options_.report.empty()) {
+    write_file_atomically(options_.report, report.dump(2) + "\n");
+  }
+  if (trace_) trace_->write(options_.trace, MPI_COMM_WORLD);
+  say("{}: {} on {} rank(s) x {} thread(s): {:.3f} s, {} tasks, {} messages ({:.1f} MB), "
+      "overlap {:.0f}%{}",
+      app_, to_string(options_.exec), size_, runtime_->threads(), wall, total_tasks,
+      static_cast<std::uint64_t>(sums[0]), sums[1] / 1e6,
+      100.0 * report["overlap_fraction"].get<double>(),
+      report.contains("checksum") ? fmt::format(", checksum {}", report["checksum"].get<std::string>())
+                                  : std::string());
+  if (rank_ == 0 && !options_.report.empty()) say("report written to {}", options_.report);
+  if (trace_ && rank_ == 0) say("trace written to {}", options_.trace);
+  return report;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
+    out << text;
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp);
+    throw std::runtime_error(fmt::format("cannot rename '{}' to '{}': {}", tmp, path,
+                                         ec.message()));
+  }
+}
+
+int run_guarded(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rank %d: error: %s\n", world_rank(), e.what());
+  } catch (...) {
+    std::fprintf(stderr, "rank %d: error: unknown exception\n", world_rank());
+  }
+  std::fflush(stderr);
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, 1);
+  return 1;
+}
+
+std::string hex_bits(double value) {
+  return fmt::format("{:016x}", std::bit_cast<std::uint64_t>(value));
+}
+
+}  // namespace tessera
