@@ -1,2 +1,0 @@
-// placeholder
-int main() { return 0; }
