@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "tessera/comm.hpp"
@@ -12,13 +13,21 @@
 
 namespace tessera {
 
+/// Observer contract: on_begin/on_end from any worker (index < threads) concurrently,
+/// each touching only that worker's slots (a clock read and two appends; no locks, no
+/// shared writes); comm callbacks on the main thread. Memory: 16 bytes per task run.
 class RunStats : public Observer, public CommObserver {
  public:
-  /// `threads`: workers of the runtime it will observe (main thread = 0).
+  /// `threads`: workers of the runtime it will observe (main thread = 0); >= 1, else
+  /// std::invalid_argument. The measured interval starts now (see start()).
   explicit RunStats(int threads);
   ~RunStats() override;
+  RunStats(const RunStats&) = delete;
+  RunStats& operator=(const RunStats&) = delete;
 
-  /// Marks the start and the end of the measured interval (main thread).
+  /// Marks the start and the end of the measured interval (main thread). Thread times
+  /// and the overlap fraction count only task and request time inside it; per task name
+  /// totals count every task. Without stop(), the interval ends at collect().
   void start();
   void stop();
 
@@ -34,14 +43,19 @@ class RunStats : public Observer, public CommObserver {
   /// rank, the totals over all ranks:
   ///   "tasks":   { name: {"count", "total_s", "mean_s"} }
   ///   "threads": [ {"rank", "thread", "exec_s", "comm_s", "idle_s"} ]
+  ///                (idle = measured wall time - exec - comm, at least 0; comm is the
+  ///                lane time reported to on_lane_time, on thread 0)
   ///   "overlap_fraction": share of request-in-flight time during which a task was
-  ///                       executing on the same rank, over total in-flight time
+  ///                       executing on the same rank, over total in-flight time (0 when
+  ///                       nothing was in flight); ranks weigh by their in-flight time
+  ///   "in_flight_s", "overlapped_s": the two sums behind it
+  ///   "ranks":   [ {"rank", "in_flight_s", "overlap_fraction"} ]
   ///   "messages", "bytes": point-to-point messages and bytes sent
   nlohmann::json collect(MPI_Comm comm) const;
 
  private:
   struct Impl;
-  Impl* impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace tessera

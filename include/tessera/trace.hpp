@@ -6,19 +6,38 @@
 
 #include <mpi.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "tessera/comm.hpp"
 #include "tessera/observer.hpp"
 
 namespace tessera {
 
+/// Records every task and MPI operation of one rank and writes them, with the other
+/// ranks', as one Chrome trace-event file (layout for readers: docs/reading-a-trace.md):
+/// "traceEvents" holds complete events ("ph":"X", ts/dur in microseconds with
+/// nanosecond decimals), pid = rank. Tasks ("cat":"task") sit on tid = worker with args
+/// {id, tags, accesses: [[handle id, mode]...], ready_ts, priority, main_thread_only}.
+/// MPI operations ("cat":"mpi", from post to completion) sit on tid 1000 + lane, lanes
+/// chosen so that requests on one row never overlap, with args {kind, peer, tag, bytes,
+/// id, task_name, posted_in_task, message}; a flow ("s" -> "f") joins every send to the
+/// receive it matched. The top-level "tessera" object holds per-rank threads,
+/// tasks_submitted, clock_offset_ns and lane_ns.
+///
+/// Observer contract: task callbacks from any worker (index < threads) concurrently,
+/// each appending to that worker's own preallocated chunks (no locks, no shared
+/// writes); on_submit and comm callbacks on the main thread.
 class TraceRecorder : public Observer, public CommObserver {
  public:
-  /// Collective over `comm`: measures this rank's clock offset to rank 0 so the ranks'
-  /// timelines align. `threads`: workers of the observed runtime.
+  /// Collective over `comm` (main thread): measures this rank's clock offset to rank 0
+  /// (min-round-trip ping-pong) so the ranks' timelines align; time 0 is rank 0's clock
+  /// at construction. `threads`: workers of the observed runtime (>= 1).
   TraceRecorder(int threads, MPI_Comm comm);
   ~TraceRecorder() override;
+  TraceRecorder(const TraceRecorder&) = delete;
+  TraceRecorder& operator=(const TraceRecorder&) = delete;
 
   void on_submit(const TaskInfo& task) override;
   void on_ready(const TaskInfo& task, int worker) override;
@@ -28,13 +47,15 @@ class TraceRecorder : public Observer, public CommObserver {
   void on_complete(const CommEvent& event) override;
   void on_lane_time(double seconds) override;
 
-  /// Collective over `comm` (main thread, after all tasks completed): gathers every
-  /// rank's events and rank 0 writes `path` atomically.
+  /// Collective over `comm` (main thread, after all tasks completed): every rank formats
+  /// its events, rank 0 streams them to `path` atomically (temporary name + rename).
+  /// On an I/O error every rank throws std::runtime_error naming the path. Operations
+  /// still in flight are written up to now and marked "incomplete".
   void write(const std::string& path, MPI_Comm comm) const;
 
  private:
   struct Impl;
-  Impl* impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 /// Forwards every event to several observers, in order.

@@ -1,0 +1,51 @@
+#pragma once
+// Interval arithmetic behind the overlap fraction: the time during which at least one
+// request was in flight and at least one task was executing, over the time during which
+// at least one request was in flight.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tessera::obs {
+
+/// Half-open time span [begin, end) in nanoseconds.
+struct Interval {
+  std::int64_t begin;
+  std::int64_t end;
+};
+
+/// The union of `spans` as disjoint, ascending, non-empty intervals (empty and
+/// reversed spans contribute nothing; touching spans merge).
+std::vector<Interval> merge_intervals(std::vector<Interval> spans);
+
+/// Sum of the lengths of disjoint intervals.
+std::int64_t total_length(std::span<const Interval> disjoint);
+
+/// Length of the intersection of two sets given as disjoint ascending intervals.
+std::int64_t intersection_length(std::span<const Interval> a, std::span<const Interval> b);
+
+/// The parts of disjoint ascending `spans` inside [lo, hi).
+std::vector<Interval> clip_intervals(std::span<const Interval> spans, std::int64_t lo,
+                                     std::int64_t hi);
+
+/// In-flight time and the part of it overlapped by task execution, of one rank or
+/// summed over ranks.
+struct OverlapTotals {
+  std::int64_t in_flight_ns = 0;
+  std::int64_t overlapped_ns = 0;
+  /// overlapped / in flight; 0 when nothing was in flight.
+  double fraction() const;
+};
+
+/// Overlap of one rank: `requests` and `tasks` are arbitrary spans (overlapping freely,
+/// e.g. several requests in flight, several workers busy).
+OverlapTotals measure_overlap(std::vector<Interval> requests, std::vector<Interval> tasks);
+
+/// Greedy lane assignment: lane[i] for spans[i] such that spans in one lane never
+/// overlap (touching is allowed) and the number of lanes equals the largest number of
+/// spans overlapping at one instant (at least 1). Empty spans go to lane 0. Used to draw
+/// overlapping MPI requests as properly nested trace rows.
+std::vector<int> assign_lanes(std::span<const Interval> spans);
+
+}  // namespace tessera::obs

@@ -1,0 +1,221 @@
+#include "tessera/run_stats.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "obs/chunked_buffer.hpp"
+#include "obs/intervals.hpp"
+#include "obs/monotonic_clock.hpp"
+#include "obs/mpi_check.hpp"
+#include "obs/task_time_table.hpp"
+#include "obs/worker_index_check.hpp"
+
+namespace tessera {
+
+namespace {
+
+constexpr double kSecondsPerNs = 1e-9;
+
+/// Every rank's JSON text, in rank order, on every rank.
+std::vector<nlohmann::json> allgather_json(const nlohmann::json& local, MPI_Comm comm) {
+  int size = 1;
+  obs::mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  const std::string text = local.dump();
+  const int length = static_cast<int>(text.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size));
+  obs::mpi_check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm),
+                 "MPI_Allgather");
+  std::vector<int> displacements(static_cast<std::size_t>(size), 0);
+  long long total = 0;
+  for (int r = 0; r < size; ++r) {
+    displacements[r] = static_cast<int>(total);
+    total += lengths[r];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  obs::mpi_check(MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                                displacements.data(), MPI_CHAR, comm),
+                 "MPI_Allgatherv");
+  std::vector<nlohmann::json> per_rank;
+  for (int r = 0; r < size; ++r) {
+    per_rank.push_back(nlohmann::json::parse(all.substr(displacements[r], lengths[r])));
+  }
+  return per_rank;
+}
+
+}  // namespace
+
+struct RunStats::Impl {
+  /// One per worker, on its own cache lines: written only by that worker.
+  struct alignas(64) WorkerState {
+    obs::TaskTimeTable names;
+    obs::ChunkedBuffer<obs::Interval> spans;
+    std::int64_t begin_ns = 0;
+  };
+
+  explicit Impl(int thread_count) : threads(thread_count) {
+    if (threads < 1) {
+      throw std::invalid_argument("RunStats: threads must be >= 1 (got " + std::to_string(threads) +
+                                  ")");
+    }
+    for (int i = 0; i < threads; ++i) workers.push_back(std::make_unique<WorkerState>());
+    start_ns = obs::monotonic_ns();
+  }
+
+  int threads;
+  std::vector<std::unique_ptr<WorkerState>> workers;
+  // Main thread only.
+  std::unordered_map<std::uint64_t, std::int64_t> posted_ns;  // operation id -> post time
+  std::vector<obs::Interval> requests;                        // completed operations
+  std::int64_t lane_ns = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t stop_ns = -1;
+};
+
+RunStats::RunStats(int threads) : impl_(std::make_unique<Impl>(threads)) {}
+
+RunStats::~RunStats() = default;
+
+void RunStats::start() {
+  impl_->start_ns = obs::monotonic_ns();
+  impl_->stop_ns = -1;
+}
+
+void RunStats::stop() {
+  impl_->stop_ns = obs::monotonic_ns();
+}
+
+void RunStats::on_submit(const TaskInfo&) {}
+
+void RunStats::on_ready(const TaskInfo&, int) {}
+
+void RunStats::on_begin(const TaskInfo&, int worker) {
+  obs::check_worker_index("RunStats", worker, impl_->threads);
+  impl_->workers[worker]->begin_ns = obs::monotonic_ns();
+}
+
+void RunStats::on_end(const TaskInfo& task, int worker) {
+  obs::check_worker_index("RunStats", worker, impl_->threads);
+  const std::int64_t end = obs::monotonic_ns();
+  Impl::WorkerState& w = *impl_->workers[worker];
+  w.names.add(task.name, end - w.begin_ns);
+  w.spans.push_back({w.begin_ns, end});
+}
+
+void RunStats::on_post(const CommEvent& event) {
+  impl_->posted_ns[event.id] = obs::monotonic_ns();
+  if (event.kind == CommEvent::Kind::send) {
+    ++impl_->messages;
+    impl_->bytes += event.bytes;
+  }
+}
+
+void RunStats::on_complete(const CommEvent& event) {
+  const auto it = impl_->posted_ns.find(event.id);
+  if (it == impl_->posted_ns.end()) return;  // posted before this observer was attached
+  impl_->requests.push_back({it->second, obs::monotonic_ns()});
+  impl_->posted_ns.erase(it);
+}
+
+void RunStats::on_lane_time(double seconds) {
+  impl_->lane_ns += static_cast<std::int64_t>(seconds * 1e9);
+}
+
+nlohmann::json RunStats::collect(MPI_Comm comm) const {
+  const Impl& s = *impl_;
+  const std::int64_t lo = s.start_ns;
+  const std::int64_t hi = s.stop_ns >= 0 ? s.stop_ns : obs::monotonic_ns();
+  const std::int64_t wall_ns = std::max<std::int64_t>(hi - lo, 0);
+  int rank = 0;
+  obs::mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+
+  // This rank's share, as JSON so ranks with different task names combine simply.
+  std::map<std::string, std::pair<std::uint64_t, std::int64_t>> by_name;
+  std::vector<obs::Interval> busy;
+  nlohmann::json threads = nlohmann::json::array();
+  for (int t = 0; t < s.threads; ++t) {
+    const Impl::WorkerState& w = *s.workers[t];
+    w.names.for_each([&](const obs::TaskTimeTable::Entry& e) {
+      auto& [count, total] = by_name[e.name];
+      count += e.count;
+      total += e.total_ns;
+    });
+    std::vector<obs::Interval> spans;
+    spans.reserve(w.spans.size());
+    w.spans.for_each([&](const obs::Interval& i) { spans.push_back(i); });
+    // A worker's tasks never overlap, so clipping and summing gives its busy time.
+    const std::vector<obs::Interval> clipped = obs::clip_intervals(spans, lo, hi);
+    const std::int64_t exec_ns = obs::total_length(clipped);
+    const std::int64_t comm_ns = t == 0 ? s.lane_ns : 0;
+    threads.push_back(
+        {{"rank", rank},
+         {"thread", t},
+         {"exec_s", exec_ns * kSecondsPerNs},
+         {"comm_s", comm_ns * kSecondsPerNs},
+         {"idle_s", std::max<std::int64_t>(wall_ns - exec_ns - comm_ns, 0) * kSecondsPerNs}});
+    busy.insert(busy.end(), clipped.begin(), clipped.end());
+  }
+  nlohmann::json tasks = nlohmann::json::object();
+  for (const auto& [name, totals] : by_name) {
+    tasks[name] = {{"count", totals.first}, {"total_ns", totals.second}};
+  }
+  std::vector<obs::Interval> requests = s.requests;
+  // Requests still in flight count until the end of the measured interval.
+  for (const auto& [id, posted] : s.posted_ns) requests.push_back({posted, hi});
+  const obs::OverlapTotals overlap =
+      obs::measure_overlap(obs::clip_intervals(obs::merge_intervals(requests), lo, hi), busy);
+  const nlohmann::json local = {{"tasks", tasks},
+                                {"threads", threads},
+                                {"in_flight_ns", overlap.in_flight_ns},
+                                {"overlapped_ns", overlap.overlapped_ns},
+                                {"messages", s.messages},
+                                {"bytes", s.bytes}};
+
+  // Totals over ranks; in-flight time weights each rank's overlap.
+  std::map<std::string, std::pair<std::uint64_t, std::int64_t>> all_names;
+  nlohmann::json all_threads = nlohmann::json::array();
+  nlohmann::json ranks = nlohmann::json::array();
+  obs::OverlapTotals all_overlap;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  for (const nlohmann::json& r : allgather_json(local, comm)) {
+    for (const auto& [name, t] : r["tasks"].items()) {
+      auto& [count, total] = all_names[name];
+      count += t["count"].get<std::uint64_t>();
+      total += t["total_ns"].get<std::int64_t>();
+    }
+    for (const nlohmann::json& t : r["threads"]) all_threads.push_back(t);
+    const obs::OverlapTotals rank_overlap{r["in_flight_ns"].get<std::int64_t>(),
+                                          r["overlapped_ns"].get<std::int64_t>()};
+    ranks.push_back({{"rank", ranks.size()},
+                     {"in_flight_s", rank_overlap.in_flight_ns * kSecondsPerNs},
+                     {"overlap_fraction", rank_overlap.fraction()}});
+    all_overlap.in_flight_ns += rank_overlap.in_flight_ns;
+    all_overlap.overlapped_ns += rank_overlap.overlapped_ns;
+    messages += r["messages"].get<std::uint64_t>();
+    bytes += r["bytes"].get<std::uint64_t>();
+  }
+  nlohmann::json result_tasks = nlohmann::json::object();
+  for (const auto& [name, totals] : all_names) {
+    const double total_s = totals.second * kSecondsPerNs;
+    result_tasks[name] = {{"count", totals.first},
+                          {"total_s", total_s},
+                          {"mean_s", totals.first ? total_s / totals.first : 0.0}};
+  }
+  return {{"tasks", result_tasks},
+          {"threads", all_threads},
+          {"overlap_fraction", all_overlap.fraction()},
+          {"in_flight_s", all_overlap.in_flight_ns * kSecondsPerNs},
+          {"overlapped_s", all_overlap.overlapped_ns * kSecondsPerNs},
+          {"ranks", ranks},
+          {"messages", messages},
+          {"bytes", bytes}};
+}
+
+}  // namespace tessera

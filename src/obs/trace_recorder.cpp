@@ -1,0 +1,465 @@
+#include <fmt/format.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "obs/chunked_buffer.hpp"
+#include "obs/clock_sync.hpp"
+#include "obs/intervals.hpp"
+#include "obs/message_pairing.hpp"
+#include "obs/monotonic_clock.hpp"
+#include "obs/mpi_check.hpp"
+#include "obs/trace_format.hpp"
+#include "obs/worker_index_check.hpp"
+#include "tessera/trace.hpp"
+
+namespace tessera {
+
+namespace {
+
+/// Thread id of the first MPI row of a rank; overlapping requests use 1001, 1002, ...
+constexpr int kMpiThreadBase = 1000;
+/// Largest piece of text sent in one MPI message (counts are ints).
+constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
+
+/// A task body's execution on one worker.
+struct TaskSpan {
+  std::uint64_t id;
+  const char* name;
+  std::int64_t begin_ns;
+  std::int64_t end_ns;
+};
+
+/// When a task became ready (all predecessors completed).
+struct ReadyMark {
+  std::uint64_t id;
+  std::int64_t ns;
+};
+
+/// What on_submit saw; accesses are stored separately, [first_access, +access_count).
+struct SubmitRecord {
+  std::uint64_t id;
+  TaskTags tags;
+  std::uint64_t first_access;
+  std::uint32_t access_count;
+  Priority priority;
+  bool main_thread_only;
+};
+
+/// One MPI operation from post to completion (complete_ns < 0: not completed).
+struct CommRecord {
+  CommEvent::Kind kind;
+  int peer;
+  int tag;
+  std::size_t bytes;
+  std::uint64_t id;
+  const char* task_name;
+  std::uint64_t task_id;  // task whose body was running on the main thread at posting (0: none)
+  std::int64_t post_ns;
+  std::int64_t complete_ns;
+};
+
+/// Per-rank facts rank 0 puts in the file's "tessera" section.
+struct RankSummary {
+  std::int64_t threads;
+  std::int64_t tasks_submitted;
+  std::int64_t clock_offset_ns;
+  std::int64_t lane_ns;
+};
+
+std::string_view kind_name(CommEvent::Kind kind) {
+  switch (kind) {
+    case CommEvent::Kind::send:
+      return "send";
+    case CommEvent::Kind::recv:
+      return "recv";
+    case CommEvent::Kind::allreduce:
+      return "allreduce";
+    case CommEvent::Kind::barrier:
+      return "barrier";
+    case CommEvent::Kind::custom:
+      return "custom";
+  }
+  return "unknown";
+}
+
+bool is_point_to_point(CommEvent::Kind kind) {
+  return kind == CommEvent::Kind::send || kind == CommEvent::Kind::recv;
+}
+
+/// Gathers equal-typed PODs of every rank on rank 0 (rank order); empty elsewhere.
+template <class T>
+std::vector<T> gather_to_root(const std::vector<T>& mine, MPI_Comm comm, int rank, int size) {
+  const int bytes = static_cast<int>(mine.size() * sizeof(T));
+  std::vector<int> counts(rank == 0 ? size : 0);
+  obs::mpi_check(MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
+  std::vector<int> displacements(counts.size(), 0);
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    displacements[r] = static_cast<int>(total);
+    total += static_cast<std::size_t>(counts[r]);
+  }
+  std::vector<T> all(total / sizeof(T));
+  obs::mpi_check(MPI_Gatherv(mine.data(), bytes, MPI_BYTE, all.data(), counts.data(),
+                             displacements.data(), MPI_BYTE, 0, comm),
+                 "MPI_Gatherv");
+  return all;
+}
+
+/// Inverse of gather_to_root for one int64 per gathered element.
+std::vector<std::int64_t> scatter_from_root(const std::vector<std::int64_t>& all,
+                                            std::size_t mine_count, MPI_Comm comm, int rank,
+                                            int size) {
+  const int count = static_cast<int>(mine_count);
+  std::vector<int> counts(rank == 0 ? size : 0);
+  obs::mpi_check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
+  std::vector<int> displacements(counts.size(), 0);
+  for (std::size_t r = 1; r < counts.size(); ++r) {
+    displacements[r] = displacements[r - 1] + counts[r - 1];
+  }
+  std::vector<std::int64_t> mine(mine_count);
+  obs::mpi_check(MPI_Scatterv(all.data(), counts.data(), displacements.data(), MPI_INT64_T,
+                              mine.data(), count, MPI_INT64_T, 0, comm),
+                 "MPI_Scatterv");
+  return mine;
+}
+
+/// Rank 0's verdict on an I/O step, shared so every rank fails together.
+void agree_or_throw(const std::string& error, MPI_Comm comm) {
+  int length = static_cast<int>(error.size());
+  obs::mpi_check(MPI_Bcast(&length, 1, MPI_INT, 0, comm), "MPI_Bcast");
+  if (length == 0) return;
+  std::string text = error;
+  text.resize(static_cast<std::size_t>(length));
+  obs::mpi_check(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm), "MPI_Bcast");
+  throw std::runtime_error(text);
+}
+
+}  // namespace
+
+struct TraceRecorder::Impl {
+  /// One per worker, on its own cache lines: written only by that worker.
+  struct alignas(64) WorkerLog {
+    obs::ChunkedBuffer<TaskSpan> spans;
+    obs::ChunkedBuffer<ReadyMark> ready;
+    std::int64_t begin_ns = 0;
+    std::uint64_t running = 0;  // id of the task whose body runs now (0: none)
+  };
+
+  explicit Impl(int thread_count) : threads(thread_count) {
+    if (threads < 1) {
+      throw std::invalid_argument("TraceRecorder: threads must be >= 1 (got " +
+                                  std::to_string(threads) + ")");
+    }
+    for (int i = 0; i < threads; ++i) workers.push_back(std::make_unique<WorkerLog>());
+  }
+
+  /// `ns` of this rank's clock on the common time line (rank 0's clock, from origin).
+  std::int64_t aligned(std::int64_t ns) const { return ns - clock_offset_ns - origin_ns; }
+
+  void format_metadata(fmt::memory_buffer& out, int lanes) const;
+  void format_tasks(fmt::memory_buffer& out) const;
+  void format_comm(fmt::memory_buffer& out, const std::vector<int>& lanes,
+                   const std::vector<std::int64_t>& flow_ids, std::int64_t write_ns) const;
+
+  int threads;
+  int rank = 0;
+  int size = 1;
+  std::int64_t clock_offset_ns = 0;  // this rank's clock minus rank 0's
+  std::int64_t origin_ns = 0;        // rank 0's clock when recording started
+  std::vector<std::unique_ptr<WorkerLog>> workers;
+  // Main thread only.
+  obs::ChunkedBuffer<SubmitRecord> submits;
+  obs::ChunkedBuffer<AccessInfo> accesses;
+  std::vector<CommRecord> comm;
+  std::unordered_map<std::uint64_t, std::size_t> open_comm;  // operation id -> index in comm
+  std::int64_t lane_ns = 0;
+};
+
+TraceRecorder::TraceRecorder(int threads, MPI_Comm comm) : impl_(std::make_unique<Impl>(threads)) {
+  Impl& s = *impl_;
+  const std::int64_t local_start = obs::monotonic_ns();
+  obs::mpi_check(MPI_Comm_rank(comm, &s.rank), "MPI_Comm_rank");
+  obs::mpi_check(MPI_Comm_size(comm, &s.size), "MPI_Comm_size");
+  s.clock_offset_ns = obs::measure_offset_to_root(comm);
+  s.origin_ns = local_start;
+  obs::mpi_check(MPI_Bcast(&s.origin_ns, 1, MPI_INT64_T, 0, comm), "MPI_Bcast");
+}
+
+TraceRecorder::~TraceRecorder() = default;
+
+void TraceRecorder::on_submit(const TaskInfo& task) {
+  Impl& s = *impl_;
+  s.submits.push_back(SubmitRecord{task.id, task.tags ? *task.tags : TaskTags{}, s.accesses.size(),
+                                   static_cast<std::uint32_t>(task.accesses.size()), task.priority,
+                                   task.main_thread_only});
+  for (const AccessInfo& a : task.accesses) s.accesses.push_back(a);
+}
+
+void TraceRecorder::on_ready(const TaskInfo& task, int worker) {
+  obs::check_worker_index("TraceRecorder", worker, impl_->threads);
+  impl_->workers[worker]->ready.push_back(ReadyMark{task.id, obs::monotonic_ns()});
+}
+
+void TraceRecorder::on_begin(const TaskInfo& task, int worker) {
+  obs::check_worker_index("TraceRecorder", worker, impl_->threads);
+  Impl::WorkerLog& w = *impl_->workers[worker];
+  w.running = task.id;
+  w.begin_ns = obs::monotonic_ns();
+}
+
+void TraceRecorder::on_end(const TaskInfo& task, int worker) {
+  obs::check_worker_index("TraceRecorder", worker, impl_->threads);
+  const std::int64_t end = obs::monotonic_ns();
+  Impl::WorkerLog& w = *impl_->workers[worker];
+  w.spans.push_back(TaskSpan{task.id, task.name, w.begin_ns, end});
+  w.running = 0;
+}
+
+void TraceRecorder::on_post(const CommEvent& event) {
+  Impl& s = *impl_;
+  // MPI is posted by the main thread (worker 0), usually from a communication task's body.
+  s.open_comm[event.id] = s.comm.size();
+  s.comm.push_back(CommRecord{event.kind, event.peer, event.tag, event.bytes, event.id, event.name,
+                              s.workers[0]->running, obs::monotonic_ns(), -1});
+}
+
+void TraceRecorder::on_complete(const CommEvent& event) {
+  Impl& s = *impl_;
+  const auto it = s.open_comm.find(event.id);
+  if (it == s.open_comm.end()) return;  // posted before this recorder was attached
+  s.comm[it->second].complete_ns = obs::monotonic_ns();
+  s.open_comm.erase(it);
+}
+
+void TraceRecorder::on_lane_time(double seconds) {
+  impl_->lane_ns += static_cast<std::int64_t>(seconds * 1e9);
+}
+
+void TraceRecorder::Impl::format_metadata(fmt::memory_buffer& out, int lanes) const {
+  auto it = std::back_inserter(out);
+  fmt::format_to(it,
+                 "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{0},\"args\":{{\"name\":"
+                 "\"rank {0}\"}}}},\n{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{0},"
+                 "\"args\":{{\"sort_index\":{0}}}}}",
+                 rank);
+  for (int t = 0; t < threads; ++t) {
+    fmt::format_to(it,
+                   ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},"
+                   "\"args\":{{\"name\":\"{}\"}}}}",
+                   rank, t, t == 0 ? std::string("main") : fmt::format("worker {}", t));
+  }
+  for (int lane = 0; lane < lanes; ++lane) {
+    fmt::format_to(it,
+                   ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},"
+                   "\"args\":{{\"name\":\"{}\"}}}}",
+                   rank, kMpiThreadBase + lane,
+                   lane == 0 ? std::string("mpi") : fmt::format("mpi +{}", lane));
+  }
+}
+
+void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out) const {
+  auto it = std::back_inserter(out);
+  const std::uint64_t first_id = submits.empty() ? 0 : submits[0].id;
+  const auto submit_of = [&](std::uint64_t id) -> const SubmitRecord* {
+    if (id < first_id || id - first_id >= submits.size()) return nullptr;
+    const SubmitRecord& r = submits[id - first_id];
+    return r.id == id ? &r : nullptr;
+  };
+  std::vector<std::int64_t> ready_ns(submits.size(), -1);
+  for (const auto& w : workers) {
+    w->ready.for_each([&](const ReadyMark& m) {
+      if (submit_of(m.id)) ready_ns[m.id - first_id] = m.ns;
+    });
+  }
+  std::unordered_map<const char*, std::string> escaped_names;
+  for (int t = 0; t < threads; ++t) {
+    workers[t]->spans.for_each([&](const TaskSpan& span) {
+      auto [name, fresh] = escaped_names.try_emplace(span.name);
+      if (fresh) {
+        fmt::memory_buffer text;
+        obs::append_json_string(text, span.name ? span.name : "");
+        name->second = fmt::to_string(text);
+      }
+      fmt::format_to(it,
+                     ",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":",
+                     name->second, rank, t);
+      obs::append_microseconds(out, aligned(span.begin_ns));
+      out.append(std::string_view(",\"dur\":"));
+      obs::append_microseconds(out, span.end_ns - span.begin_ns);
+      fmt::format_to(it, ",\"args\":{{\"id\":{}", span.id);
+      if (const SubmitRecord* r = submit_of(span.id)) {
+        out.append(std::string_view(",\"tags\":["));
+        for (int i = 0; i < r->tags.count; ++i) {
+          fmt::format_to(it, "{}{}", i ? "," : "", r->tags.values[i]);
+        }
+        out.append(std::string_view("],\"accesses\":["));
+        for (std::uint32_t i = 0; i < r->access_count; ++i) {
+          const AccessInfo& a = accesses[r->first_access + i];
+          fmt::format_to(it, "{}[{},\"{}\"]", i ? "," : "", a.handle_id, to_string(a.mode));
+        }
+        out.push_back(']');
+        if (r->priority == Priority::high) out.append(std::string_view(",\"priority\":\"high\""));
+        if (r->main_thread_only) out.append(std::string_view(",\"main_thread_only\":true"));
+        if (const std::int64_t ready = ready_ns[span.id - first_id]; ready >= 0) {
+          out.append(std::string_view(",\"ready_ts\":"));
+          obs::append_microseconds(out, aligned(ready));
+        }
+      }
+      out.append(std::string_view("}}"));
+    });
+  }
+}
+
+void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const std::vector<int>& lanes,
+                                      const std::vector<std::int64_t>& flow_ids,
+                                      std::int64_t write_ns) const {
+  auto it = std::back_inserter(out);
+  std::size_t p2p = 0;
+  for (std::size_t i = 0; i < comm.size(); ++i) {
+    const CommRecord& c = comm[i];
+    const std::int64_t flow = is_point_to_point(c.kind) ? flow_ids[p2p++] : -1;
+    const bool completed = c.complete_ns >= 0;
+    const std::int64_t end = completed ? c.complete_ns : write_ns;
+    const int tid = kMpiThreadBase + lanes[i];
+    fmt::format_to(
+        it, ",\n{{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":",
+        kind_name(c.kind), rank, tid);
+    obs::append_microseconds(out, aligned(c.post_ns));
+    out.append(std::string_view(",\"dur\":"));
+    obs::append_microseconds(out, end - c.post_ns);
+    fmt::format_to(it, ",\"args\":{{\"kind\":\"{}\",\"peer\":{},\"tag\":{},\"bytes\":{},\"id\":{}",
+                   kind_name(c.kind), c.peer, c.tag, c.bytes, c.id);
+    if (c.task_id != 0) fmt::format_to(it, ",\"posted_in_task\":{}", c.task_id);
+    out.append(std::string_view(",\"task_name\":"));
+    obs::append_json_string(out, c.task_name ? c.task_name : "");
+    if (flow >= 0) fmt::format_to(it, ",\"message\":{}", flow);
+    if (!completed) out.append(std::string_view(",\"incomplete\":true"));
+    out.append(std::string_view("}}"));
+    if (flow < 0) continue;
+    // The arrow leaves the send when it is posted and enters the receive just before it
+    // completes (the flow binds to the slice enclosing its timestamp).
+    const bool send = c.kind == CommEvent::Kind::send;
+    const std::int64_t at = send ? c.post_ns : std::max(c.post_ns, end - 1);
+    fmt::format_to(it,
+                   ",\n{{\"ph\":\"{}\",{}\"cat\":\"mpi\",\"name\":\"message\",\"id\":{},\"pid\":{},"
+                   "\"tid\":{},\"ts\":",
+                   send ? "s" : "f", send ? "" : "\"bp\":\"e\",", flow, rank, tid);
+    obs::append_microseconds(out, aligned(at));
+    out.push_back('}');
+  }
+}
+
+void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
+  const Impl& s = *impl_;
+  const std::int64_t write_ns = obs::monotonic_ns();
+  MPI_Comm out_comm = MPI_COMM_NULL;
+  obs::mpi_check(MPI_Comm_dup(comm, &out_comm), "MPI_Comm_dup");
+  struct CommFree {
+    MPI_Comm* c;
+    ~CommFree() { MPI_Comm_free(c); }
+  } free_comm{&out_comm};
+  const int rank = s.rank;
+  const int size = s.size;
+
+  // Rank 0 opens the file first so that a bad path fails on every rank before any work.
+  const std::string temporary = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
+  std::FILE* file = nullptr;
+  std::string error;
+  if (rank == 0) {
+    file = std::fopen(temporary.c_str(), "wb");
+    if (!file) error = fmt::format("--trace: cannot write '{}': {}", path, std::strerror(errno));
+  }
+  agree_or_throw(error, out_comm);
+
+  // Pair sends with receives on rank 0; each rank gets a flow id per send/recv.
+  std::vector<obs::MessageRecord> mine;
+  std::vector<obs::Interval> spans;
+  for (const CommRecord& c : s.comm) {
+    spans.push_back({c.post_ns, c.complete_ns >= 0 ? c.complete_ns : write_ns});
+    if (is_point_to_point(c.kind)) {
+      mine.push_back({rank, c.peer, c.tag, c.id, c.kind == CommEvent::Kind::send});
+    }
+  }
+  const std::vector<obs::MessageRecord> all = gather_to_root(mine, out_comm, rank, size);
+  std::vector<std::int64_t> all_flows(all.size(), -1);
+  const std::vector<std::int64_t> partner = obs::pair_messages(all);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (partner[i] >= 0) all_flows[i] = all[i].is_send ? static_cast<std::int64_t>(i) : partner[i];
+  }
+  const std::vector<std::int64_t> flows =
+      scatter_from_root(all_flows, mine.size(), out_comm, rank, size);
+  const std::vector<int> lanes = obs::assign_lanes(spans);
+  const int lane_count = lanes.empty() ? 0 : *std::max_element(lanes.begin(), lanes.end()) + 1;
+
+  fmt::memory_buffer text;
+  s.format_metadata(text, lane_count);
+  s.format_tasks(text);
+  s.format_comm(text, lanes, flows, write_ns);
+
+  const std::vector<RankSummary> summaries = gather_to_root(
+      std::vector<RankSummary>{
+          {s.threads, static_cast<std::int64_t>(s.submits.size()), s.clock_offset_ns, s.lane_ns}},
+      out_comm, rank, size);
+
+  if (rank != 0) {
+    const std::uint64_t length = text.size();
+    obs::mpi_check(MPI_Send(&length, 1, MPI_UINT64_T, 0, 0, out_comm), "MPI_Send");
+    for (std::size_t sent = 0; sent < text.size(); sent += kMaxMessageBytes) {
+      const int piece = static_cast<int>(std::min(kMaxMessageBytes, text.size() - sent));
+      obs::mpi_check(MPI_Send(text.data() + sent, piece, MPI_CHAR, 0, 0, out_comm), "MPI_Send");
+    }
+  } else {
+    bool ok = std::fputs("{\"traceEvents\":[\n", file) >= 0 &&
+              std::fwrite(text.data(), 1, text.size(), file) == text.size();
+    std::string received;
+    for (int r = 1; r < size; ++r) {
+      std::uint64_t length = 0;
+      obs::mpi_check(MPI_Recv(&length, 1, MPI_UINT64_T, r, 0, out_comm, MPI_STATUS_IGNORE),
+                     "MPI_Recv");
+      received.resize(length);
+      for (std::size_t got = 0; got < length; got += kMaxMessageBytes) {
+        const int piece = static_cast<int>(std::min<std::size_t>(kMaxMessageBytes, length - got));
+        obs::mpi_check(
+            MPI_Recv(received.data() + got, piece, MPI_CHAR, r, 0, out_comm, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+      }
+      ok = ok && std::fwrite(received.data(), 1, received.size(), file) == received.size();
+    }
+    fmt::memory_buffer tail;
+    auto it = std::back_inserter(tail);
+    const auto column = [&](auto field) {
+      std::string list;
+      for (const RankSummary& r : summaries)
+        list += fmt::format("{}{}", list.empty() ? "" : ",", field(r));
+      return list;
+    };
+    fmt::format_to(it,
+                   "\n],\n\"displayTimeUnit\":\"ms\",\n\"tessera\":{{\"ranks\":{},\"threads\":[{}],"
+                   "\"tasks_submitted\":[{}],\"clock_offset_ns\":[{}],\"lane_ns\":[{}]}}}}\n",
+                   size, column([](const RankSummary& r) { return r.threads; }),
+                   column([](const RankSummary& r) { return r.tasks_submitted; }),
+                   column([](const RankSummary& r) { return r.clock_offset_ns; }),
+                   column([](const RankSummary& r) { return r.lane_ns; }));
+    ok = ok && std::fwrite(tail.data(), 1, tail.size(), file) == tail.size();
+    ok = std::fclose(file) == 0 && ok;
+    if (ok && std::rename(temporary.c_str(), path.c_str()) != 0) ok = false;
+    if (!ok) {
+      error = fmt::format("--trace: cannot write '{}': {}", path, std::strerror(errno));
+      std::remove(temporary.c_str());
+    }
+  }
+  agree_or_throw(error, out_comm);
+}
+
+}  // namespace tessera

@@ -1,0 +1,39 @@
+// Trace text pieces: strings stay valid JSON, timestamps keep their nanoseconds.
+#include "obs/trace_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace tessera::obs {
+namespace {
+
+std::string microseconds(std::int64_t ns) {
+  fmt::memory_buffer out;
+  append_microseconds(out, ns);
+  return fmt::to_string(out);
+}
+
+TEST(AppendMicroseconds, WritesThreeDecimalsSoNanosecondsRoundTrip) {
+  EXPECT_EQ(microseconds(0), "0.000");
+  EXPECT_EQ(microseconds(1), "0.001");
+  EXPECT_EQ(microseconds(12'345'678), "12345.678");
+  EXPECT_EQ(microseconds(-1'005), "-1.005");
+  EXPECT_EQ(microseconds(-7), "-0.007");
+  EXPECT_EQ(microseconds(std::numeric_limits<std::int64_t>::min()), "-9223372036854775.808");
+}
+
+TEST(AppendJsonString, EscapesQuotesBackslashesAndControlCharacters) {
+  const std::string text = "a\"b\\c\nd\te\x01";
+  fmt::memory_buffer out;
+  append_json_string(out, text);
+  const std::string literal = fmt::to_string(out);
+  EXPECT_EQ(literal, "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+  EXPECT_EQ(nlohmann::json::parse(literal).get<std::string>(), text);
+}
+
+}  // namespace
+}  // namespace tessera::obs
