@@ -1,0 +1,52 @@
+#pragma once
+// A field: nvars variables on every local block of a mesh, with the handles through which
+// tasks declare what they touch.
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/block_layout.hpp"
+#include "tessera/handle.hpp"
+#include "tessera/uniform_mesh.hpp"
+
+namespace tessera {
+
+class Runtime;
+
+/// Storage for one field on this rank's blocks, zero-initialized, each block a contiguous
+/// 64-byte aligned array in BlockLayout order. Every block has two handles: `interior`
+/// (its cells) and `ghosts` (its ghost layer). They cover disjoint memory, so halo tasks
+/// that read a block's interior never wait for tasks filling its ghosts; a task reading
+/// both (a stencil) lists both. Create and use on the main thread; the data pointers may be
+/// used from tasks that declare the matching accesses.
+class BlockField {
+ public:
+  BlockField(const UniformMesh& mesh, Runtime& runtime, std::string name, int nvars);
+
+  const std::string& name() const { return name_; }
+  int nvars() const { return layout_.nvars(); }
+  const BlockLayout& layout() const { return layout_; }
+  const UniformMesh& mesh() const { return *mesh_; }
+  int block_count() const { return static_cast<int>(interior_.size()); }
+
+  double* data(LocalBlockIndex b) { return storage_.get() + block_stride_ * b; }
+  const double* data(LocalBlockIndex b) const { return storage_.get() + block_stride_ * b; }
+  Handle interior(LocalBlockIndex b) const { return interior_[b]; }
+  Handle ghosts(LocalBlockIndex b) const { return ghosts_[b]; }
+
+ private:
+  struct FreeDeleter {
+    void operator()(double* p) const;
+  };
+  const UniformMesh* mesh_;
+  std::string name_;
+  BlockLayout layout_;
+  std::size_t block_stride_;
+  std::unique_ptr<double[], FreeDeleter> storage_;
+  std::vector<Handle> interior_;
+  std::vector<Handle> ghosts_;
+};
+
+}  // namespace tessera

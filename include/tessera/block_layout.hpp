@@ -1,0 +1,64 @@
+#pragma once
+// Memory layout of one block: nx*ny*nz cells surrounded by a ghost layer, nvars variables,
+// all in one contiguous array of doubles.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tessera/box.hpp"
+#include "tessera/direction.hpp"
+
+namespace tessera {
+
+/// Cell (i, j, k) of a block has 0 <= i < nx etc.; ghost cells have -gx <= i < 0 or
+/// nx <= i < nx + gx. Storage is [var][k][j][i] with i fastest and no padding, so a row of
+/// a variable is contiguous and a variable is one contiguous (nx+2gx)(ny+2gy)(nz+2gz) array.
+class BlockLayout {
+ public:
+  BlockLayout() = default;
+  /// cells >= 1 and 0 <= ghost[a] <= cells[a] on every axis, nvars >= 1 (throws
+  /// std::invalid_argument naming the bad value otherwise).
+  BlockLayout(Int3 cells, Int3 ghost, int nvars);
+
+  Int3 cells() const { return cells_; }
+  Int3 ghost() const { return ghost_; }
+  int nvars() const { return nvars_; }
+  std::ptrdiff_t stride_y() const { return stride_y_; }
+  std::ptrdiff_t stride_z() const { return stride_z_; }
+  std::ptrdiff_t stride_var() const { return stride_var_; }
+  /// Doubles per block (all variables, ghosts included).
+  std::size_t size() const { return static_cast<std::size_t>(stride_var_) * nvars_; }
+
+  /// Offset of (var, i, j, k) from the start of the block's array (ghosts allowed).
+  std::ptrdiff_t index(int var, int i, int j, int k) const {
+    return var * stride_var_ + (k + ghost_.z) * stride_z_ + (j + ghost_.y) * stride_y_ +
+           (i + ghost_.x);
+  }
+  /// The non-ghost cells.
+  Box interior() const { return {{0, 0, 0}, cells_}; }
+  /// The ghost cells lying towards direction d (those a neighbour in direction d fills).
+  Box ghost_region(Direction d) const;
+  /// The interior cells that the neighbour in direction d needs for its ghost_region(-d);
+  /// same extent as ghost_region(d).
+  Box send_region(Direction d) const;
+
+ private:
+  Int3 cells_{1, 1, 1};
+  Int3 ghost_{};
+  int nvars_ = 1;
+  std::ptrdiff_t stride_y_ = 1;
+  std::ptrdiff_t stride_z_ = 1;
+  std::ptrdiff_t stride_var_ = 1;
+};
+
+/// Copies `region` of every variable of `block` to `out`, as [var][k][j][i] with i fastest
+/// (region.cells() * nvars values). Callable from any thread.
+void pack_region(const BlockLayout& layout, const double* block, Box region, double* out);
+/// Inverse of pack_region: writes `region` of every variable of `block` from `in`.
+void unpack_region(const BlockLayout& layout, double* block, Box region, const double* in);
+/// Copies `from_region` of `from` into `to_region` of `to` (equal extents; both blocks
+/// have `layout`), for every variable.
+void copy_region(const BlockLayout& layout, const double* from, Box from_region, double* to,
+                 Box to_region);
+
+}  // namespace tessera

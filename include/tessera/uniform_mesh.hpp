@@ -1,0 +1,110 @@
+#pragma once
+// A uniform block mesh: the unit cube (or square, when the z axis is flat) cut into a
+// grid of equal blocks, distributed over ranks along a Morton curve.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tessera/block_layout.hpp"
+#include "tessera/box.hpp"
+#include "tessera/direction.hpp"
+
+namespace tessera {
+
+/// A block's id in the whole mesh: x + BX (y + BY z) for block coordinates (x, y, z).
+using GlobalBlockId = std::int64_t;
+/// A block's position in its rank's list of local blocks (Morton order).
+using LocalBlockIndex = int;
+
+/// Marks a missing neighbour (outside the domain) or a neighbour on another rank.
+inline constexpr GlobalBlockId kNoBlock = -1;
+inline constexpr LocalBlockIndex kNotLocal = -1;
+
+/// One block of this rank with its 26 neighbours, indexed by Direction::index().
+struct MeshBlock {
+  GlobalBlockId id = kNoBlock;
+  Int3 coord;
+  /// Position along the Morton curve over all blocks.
+  std::int64_t curve_index = 0;
+  /// Neighbour ids (kNoBlock outside the domain); entry 13 is the block itself.
+  std::array<GlobalBlockId, Direction::kCount> neighbour{};
+  /// Rank owning each neighbour (-1 outside the domain).
+  std::array<int, Direction::kCount> neighbour_rank{};
+  /// Local index of each neighbour on this rank (kNotLocal if remote or outside).
+  std::array<LocalBlockIndex, Direction::kCount> neighbour_local{};
+  /// A neighbour reached through a face / through any face, edge or corner is remote.
+  bool skeleton_faces = false;
+  bool skeleton_full = false;
+
+  /// Skeleton for a halo of `shape`: some neighbour it exchanges with is on another rank.
+  bool is_skeleton(HaloShape shape) const {
+    return shape == HaloShape::faces ? skeleton_faces : skeleton_full;
+  }
+};
+
+/// The block grid of one run, as seen by one rank. Immutable after construction; every
+/// rank builds the same geometry from the same arguments, so no communication is needed.
+class UniformMesh {
+ public:
+  /// `blocks` blocks per axis, each of `block_cells` cells, with `ghost` ghost cells per
+  /// side, seen from `rank` of `ranks`. An axis with one block of one cell is *flat*
+  /// (2-D meshes have a flat z axis): it gets no ghost cells and no neighbours. Throws
+  /// std::invalid_argument naming the argument when blocks or cells < 1, ghost < 1,
+  /// ghost > block_cells on a non-flat axis, more than 2^21 blocks on an axis, or rank
+  /// outside [0, ranks). Ranks may own no block when ranks exceed the block count.
+  UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks);
+
+  Int3 blocks() const { return blocks_; }
+  Int3 block_cells() const { return block_cells_; }
+  /// Ghost width per axis (0 on flat axes).
+  Int3 ghost() const { return ghost_; }
+  /// Cells per axis in the whole mesh.
+  Int3 cells() const {
+    return {blocks_.x * block_cells_.x, blocks_.y * block_cells_.y, blocks_.z * block_cells_.z};
+  }
+  /// 3, or 2 when the z axis is flat (1 when y is flat too).
+  int dimensions() const;
+  bool is_flat(int axis) const { return blocks_[axis] == 1 && block_cells_[axis] == 1; }
+  int rank() const { return rank_; }
+  int ranks() const { return ranks_; }
+
+  std::int64_t global_block_count() const { return product(blocks_); }
+  GlobalBlockId block_id(Int3 coord) const {
+    return coord.x + std::int64_t{blocks_.x} * (coord.y + std::int64_t{blocks_.y} * coord.z);
+  }
+  Int3 block_coord(GlobalBlockId id) const;
+  /// Position of a block along the Morton curve through all blocks.
+  std::int64_t curve_index(GlobalBlockId id) const { return curve_index_[id]; }
+  /// The rank owning a block: ranks own contiguous, count-balanced ranges of the curve.
+  int owner(GlobalBlockId id) const;
+  /// The neighbour of block `coord` in direction d, or kNoBlock outside the domain.
+  GlobalBlockId neighbour(Int3 coord, Direction d) const;
+
+  /// This rank's blocks in curve order.
+  const std::vector<MeshBlock>& local_blocks() const { return local_; }
+  int local_block_count() const { return static_cast<int>(local_.size()); }
+  const MeshBlock& local_block(LocalBlockIndex b) const { return local_[b]; }
+  /// The local index of a block of this rank, std::nullopt for other ranks' blocks.
+  std::optional<LocalBlockIndex> local_index(GlobalBlockId id) const;
+  /// Global index of the block's cell (0, 0, 0).
+  Int3 cell_origin(const MeshBlock& block) const {
+    return {block.coord.x * block_cells_.x, block.coord.y * block_cells_.y,
+            block.coord.z * block_cells_.z};
+  }
+  /// The layout of a field of `nvars` variables on this mesh's blocks.
+  BlockLayout layout(int nvars) const { return BlockLayout(block_cells_, ghost_, nvars); }
+
+ private:
+  Int3 blocks_;
+  Int3 block_cells_;
+  Int3 ghost_;
+  int rank_;
+  int ranks_;
+  std::vector<std::int64_t> curve_index_;  // by global id
+  std::vector<MeshBlock> local_;
+  std::int64_t first_local_curve_index_ = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,124 @@
+#include "tessera/block_layout.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+
+namespace {
+
+const char* axis_name(int axis) {
+  return axis == 0 ? "x" : (axis == 1 ? "y" : "z");
+}
+
+}  // namespace
+
+BlockLayout::BlockLayout(Int3 cells, Int3 ghost, int nvars)
+    : cells_(cells), ghost_(ghost), nvars_(nvars) {
+  for (int a = 0; a < 3; ++a) {
+    if (cells[a] < 1) {
+      throw std::invalid_argument(std::string("block cells in ") + axis_name(a) +
+                                  " must be >= 1, got " + std::to_string(cells[a]));
+    }
+    if (ghost[a] < 0 || ghost[a] > cells[a]) {
+      throw std::invalid_argument(std::string("ghost width in ") + axis_name(a) +
+                                  " must be in [0, " + std::to_string(cells[a]) + "], got " +
+                                  std::to_string(ghost[a]));
+    }
+  }
+  if (nvars < 1) throw std::invalid_argument("nvars must be >= 1, got " + std::to_string(nvars));
+  stride_y_ = cells.x + 2 * ghost.x;
+  stride_z_ = stride_y_ * (cells.y + 2 * ghost.y);
+  stride_var_ = stride_z_ * (cells.z + 2 * ghost.z);
+}
+
+Box BlockLayout::ghost_region(Direction d) const {
+  Box box;
+  for (int a = 0; a < 3; ++a) {
+    switch (d.offset[a]) {
+      case -1:
+        box.lo[a] = -ghost_[a];
+        box.hi[a] = 0;
+        break;
+      case 0:
+        box.lo[a] = 0;
+        box.hi[a] = cells_[a];
+        break;
+      default:
+        box.lo[a] = cells_[a];
+        box.hi[a] = cells_[a] + ghost_[a];
+        break;
+    }
+  }
+  return box;
+}
+
+Box BlockLayout::send_region(Direction d) const {
+  Box box;
+  for (int a = 0; a < 3; ++a) {
+    switch (d.offset[a]) {
+      case -1:
+        box.lo[a] = 0;
+        box.hi[a] = ghost_[a];
+        break;
+      case 0:
+        box.lo[a] = 0;
+        box.hi[a] = cells_[a];
+        break;
+      default:
+        box.lo[a] = cells_[a] - ghost_[a];
+        box.hi[a] = cells_[a];
+        break;
+    }
+  }
+  return box;
+}
+
+void pack_region(const BlockLayout& layout, const double* block, Box region, double* out) {
+  const int row = region.hi.x - region.lo.x;
+  if (region.empty()) return;
+  for (int var = 0; var < layout.nvars(); ++var) {
+    for (int k = region.lo.z; k < region.hi.z; ++k) {
+      for (int j = region.lo.y; j < region.hi.y; ++j) {
+        const double* from = block + layout.index(var, region.lo.x, j, k);
+        out = std::copy(from, from + row, out);
+      }
+    }
+  }
+}
+
+void unpack_region(const BlockLayout& layout, double* block, Box region, const double* in) {
+  const int row = region.hi.x - region.lo.x;
+  if (region.empty()) return;
+  for (int var = 0; var < layout.nvars(); ++var) {
+    for (int k = region.lo.z; k < region.hi.z; ++k) {
+      for (int j = region.lo.y; j < region.hi.y; ++j) {
+        std::copy(in, in + row, block + layout.index(var, region.lo.x, j, k));
+        in += row;
+      }
+    }
+  }
+}
+
+void copy_region(const BlockLayout& layout, const double* from, Box from_region, double* to,
+                 Box to_region) {
+  if (from_region.extent() != to_region.extent()) {
+    throw std::invalid_argument("copy_region: regions of different extents");
+  }
+  if (from_region.empty()) return;
+  const Int3 n = from_region.extent();
+  for (int var = 0; var < layout.nvars(); ++var) {
+    for (int k = 0; k < n.z; ++k) {
+      for (int j = 0; j < n.y; ++j) {
+        const double* src =
+            from + layout.index(var, from_region.lo.x, from_region.lo.y + j, from_region.lo.z + k);
+        double* dst =
+            to + layout.index(var, to_region.lo.x, to_region.lo.y + j, to_region.lo.z + k);
+        std::copy(src, src + n.x, dst);
+      }
+    }
+  }
+}
+
+}  // namespace tessera
