@@ -231,7 +231,9 @@ def check_report(tasks, report_path, v):
             report = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         sys.exit(f"check_trace: cannot read report {report_path}: {e}")
-    expected = {name: entry["count"] for name, entry in report.get("tasks", {}).items()}
+    # "tasks" maps a name to its count (or to {"count": ...}).
+    expected = {name: entry["count"] if isinstance(entry, dict) else entry
+                for name, entry in report.get("tasks", {}).items()}
     traced = collections.Counter(t.name for ts in tasks.values() for t in ts)
     for name in sorted(set(expected) | set(traced)):
         if expected.get(name, 0) != traced.get(name, 0):

@@ -248,6 +248,8 @@ void TraceRecorder::on_lane_time(double seconds) {
 
 void TraceRecorder::Impl::format_metadata(fmt::memory_buffer& out, int lanes) const {
   auto it = std::back_inserter(out);
+  // Rank 0's text opens the event list; every other piece follows a comma.
+  if (rank != 0) out.append(std::string_view(",\n"));
   fmt::format_to(it,
                  "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{0},\"args\":{{\"name\":"
                  "\"rank {0}\"}}}},\n{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{0},"
