@@ -61,9 +61,7 @@ enum class FaceKind : std::uint8_t {
 struct FaceNeighbors {
   FaceKind kind = FaceKind::boundary;
   std::array<BlockRef, 4> blocks{};
-  int count() const {
-    return kind == FaceKind::boundary ? 0 : kind == FaceKind::finer ? 4 : 1;
-  }
+  int count() const { return kind == FaceKind::boundary ? 0 : kind == FaceKind::finer ? 4 : 1; }
 };
 
 /// Where each block after Forest::adapt came from.
@@ -131,7 +129,9 @@ class Forest {
 
   const BlockPlace& local(std::int32_t i) const { return local_[i]; }
   const BlockPlace& ghost(std::int32_t g) const { return ghost_[g]; }
-  const BlockPlace& place(BlockRef ref) const { return ref.ghost ? ghost_[ref.index] : local_[ref.index]; }
+  const BlockPlace& place(BlockRef ref) const {
+    return ref.ghost ? ghost_[ref.index] : local_[ref.index];
+  }
   /// Rank owning ghost block g.
   int ghost_owner(std::int32_t g) const { return ghost_owner_[g]; }
   /// Global SFC index of a local or ghost block.

@@ -33,7 +33,9 @@ struct QuadData {
   std::int8_t pad;
 };
 
-QuadData& data_of(p8est_quadrant_t* q) { return *static_cast<QuadData*>(q->p.user_data); }
+QuadData& data_of(p8est_quadrant_t* q) {
+  return *static_cast<QuadData*>(q->p.user_data);
+}
 
 void init_p4est_once() {
   static std::once_flag once;
@@ -54,7 +56,9 @@ int weight_of(p8est_t* p8est, p4est_topidx_t, p8est_quadrant_t* q) {
   return static_cast<int>(ctx->weights[data_of(q).old_index]);
 }
 
-int refine_marked(p8est_t*, p4est_topidx_t, p8est_quadrant_t* q) { return data_of(q).mark > 0; }
+int refine_marked(p8est_t*, p4est_topidx_t, p8est_quadrant_t* q) {
+  return data_of(q).mark > 0;
+}
 
 int coarsen_marked(p8est_t*, p4est_topidx_t, p8est_quadrant_t* family[]) {
   for (int c = 0; c < P8EST_CHILDREN; ++c)
@@ -133,16 +137,22 @@ Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks)
       p4est_->tree_origin[static_cast<std::size_t>(t)][a] =
           static_cast<std::int64_t>(conn->vertices[3 * v + a]) * kRootLength;
   }
-  p4est_->forest =
-      p8est_new_ext(p4est_->comm, p4est_->connectivity, 0, 0, 1, sizeof(QuadData), nullptr, nullptr);
+  p4est_->forest = p8est_new_ext(p4est_->comm, p4est_->connectivity, 0, 0, 1, sizeof(QuadData),
+                                 nullptr, nullptr);
   rebuild();
 }
 
 Forest::~Forest() = default;
 
-int Forest::rank() const { return p4est_->forest->mpirank; }
-int Forest::size() const { return p4est_->forest->mpisize; }
-MPI_Comm Forest::communicator() const { return p4est_->comm; }
+int Forest::rank() const {
+  return p4est_->forest->mpirank;
+}
+int Forest::size() const {
+  return p4est_->forest->mpisize;
+}
+MPI_Comm Forest::communicator() const {
+  return p4est_->comm;
+}
 
 std::int64_t Forest::global_index(BlockRef ref) const {
   return ref.ghost ? ghost_global_[ref.index] : global_offset() + ref.index;
@@ -164,20 +174,20 @@ std::vector<std::int64_t> Forest::global_level_counts(int max_level) const {
   std::vector<std::int64_t> counts(static_cast<std::size_t>(max_level) + 1, 0);
   for (const auto& b : local_)
     if (b.level <= max_level) ++counts[static_cast<std::size_t>(b.level)];
-  TESSERA_AMR_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts.data(),
-                                      static_cast<int>(counts.size()), MPI_INT64_T, MPI_SUM,
-                                      p4est_->comm));
+  TESSERA_AMR_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()),
+                                      MPI_INT64_T, MPI_SUM, p4est_->comm));
   return counts;
 }
 
-void Forest::exchange_ghost_bytes(const void* local, void* ghost, std::size_t bytes_per_block) const {
+void Forest::exchange_ghost_bytes(const void* local, void* ghost,
+                                  std::size_t bytes_per_block) const {
   sc_array_t* mirrors = &p4est_->ghost->mirrors;
   std::vector<void*> mirror_data(mirrors->elem_count);
   auto* base = static_cast<const std::byte*>(local);
   for (std::size_t m = 0; m < mirrors->elem_count; ++m) {
     const auto& q = array_at<p8est_quadrant_t>(mirrors, m);
-    mirror_data[m] =
-        const_cast<std::byte*>(base + static_cast<std::size_t>(q.p.piggy3.local_num) * bytes_per_block);
+    mirror_data[m] = const_cast<std::byte*>(base + static_cast<std::size_t>(q.p.piggy3.local_num) *
+                                                       bytes_per_block);
   }
   p8est_ghost_exchange_custom(p4est_->forest, p4est_->ghost, bytes_per_block, mirror_data.data(),
                               ghost);
@@ -215,7 +225,8 @@ PartitionResult Forest::partition(std::span<const std::int64_t> weights) {
   p8est_t* forest = p4est_->forest;
   const std::vector<std::int64_t> old_offsets = global_offsets_;
   std::int32_t index = 0;
-  for_each_local(forest, [&](p4est_topidx_t, p8est_quadrant_t* q) { data_of(q).old_index = index++; });
+  for_each_local(forest,
+                 [&](p4est_topidx_t, p8est_quadrant_t* q) { data_of(q).old_index = index++; });
   WeightContext ctx{weights};
   forest->user_pointer = &ctx;
   const p4est_gloidx_t shipped = p8est_partition_ext(forest, 1, weight_of);
@@ -235,14 +246,14 @@ PartitionResult Forest::partition(std::span<const std::int64_t> weights) {
     const std::int64_t s_lo = std::max(old_lo, new_offsets[peer]);
     const std::int64_t s_hi = std::min(old_hi, new_offsets[peer + 1]);
     if (s_lo < s_hi)
-      result.sends.push_back({peer, static_cast<std::int32_t>(s_lo - old_lo),
-                              static_cast<std::int32_t>(s_hi - s_lo)});
+      result.sends.push_back(
+          {peer, static_cast<std::int32_t>(s_lo - old_lo), static_cast<std::int32_t>(s_hi - s_lo)});
     // Receives: my new range intersected with the peer's old range.
     const std::int64_t r_lo = std::max(new_lo, old_offsets[peer]);
     const std::int64_t r_hi = std::min(new_hi, old_offsets[peer + 1]);
     if (r_lo < r_hi)
-      result.receives.push_back({peer, static_cast<std::int32_t>(r_lo - new_lo),
-                                 static_cast<std::int32_t>(r_hi - r_lo)});
+      result.receives.push_back(
+          {peer, static_cast<std::int32_t>(r_lo - new_lo), static_cast<std::int32_t>(r_hi - r_lo)});
   }
   const std::int64_t k_lo = std::max(old_lo, new_lo), k_hi = std::min(old_hi, new_hi);
   if (k_lo < k_hi) {

@@ -47,7 +47,8 @@ void settle_locally(const Forest& forest, std::vector<std::int8_t>& marks,
       }
       for (int f = 0; f < kBlockFaces; ++f) {
         const FaceNeighbors& nb = forest.neighbors(i, f);
-        if (nb.kind == FaceKind::same && next == -1 && mark_of(nb.blocks[0], marks, ghost_marks) == 1)
+        if (nb.kind == FaceKind::same && next == -1 &&
+            mark_of(nb.blocks[0], marks, ghost_marks) == 1)
           next = 0;  // a same-level neighbour refines: coarsening would make a 2-level jump
         if (nb.kind == FaceKind::finer)
           for (int h = 0; h < 4; ++h)

@@ -41,7 +41,9 @@ bool straddles_one(double lo, double hi, double c, double s) {
   return (lo < c - s && hi < c + s) || (lo > c - s && hi > c + s);
 }
 
-bool overlaps(double lo, double hi, double c, double s) { return hi > c - s && lo < c + s; }
+bool overlaps(double lo, double hi, double c, double s) {
+  return hi > c - s && lo < c + s;
+}
 
 // The nearest point of the block lies strictly inside the (2-D or 3-D) ellipsoid with
 // semi-axes s over `axes`: every axis with the centre inside contributes 0.
@@ -87,7 +89,8 @@ bool box_surface(const UnitBox& cor, const RefineObject& o) {
     return straddles_one(cor[1][0], cor[1][1], c[1], s[1]) &&
            overlaps(cor[2][0], cor[2][1], c[2], s[2]);
   // Reference quirk: a block outside the box along y can still match here.
-  return overlaps(cor[2][0], cor[2][1], c[2], s[2]) && straddles_one(cor[2][0], cor[2][1], c[2], s[2]);
+  return overlaps(cor[2][0], cor[2][1], c[2], s[2]) &&
+         straddles_one(cor[2][0], cor[2][1], c[2], s[2]);
 }
 
 bool box_volume(const UnitBox& cor, const RefineObject& o) {
@@ -140,7 +143,9 @@ bool intersects(const RefineObject& o, const UnitBox& cor) {
 
 }  // namespace
 
-bool object_type_defined(int type) { return (type >= 0 && type <= 15) || (type >= 20 && type <= 25); }
+bool object_type_defined(int type) {
+  return (type >= 0 && type <= 15) || (type >= 20 && type <= 25);
+}
 
 std::string object_type_name(int type) {
   static const char* const kHalves[6] = {"x+", "x-", "y+", "y-", "z+", "z-"};

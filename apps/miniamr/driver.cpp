@@ -1,0 +1,351 @@
+#include "driver.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "stencil.hpp"
+#include "tessera/amr_marking.hpp"
+#include "tessera/amr_vtk.hpp"
+
+namespace miniamr {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Initial value of variable v in the level-0 cell (x, y, z) of the global grid: uniform
+// in [0, 1), a function of the position only (miniAMR uses rand(), which depends on ranks).
+double initial_value(std::int64_t x, std::int64_t y, std::int64_t z, int v) {
+  const std::uint64_t h =
+      mix(mix(mix(mix(static_cast<std::uint64_t>(v)) ^ static_cast<std::uint64_t>(x)) ^
+              static_cast<std::uint64_t>(y)) ^
+          static_cast<std::uint64_t>(z));
+  return static_cast<double>(h >> 11) * 0x1.0p-53;
+}
+
+void fill_initial(const tessera::BlockShape& s, const tessera::BlockPlace& place, double* block) {
+  std::int64_t base[3];
+  for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * s.cells[a];
+  for (int v = 0; v < s.num_vars; ++v)
+    for (int i = 1; i <= s.cells[0]; ++i)
+      for (int j = 1; j <= s.cells[1]; ++j)
+        for (int k = 1; k <= s.cells[2]; ++k)
+          block[s.index(v, i, j, k)] =
+              initial_value(base[0] + i - 1, base[1] + j - 1, base[2] + k - 1, v);
+}
+
+}  // namespace
+
+Driver::Driver(tessera::Session& session, const Options& options)
+    : session_(session), options_(options), phases_(session.exec()), objects_(options.objects) {}
+
+Driver::~Driver() = default;
+
+void Driver::initialize() {
+  tessera::Exec& exec = session_.exec();
+  phases_.begin("init");
+  tessera::AmrMeshOptions mo;
+  mo.root_blocks = options_.root_blocks();
+  mo.shape.cells = options_.block_cells;
+  mo.shape.num_vars = options_.num_vars;
+  mo.shape.group_size = options_.variables_per_group();
+  mo.halo.corners = options_.stencil == 27;
+  mo.halo.send_faces = options_.send_faces;
+  mo.halo.max_comm_tasks = options_.max_comm_tasks;
+  mo.halo.separate_buffers = options_.separate_buffers;
+  mesh_ = std::make_unique<tessera::AmrMesh>(session_.comm(), exec, mo);
+  checksums_ = std::make_unique<Checksums>(session_.comm(), options_.num_vars);
+
+  tessera::AmrMesh& mesh = *mesh_;
+  const tessera::BlockShape& shape = mesh.shape();
+  std::vector<tessera::Access> acc;
+  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+    acc.clear();
+    for (int g = 0; g < shape.groups(); ++g) acc.push_back(write(mesh.interior(b, g)));
+    double* block = mesh.data(b);
+    const tessera::BlockPlace place = mesh.place(b);
+    session_.runtime().submit("init_block", std::span<const tessera::Access>(acc),
+                              [&shape, place, block] { fill_initial(shape, place, block); });
+  }
+  // Round 0: the reference sums every later checksum is compared with (miniAMR takes them
+  // at the end of initialization, before the first refinement).
+  checksums_->begin_round(0, mesh, SumKind::plain);
+  for (int g = 0; g < shape.groups(); ++g) checksums_->submit_group(mesh, g);
+  checksums_->end_round();
+  round_timestep_.push_back(0);
+  next_round_ = 1;
+  const auto& sums = checksums_->wait(0);
+  reference_sums_.clear();
+  for (const auto& s : sums) reference_sums_.push_back(s.value());
+  validated_rounds_ = 1;
+  phases_.end();
+}
+
+void Driver::stage(int ts, int stage_index) {
+  tessera::Exec& exec = session_.exec();
+  tessera::Runtime& runtime = session_.runtime();
+  tessera::AmrMesh& mesh = *mesh_;
+  const tessera::BlockShape& shape = mesh.shape();
+  const std::int64_t blocks = mesh.forest().global_count();
+  totals_.total_blocks += blocks;
+  totals_.flops += static_cast<double>(blocks) * static_cast<double>(shape.interior_cells()) *
+                   options_.num_vars * stencil_flops(options_.stencil);
+  const bool checksum = options_.checksum_freq > 0 && stage_index % options_.checksum_freq == 0;
+  if (checksum) checksums_->begin_round(next_round_, mesh, SumKind::plain);
+  const int points = options_.stencil;
+  for (int g = 0; g < shape.groups(); ++g) {
+    phases_.begin("halo");
+    mesh.exchange(g);
+    phases_.end();
+
+    phases_.begin("stencil");
+    const int first = shape.group_first(g), vars = shape.group_vars(g);
+    for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+      double* block = mesh.data(b);
+      runtime.submit(
+          "stencil",
+          {read(mesh.ghosts(b, g, 0)), read(mesh.ghosts(b, g, 1)), read(mesh.ghosts(b, g, 2)),
+           readwrite(mesh.interior(b, g))},
+          [&shape, points, block, first, vars] {
+            apply_stencil(shape, points, block, first, vars);
+          },
+          mesh.is_skeleton(b) ? exec.skeleton_priority() : tessera::Priority::normal);
+    }
+    phases_.end();
+
+    if (checksum) {
+      phases_.begin("checksum");
+      checksums_->submit_group(mesh, g);
+      phases_.end();
+    }
+  }
+  if (checksum) {
+    phases_.begin("checksum");
+    checksums_->end_round();
+    round_timestep_.push_back(ts);
+    ++next_round_;
+    ++totals_.checksums;
+    // Delayed validation: wait for the previous checksum, not for this stage.
+    if (next_round_ - 2 >= validated_rounds_) validate(next_round_ - 2);
+    phases_.end();
+  }
+}
+
+void Driver::validate(int r) {
+  const auto& sums = checksums_->wait(r);
+  const double tol = std::pow(10.0, -options_.error_tol);
+  for (int v = 0; v < options_.num_vars; ++v) {
+    const double sum = sums[static_cast<std::size_t>(v)].value();
+    const double old = reference_sums_[static_cast<std::size_t>(v)];
+    const double diff = std::fabs(sum - old);
+    const double rel = diff / old;
+    if (options_.report_diffusion)
+      session_.say("{} var {} sum {} old {} diff {} {} tol {}",
+                   round_timestep_[static_cast<std::size_t>(r)], v, sum, old, diff, rel, tol);
+    if (!(rel <= tol) && !stop_) {
+      session_.say("Time step {} sum {} (old {}) variable {} difference too large",
+                   round_timestep_[static_cast<std::size_t>(r)], sum, old, v);
+      session_.say(
+          "miniamr: checksum validation failed (relative difference {} > --error_tol "
+          "10^-{}); stopping",
+          rel, options_.error_tol);
+      totals_.validation_failed = true;
+      stop_ = true;
+    }
+    reference_sums_[static_cast<std::size_t>(v)] = sum;
+  }
+  validated_rounds_ = r + 1;
+}
+
+void Driver::validate_all_pending() {
+  while (validated_rounds_ < next_round_) validate(validated_rounds_);
+}
+
+bool Driver::maybe_rebalance() {
+  if (options_.lb_opt == 0 || options_.uniform_refine != 0) return false;
+  const MPI_Comm comm = session_.comm().mpi();
+  int local = mesh_->local_count();
+  int min_b = 0, max_b = 0, sum_b = 0;
+  MPI_Allreduce(&local, &min_b, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(&local, &max_b, 1, MPI_INT, MPI_MAX, comm);
+  MPI_Allreduce(&local, &sum_b, 1, MPI_INT, MPI_SUM, comm);
+  const int ranks = session_.size();
+  const double ratio = static_cast<double>(max_b - min_b) * ranks / static_cast<double>(sum_b);
+  if (!(max_b > min_b + 1 && ratio > options_.inbalance / 100.0)) return false;
+  const bool verbose = (options_.report_perf & 8) != 0;
+  if (verbose) session_.say("before ave {} min {} max {}", sum_b / ranks, min_b, max_b);
+  phases_.begin("balance");
+  totals_.moved += mesh_->rebalance();
+  ++totals_.balance_steps;
+  phases_.end();
+  local = mesh_->local_count();
+  MPI_Allreduce(&local, &min_b, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(&local, &max_b, 1, MPI_INT, MPI_MAX, comm);
+  if (verbose) session_.say("after ave {} min {} max {}", sum_b / ranks, min_b, max_b);
+  return true;
+}
+
+void Driver::refine_step(int ts) {
+  tessera::Exec& exec = session_.exec();
+  phases_.begin("refine");
+  exec.barrier();
+  validate_all_pending();
+  ++totals_.refine_steps;
+  const int iterations = ts == 0 ? options_.num_refine : options_.refine_iterations_later();
+  std::vector<std::uint8_t> hit;
+  for (int it = 0; it < iterations; ++it) {
+    const tessera::Forest& forest = mesh_->forest();
+    hit.assign(static_cast<std::size_t>(forest.local_count()), 0);
+    for (std::int32_t b = 0; b < forest.local_count(); ++b) {
+      const tessera::BlockPlace& p = forest.local(b);
+      hit[static_cast<std::size_t>(b)] =
+          options_.uniform_refine != 0 ? p.level < options_.num_refine
+                                       : tessera::objects_intersect(objects_, forest.unit_box(p));
+    }
+    const std::vector<std::int8_t> marks =
+        tessera::refinement_marks(forest, hit, options_.num_refine);
+    const tessera::AdaptCounts counts = mesh_->adapt(marks);
+    totals_.splits += counts.split;
+    totals_.merges += counts.merged;
+    if (options_.lb_opt == 2) {
+      phases_.end();
+      maybe_rebalance();
+      phases_.begin("refine");
+    }
+  }
+  RefinementRecord record;
+  record.timestep = ts;
+  record.levels = mesh_->forest().global_level_counts(options_.num_refine);
+  for (std::int64_t n : record.levels) record.total += n;
+  if ((options_.report_perf & 8) != 0) {
+    for (std::size_t l = 0; l < record.levels.size(); ++l)
+      session_.say("Number of blocks at level {} at timestep {} is {}", l, ts, record.levels[l]);
+    session_.say("Total number of blocks at timestep {} is {}", ts, record.total);
+  }
+  totals_.refinements.push_back(std::move(record));
+  phases_.end();
+  maybe_rebalance();
+
+  const std::int64_t capacity = static_cast<std::int64_t>(options_.max_blocks) *
+                                options_.rank_grid[0] * options_.rank_grid[1] *
+                                options_.rank_grid[2];
+  if (mesh_->forest().global_count() > capacity) {
+    session_.say(
+        "ERROR: Need more blocks: the mesh has {} blocks, more than --max_blocks {} x "
+        "{} miniAMR ranks = {}",
+        mesh_->forest().global_count(), options_.max_blocks,
+        options_.rank_grid[0] * options_.rank_grid[1] * options_.rank_grid[2], capacity);
+    stop_ = true;
+  }
+}
+
+void Driver::plot(int ts) {
+  phases_.begin("plot");
+  const std::string path = fmt::format("{}_ts{:04d}.vtk", options_.plot_prefix, ts);
+  tessera::write_forest_vtk(mesh_->forest(), path);
+  session_.progress("miniamr: mesh written to {}", path);
+  phases_.end();
+}
+
+void Driver::final_checksum() {
+  tessera::AmrMesh& mesh = *mesh_;
+  checksums_->begin_round(next_round_, mesh, SumKind::weighted);
+  for (int g = 0; g < mesh.shape().groups(); ++g) checksums_->submit_group(mesh, g);
+  checksums_->end_round();
+  const auto& sums = checksums_->wait(next_round_);
+  ++next_round_;
+  validated_rounds_ = next_round_;  // a weighted sum is not compared with the plain ones
+  tessera::ExactSum total;
+  totals_.var_sums_hex.clear();
+  for (const auto& s : sums) {
+    total.add(s);
+    totals_.var_sums_hex.push_back(tessera::hex_bits(s.value()));
+  }
+  totals_.checksum = total.value();
+  totals_.checksum_hex = tessera::hex_bits(totals_.checksum);
+}
+
+int Driver::run() {
+  const auto start = Clock::now();
+  initialize();
+  tessera::Exec& exec = session_.exec();
+  const auto loop_start = Clock::now();
+  if (options_.num_refine > 0 || options_.uniform_refine != 0) refine_step(0);
+  if (options_.plot_freq > 0) plot(0);
+  for (int ts = 1; ts <= options_.num_tsteps && !stop_; ++ts) {
+    if ((options_.report_perf & 8) != 0)
+      session_.progress("Timestep {} time {:.6f} delta {:.6f}", ts, static_cast<double>(ts - 1),
+                        1.0);
+    totals_.blocks_per_step.push_back(mesh_->forest().global_count());
+    for (int s = 0; s < options_.stages_per_ts && !stop_; ++s) stage(ts, s);
+    if (stop_) break;
+    totals_.timesteps_done = ts;
+    if (options_.moves_objects()) {
+      tessera::move_objects(objects_, 1.0);
+      if (ts % options_.refine_freq == 0) refine_step(ts);
+    }
+    if (options_.plot_freq > 0 && ts % options_.plot_freq == 0) plot(ts);
+  }
+  phases_.begin("checksum");
+  exec.barrier();
+  validate_all_pending();
+  phases_.end();
+  totals_.loop_seconds = seconds_since(loop_start);
+  phases_.begin("final_checksum");
+  final_checksum();
+  phases_.end();
+
+  const MPI_Comm comm = session_.comm().mpi();
+  std::int64_t counts[3] = {totals_.splits, totals_.merges, 0};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, comm);
+  totals_.splits = counts[0];
+  totals_.merges = counts[1];
+  std::int32_t high = mesh_->max_local_blocks();
+  MPI_Allreduce(&high, &totals_.max_blocks_per_rank, 1, MPI_INT32_T, MPI_MAX, comm);
+  totals_.total_seconds = seconds_since(start);
+  MPI_Allreduce(MPI_IN_PLACE, &totals_.loop_seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &totals_.total_seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return stop_ ? 1 : 0;
+}
+
+nlohmann::json Driver::json() const {
+  nlohmann::json j;
+  j["checksum"] = totals_.checksum_hex;
+  j["checksum_value"] = totals_.checksum;
+  j["var_checksums"] = totals_.var_sums_hex;
+  j["blocks_per_step"] = totals_.blocks_per_step;
+  nlohmann::json refinements = nlohmann::json::array();
+  for (const auto& r : totals_.refinements)
+    refinements.push_back({{"timestep", r.timestep}, {"levels", r.levels}, {"total", r.total}});
+  j["refinements"] = refinements;
+  j["total_blocks"] = totals_.total_blocks;
+  j["flops"] = totals_.flops;
+  j["gflops"] = totals_.loop_seconds > 0 ? totals_.flops / totals_.loop_seconds / 1e9 : 0.0;
+  j["splits"] = totals_.splits;
+  j["merges"] = totals_.merges;
+  j["moved"] = totals_.moved;
+  j["refine_steps"] = totals_.refine_steps;
+  j["balance_steps"] = totals_.balance_steps;
+  j["checksums"] = totals_.checksums;
+  j["max_blocks_per_rank"] = totals_.max_blocks_per_rank;
+  j["timesteps_done"] = totals_.timesteps_done;
+  j["loop_s"] = totals_.loop_seconds;
+  j["validation"] = totals_.validation_failed ? "failed" : "passed";
+  return j;
+}
+
+}  // namespace miniamr

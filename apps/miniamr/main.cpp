@@ -1,0 +1,24 @@
+// miniamr: the miniAMR proxy application (Mantevo) as a tessera task graph.
+// See docs/apps/miniamr.md.
+#include "driver.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "tessera/session.hpp"
+
+int main(int argc, char** argv) {
+  tessera::Session session(argc, argv, "miniamr",
+                           "miniAMR-compatible adaptive mesh refinement proxy, fully task-based");
+  miniamr::Options options;
+  std::vector<std::vector<double>> raw_objects;
+  miniamr::register_options(session, options, raw_objects);
+  session.start();
+  miniamr::validate_options(session, options, raw_objects);
+  return tessera::run_guarded([&] {
+    miniamr::Driver driver(session, options);
+    const int code = driver.run();
+    if ((options.report_perf & 4) != 0)
+      miniamr::print_report(session, options, driver.totals(), driver.phase_seconds());
+    session.finish(driver.json());
+    return code;
+  });
+}

@@ -1,0 +1,142 @@
+#include "options.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "tessera/forest.hpp"
+
+namespace miniamr {
+
+void register_options(tessera::Session& session, Options& o,
+                      std::vector<std::vector<double>>& raw_objects) {
+  CLI::App& cli = session.cli();
+  const char* const axis_names[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    cli.add_option(fmt::format("--n{}", axis_names[a]), o.block_cells[static_cast<std::size_t>(a)],
+                   fmt::format("cells per block along {} (even, default 10)", axis_names[a]));
+    cli.add_option(
+        fmt::format("--init_{}", axis_names[a]), o.init_blocks[static_cast<std::size_t>(a)],
+        fmt::format("initial blocks per rank-grid cell along {} (default 1)", axis_names[a]));
+    cli.add_option(fmt::format("--np{}", axis_names[a]), o.rank_grid[static_cast<std::size_t>(a)],
+                   fmt::format("miniAMR rank grid along {}: the mesh has np{} * init_{} level-0 "
+                               "blocks along {} (default 1; any number of ranks may run it)",
+                               axis_names[a], axis_names[a], axis_names[a], axis_names[a]));
+  }
+  cli.add_option("--max_blocks", o.max_blocks, "most blocks a rank may hold (default 500)");
+  cli.add_option("--num_refine", o.num_refine, "refinement levels above level 0 (default 5)");
+  cli.add_option("--block_change", o.block_change,
+                 "refinement iterations per refinement step after the first (default num_refine)");
+  cli.add_option("--uniform_refine", o.uniform_refine,
+                 "1 = refine every block to num_refine once, no objects (default 0)");
+  cli.add_option("--refine_freq", o.refine_freq, "timesteps between refinement steps (default 5)");
+  cli.add_option("--num_vars", o.num_vars, "variables per cell (default 40)");
+  cli.add_option("--comm_vars", o.comm_vars,
+                 "variables per communication group; 0 = all (default 0)");
+  cli.add_option("--num_tsteps", o.num_tsteps, "timesteps (default 20)");
+  cli.add_option("--stages_per_ts", o.stages_per_ts, "stages per timestep (default 20)");
+  cli.add_option("--checksum_freq", o.checksum_freq,
+                 "checksum every this many stages; 0 = never (default 5)");
+  cli.add_option("--stencil", o.stencil, "7 or 27 point stencil (default 7)");
+  cli.add_option("--error_tol", o.error_tol, "checksum tolerance is 10^-error_tol (default 8)");
+  cli.add_option("--num_objects", o.num_objects, "number of --object options (default 0)");
+  cli.add_option("--object", raw_objects,
+                 "type bounce cx cy cz mx my mz sx sy sz ix iy iz: an object that drives "
+                 "refinement (repeat for each object)")
+      ->expected(14)
+      ->allow_extra_args(false);
+  cli.add_flag("--send_faces", o.send_faces, "one message per face instead of per neighbour rank");
+  cli.add_option("--max_comm_tasks", o.max_comm_tasks,
+                 "with --send_faces: most messages per neighbour rank and axis; 0 = one per face");
+  cli.add_flag("--separate_buffers", o.separate_buffers,
+               "a message buffer per axis (the axes' messages do not wait for each other)");
+  cli.add_flag("--report_diffusion", o.report_diffusion, "print every checksum");
+  cli.add_option(
+      "--report_perf", o.report_perf,
+      "bits: 4 = end-of-run report, 8 = block counts after every refinement (default 12)");
+  cli.add_option("--lb_opt", o.lb_opt,
+                 "load balancing: 0 none, 1 after each refinement step, 2 also after every "
+                 "iteration (default 1)");
+  cli.add_option("--inbalance", o.inbalance,
+                 "percent of imbalance that triggers load balancing (default 0)");
+  cli.add_option("--plot_freq", o.plot_freq,
+                 "write the block layout as VTK every this many timesteps; 0 = never (default 0)");
+  cli.add_option("--plot_prefix", o.plot_prefix,
+                 "path prefix of the VTK files: <prefix>_ts<T>.vtk (default miniamr_mesh)");
+}
+
+void validate_options(tessera::Session& session, Options& o,
+                      const std::vector<std::vector<double>>& raw_objects) {
+  const auto require = [&](bool ok, const char* option, const std::string& message) {
+    if (!ok) session.fail(option, message);
+  };
+  const char* const cells[3] = {"--nx", "--ny", "--nz"};
+  const char* const init[3] = {"--init_x", "--init_y", "--init_z"};
+  const char* const grid[3] = {"--npx", "--npy", "--npz"};
+  for (std::size_t a = 0; a < 3; ++a) {
+    require(o.block_cells[a] >= 2 && o.block_cells[a] % 2 == 0 && o.block_cells[a] <= 1024,
+            cells[a], fmt::format("must be even and in 2..1024, got {}", o.block_cells[a]));
+    require(o.init_blocks[a] >= 1 && o.init_blocks[a] <= 1024, init[a],
+            fmt::format("must be in 1..1024, got {}", o.init_blocks[a]));
+    require(o.rank_grid[a] >= 1 && o.rank_grid[a] <= 4096, grid[a],
+            fmt::format("must be in 1..4096, got {}", o.rank_grid[a]));
+  }
+  const long init_blocks =
+      static_cast<long>(o.init_blocks[0]) * o.init_blocks[1] * o.init_blocks[2];
+  require(
+      o.max_blocks >= init_blocks, "--max_blocks",
+      fmt::format("must be at least init_x*init_y*init_z = {}, got {}", init_blocks, o.max_blocks));
+  require(o.num_refine >= 0 && o.num_refine <= tessera::kMaxForestLevel, "--num_refine",
+          fmt::format("must be in 0..{}, got {}", tessera::kMaxForestLevel, o.num_refine));
+  require(o.block_change >= 0, "--block_change",
+          fmt::format("must be >= 0, got {}", o.block_change));
+  require(o.uniform_refine == 0 || o.uniform_refine == 1, "--uniform_refine",
+          fmt::format("must be 0 or 1, got {}", o.uniform_refine));
+  require(o.refine_freq >= 1, "--refine_freq",
+          fmt::format("must be >= 1 (the reference divides by it), got {}", o.refine_freq));
+  require(o.num_vars >= 1, "--num_vars", fmt::format("must be >= 1, got {}", o.num_vars));
+  require(o.comm_vars >= 0, "--comm_vars", fmt::format("must be >= 0, got {}", o.comm_vars));
+  require(o.num_tsteps >= 1, "--num_tsteps", fmt::format("must be >= 1, got {}", o.num_tsteps));
+  require(o.stages_per_ts >= 1, "--stages_per_ts",
+          fmt::format("must be >= 1, got {}", o.stages_per_ts));
+  require(o.checksum_freq >= 0, "--checksum_freq",
+          fmt::format("must be >= 0, got {}", o.checksum_freq));
+  require(o.stencil == 7 || o.stencil == 27, "--stencil",
+          fmt::format("must be 7 or 27, got {}", o.stencil));
+  require(o.error_tol >= 0 && o.error_tol <= 300, "--error_tol",
+          fmt::format("must be in 0..300, got {}", o.error_tol));
+  require(o.max_comm_tasks >= 0, "--max_comm_tasks",
+          fmt::format("must be >= 0, got {}", o.max_comm_tasks));
+  require(o.report_perf >= 0 && o.report_perf <= 15, "--report_perf",
+          fmt::format("must be in 0..15, got {}", o.report_perf));
+  require(o.lb_opt >= 0 && o.lb_opt <= 2, "--lb_opt",
+          fmt::format("must be 0, 1 or 2, got {}", o.lb_opt));
+  require(o.inbalance >= 0, "--inbalance", fmt::format("must be >= 0, got {}", o.inbalance));
+  require(o.plot_freq >= 0, "--plot_freq", fmt::format("must be >= 0, got {}", o.plot_freq));
+  require(o.num_objects >= 0, "--num_objects", fmt::format("must be >= 0, got {}", o.num_objects));
+  require(static_cast<int>(raw_objects.size()) == o.num_objects, "--object",
+          fmt::format("--num_objects is {} but {} --object option(s) were given", o.num_objects,
+                      raw_objects.size()));
+  o.objects.clear();
+  for (std::size_t i = 0; i < raw_objects.size(); ++i) {
+    const auto& v = raw_objects[i];
+    const auto integral = [](double x) { return std::floor(x) == x; };
+    require(v.size() == 14, "--object", fmt::format("object {} needs 14 values", i));
+    require(integral(v[0]) && tessera::object_type_defined(static_cast<int>(v[0])), "--object",
+            fmt::format("object {}: type must be 0..15 or 20..25, got {}", i, v[0]));
+    require(integral(v[1]) && v[1] >= 0 && v[1] <= 2, "--object",
+            fmt::format("object {}: bounce must be 0, 1 or 2, got {}", i, v[1]));
+    tessera::RefineObject obj;
+    obj.type = static_cast<int>(v[0]);
+    obj.bounce = static_cast<int>(v[1]);
+    for (std::size_t a = 0; a < 3; ++a) {
+      obj.center[a] = v[2 + a];
+      obj.move[a] = v[5 + a];
+      obj.size[a] = v[8 + a];
+      obj.growth[a] = v[11 + a];
+    }
+    o.objects.push_back(obj);
+  }
+}
+
+}  // namespace miniamr

@@ -1,0 +1,63 @@
+#pragma once
+// miniamr's options: the reference miniAMR's names and defaults, plus the paper's
+// communication options. Registered on the Session's parser, validated on every rank.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "tessera/amr_objects.hpp"
+#include "tessera/session.hpp"
+
+namespace miniamr {
+
+struct Options {
+  std::array<int, 3> block_cells{10, 10, 10};  // --nx --ny --nz
+  std::array<int, 3> init_blocks{1, 1, 1};     // --init_x --init_y --init_z
+  std::array<int, 3> rank_grid{1, 1, 1};       // --npx --npy --npz
+  int max_blocks = 500;
+  int num_refine = 5;
+  int block_change = 0;  // 0 = num_refine
+  int uniform_refine = 0;
+  int refine_freq = 5;
+  int num_vars = 40;
+  int comm_vars = 0;  // 0 = num_vars
+  int num_tsteps = 20;
+  int stages_per_ts = 20;
+  int checksum_freq = 5;
+  int stencil = 7;
+  int error_tol = 8;
+  int num_objects = 0;
+  std::vector<tessera::RefineObject> objects;
+  bool send_faces = false;
+  int max_comm_tasks = 0;
+  bool separate_buffers = false;
+  bool report_diffusion = false;
+  int report_perf = 12;
+  int lb_opt = 1;
+  int inbalance = 0;
+  int plot_freq = 0;
+  std::string plot_prefix = "miniamr_mesh";
+
+  /// Level-0 blocks of the whole mesh along each axis: rank_grid * init_blocks.
+  std::array<int, 3> root_blocks() const {
+    return {rank_grid[0] * init_blocks[0], rank_grid[1] * init_blocks[1],
+            rank_grid[2] * init_blocks[2]};
+  }
+  int variables_per_group() const {
+    return comm_vars == 0 || comm_vars > num_vars ? num_vars : comm_vars;
+  }
+  int refine_iterations_later() const { return block_change == 0 ? num_refine : block_change; }
+  bool moves_objects() const { return num_refine > 0 && uniform_refine == 0; }
+};
+
+/// Adds the options to the session's parser; `raw_objects` receives the --object values.
+void register_options(tessera::Session& session, Options& options,
+                      std::vector<std::vector<double>>& raw_objects);
+
+/// Checks every option (after Session::start); on a bad value calls session.fail naming
+/// the option, which exits on every rank. Fills options.objects from raw_objects.
+void validate_options(tessera::Session& session, Options& options,
+                      const std::vector<std::vector<double>>& raw_objects);
+
+}  // namespace miniamr

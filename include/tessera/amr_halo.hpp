@@ -1,0 +1,117 @@
+#pragma once
+// Ghost-cell exchange on an adaptive mesh (layer `amr`), as tasks.
+//
+// Every ghost face of every local block is filled from the face neighbour(s), as miniAMR
+// does it (values are per-cell amounts, so level jumps conserve the 7-point sum):
+//   same level      the neighbour's adjacent layer of cells;
+//   from coarser    each coarse face cell v fills the 2x2 fine ghost cells it covers with v/4;
+//   from finer      each coarse ghost cell is the sum of the 4 fine face cells it covers;
+//   domain boundary reflective: the block's own adjacent layer.
+// Faces between ranks travel in messages, by default one per (neighbour rank, axis) as
+// in miniAMR; the sender packs exactly what the receiver stores (for a coarse receiver the
+// fine sender packs the 2x2 sums, for a fine receiver the coarse sender packs its quarter
+// of the face), so remote and local faces give the same bits.
+//
+// Tasks per exchange of one variable group: irecv, pack + isend per message, one task per
+// block for its on-rank faces, unpack per message. Faces are exchanged in passes: one pass
+// for all three axes with the 7-point stencil; x, then y, then z with the 27-point
+// stencil, where the y pass also carries the x ghosts and the z pass the x and y ghosts so
+// that edge and corner ghosts get filled (miniAMR's scheme). Across a level jump those
+// edge ghosts continue the face ghosts they touch.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "tessera/amr_block_store.hpp"
+#include "tessera/comm.hpp"
+#include "tessera/exec.hpp"
+#include "tessera/forest.hpp"
+
+namespace tessera {
+
+/// How ghosts are exchanged.
+struct HaloOptions {
+  /// Fill edge and corner ghosts too (needed by the 27-point stencil).
+  bool corners = false;
+  /// One message per face instead of one per (neighbour rank, axis) (miniAMR --send_faces).
+  bool send_faces = false;
+  /// With send_faces: at most this many messages per (neighbour rank, axis); 0 = no limit.
+  int max_comm_tasks = 0;
+  /// A buffer per axis instead of one per neighbour rank shared by the three axes (which
+  /// orders the axes' messages one after the other).
+  bool separate_buffers = false;
+};
+
+/// Handles that outlive exchange plans: plans are rebuilt after every mesh change, their
+/// message buffers reuse these handles instead of creating new ones. Main thread only.
+class HandlePool {
+ public:
+  explicit HandlePool(Runtime& runtime, const char* name) : runtime_(runtime), name_(name) {}
+  /// Makes every handle available again (the next plan reuses them in order).
+  void reset() { next_ = 0; }
+  Handle next();
+
+ private:
+  Runtime& runtime_;
+  const char* name_;
+  std::vector<Handle> handles_;
+  std::size_t next_ = 0;
+};
+
+/// Per-exchange message and face counts of one rank.
+struct HaloCounts {
+  std::int64_t local_faces = 0;     ///< faces copied on the rank (boundary faces included)
+  std::int64_t remote_faces = 0;    ///< faces received from other ranks
+  std::int64_t messages = 0;        ///< messages received
+  std::int64_t values_per_var = 0;  ///< doubles received per variable
+};
+
+/// The exchange plan of one mesh. Build after every change of the forest.
+class AmrHalo {
+ public:
+  /// `slots[i]` is the BlockStore slot of local block i. `tags` must be the same on every
+  /// rank and hold at least tags_needed() tags. Main thread only; not collective.
+  AmrHalo(const Forest& forest, BlockStore& store, std::span<const std::int32_t> slots, Comm& comm,
+          const TagSpace& tags, HandlePool& buffers, HaloOptions options);
+  ~AmrHalo();
+  AmrHalo(const AmrHalo&) = delete;
+  AmrHalo& operator=(const AmrHalo&) = delete;
+
+  /// Tags an exchange may use.
+  static int tags_needed() { return 3 * kMaxChunks; }
+
+  /// Submits the tasks that fill every ghost cell of variable group g of every local block.
+  /// Tasks on skeleton blocks and messages get exec.skeleton_priority(). The plan must
+  /// outlive the tasks it submitted.
+  void submit(int g, Exec& exec);
+
+  /// True if local block i sends faces to another rank (its tasks are on the skeleton).
+  bool is_skeleton(std::int32_t i) const { return skeleton_[static_cast<std::size_t>(i)] != 0; }
+  const HaloCounts& counts() const { return counts_; }
+
+ private:
+  static constexpr int kMaxChunks = 4096;
+  struct Link;
+  struct Message;
+  struct LocalFill;
+  struct Buffer;
+  void build_local(const Forest& forest, std::span<const std::int32_t> slots);
+  void build_remote(const Forest& forest, std::span<const std::int32_t> slots);
+  void assign_buffers(HandlePool& pool);
+  void submit_pass(int g, int first_axis, int last_axis, Exec& exec);
+
+  BlockStore& store_;
+  Comm& comm_;
+  TagSpace tags_;
+  HaloOptions options_;
+  std::vector<LocalFill> local_;
+  std::vector<Message> sends_;
+  std::vector<Message> receives_;
+  std::vector<Buffer> buffers_;
+  std::vector<std::uint8_t> skeleton_;
+  HaloCounts counts_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,92 @@
+#pragma once
+// AmrMesh: an adaptive block mesh with data (layer `amr`). It ties together the forest
+// (shape and ownership), the block data (BlockStore) and the ghost exchange plan, and
+// turns every change of the mesh into tasks: split (children get parent / 8 per cell, so
+// sums are kept), merge (parent = sum of the 2x2x2 child cells), and block migration
+// between ranks (pack, send, receive, unpack).
+//
+// All members are main-thread only; members that change the mesh are collective.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "tessera/amr_block_store.hpp"
+#include "tessera/amr_halo.hpp"
+#include "tessera/comm.hpp"
+#include "tessera/exec.hpp"
+#include "tessera/forest.hpp"
+
+namespace tessera {
+
+struct AmrMeshOptions {
+  std::array<int, 3> root_blocks{1, 1, 1};  ///< level-0 blocks along x, y, z
+  BlockShape shape;
+  HaloOptions halo;
+};
+
+/// What one call to AmrMesh::adapt did on this rank.
+struct AdaptCounts {
+  std::int64_t split = 0;   ///< blocks split into 8
+  std::int64_t merged = 0;  ///< families of 8 merged into 1
+};
+
+class AmrMesh {
+ public:
+  /// Collective. Creates the level-0 brick and a slot for every local block (contents
+  /// unspecified). Reserves its message tags from `comm` (same order on every rank).
+  AmrMesh(Comm& comm, Exec& exec, AmrMeshOptions options);
+  ~AmrMesh();
+  AmrMesh(const AmrMesh&) = delete;
+  AmrMesh& operator=(const AmrMesh&) = delete;
+
+  const Forest& forest() const { return *forest_; }
+  const BlockShape& shape() const { return store_.shape(); }
+  std::int32_t local_count() const { return forest_->local_count(); }
+  const BlockPlace& place(std::int32_t i) const { return forest_->local(i); }
+  /// Block data of local block i (layout: BlockShape). Stable until the mesh changes.
+  double* data(std::int32_t i) { return store_.data(slots_[static_cast<std::size_t>(i)]); }
+  Handle interior(std::int32_t i, int g) const {
+    return store_.interior(slots_[static_cast<std::size_t>(i)], g);
+  }
+  Handle ghosts(std::int32_t i, int g, int axis) const {
+    return store_.ghosts(slots_[static_cast<std::size_t>(i)], g, axis);
+  }
+  /// True if local block i exchanges faces with another rank.
+  bool is_skeleton(std::int32_t i) const { return halo_->is_skeleton(i); }
+  const HaloCounts& halo_counts() const { return halo_->counts(); }
+  /// Largest number of blocks this rank held at any time (block slots in use).
+  std::int32_t max_local_blocks() const { return store_.high_water(); }
+
+  /// Submits the ghost exchange of variable group g (see AmrHalo).
+  void exchange(int g) { halo_->submit(g, exec_); }
+
+  /// Collective. Waits for every task (the forest must not change under running tasks),
+  /// applies `marks` (as Forest::adapt) and submits the split and merge tasks.
+  AdaptCounts adapt(std::span<const std::int8_t> marks);
+
+  /// Collective. Waits for every task, repartitions the forest so that every rank holds
+  /// about as many blocks, and submits the tasks moving block interiors. Returns the
+  /// number of blocks that changed rank, over all ranks.
+  std::int64_t rebalance();
+
+ private:
+  void rebuild_halo();
+
+  Comm& comm_;
+  Exec& exec_;
+  HaloOptions halo_options_;
+  std::unique_ptr<Forest> forest_;
+  BlockStore store_;
+  std::vector<std::int32_t> slots_;
+  TagSpace halo_tags_;
+  TagSpace migration_tags_;
+  HandlePool halo_buffers_;
+  HandlePool migration_handles_;
+  std::vector<std::vector<double>> migration_buffers_;
+  std::unique_ptr<AmrHalo> halo_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,493 @@
+// Ghost exchange plan and tasks. A Link moves one face (or one quarter of a face, across a
+// level jump) from a sender block to a receiver block; the payload is what the receiver
+// stores, so one pair of functions (pack_link / unpack_link) serves on-rank copies and
+// messages alike. Tasks hold raw pointers to block data taken when the plan is built:
+// slots never move, and the BlockStore's tables are only touched by the main thread.
+#include "tessera/amr_halo.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <tuple>
+
+namespace tessera {
+
+namespace {
+
+enum class LinkKind : std::uint8_t {
+  same,         // same level: the sender's adjacent layer
+  from_coarse,  // receiver is finer: the sender's quarter face, spread as v/4 over 2x2
+  from_fine,    // receiver is coarser: 2x2 sums of the sender's face into one quarter
+  boundary,     // domain boundary: the receiver's own adjacent layer
+};
+
+// Geometry of one receiver face: axis, tangential axes, and the index ranges involved.
+struct FaceFrame {
+  int axis, t0, t1;
+  int n0, n1, h0, h1;
+  int lo0, hi0, lo1, hi1;  // tangential ranges of a same-level face (ghosts when extended)
+  int ghost_layer;         // receiver's ghost layer along axis
+  int send_layer;          // sender's interior layer along axis
+  int own_layer;           // receiver's interior layer next to the face (reflective boundary)
+
+  FaceFrame(const BlockShape& s, int face, bool corners) {
+    axis = face / 2;
+    t0 = axis == 0 ? 1 : 0;
+    t1 = axis == 2 ? 1 : 2;
+    n0 = s.cells[t0];
+    n1 = s.cells[t1];
+    h0 = n0 / 2;
+    h1 = n1 / 2;
+    // With corners, a pass along `axis` carries the ghosts of the axes exchanged before it.
+    const bool ext0 = corners && t0 < axis, ext1 = corners && t1 < axis;
+    lo0 = ext0 ? 0 : 1;
+    hi0 = ext0 ? n0 + 1 : n0;
+    lo1 = ext1 ? 0 : 1;
+    hi1 = ext1 ? n1 + 1 : n1;
+    const int n = s.cells[axis];
+    const bool high = face % 2 == 1;
+    ghost_layer = high ? n + 1 : 0;
+    send_layer = high ? 1 : n;  // the sender lies beyond the receiver's face
+    own_layer = high ? n : 1;
+  }
+  std::size_t at(const BlockShape& s, int v, int layer, int u, int w) const {
+    int c[3];
+    c[axis] = layer;
+    c[t0] = u;
+    c[t1] = w;
+    return s.index(v, c[0], c[1], c[2]);
+  }
+  std::size_t same_values() const {
+    return static_cast<std::size_t>(hi0 - lo0 + 1) * static_cast<std::size_t>(hi1 - lo1 + 1);
+  }
+  bool extended() const { return lo0 == 0 || lo1 == 0; }
+};
+
+int clamp_index(int x, int n) {
+  return std::clamp(x, 1, n);
+}
+
+}  // namespace
+
+struct AmrHalo::Link {
+  const double* src = nullptr;      // sender's data (set where the sender is local)
+  double* dst = nullptr;            // receiver's data (set where the receiver is local)
+  std::int32_t sender_slot = -1;    // where the sender is local (the receiver's for boundary)
+  std::int32_t receiver_slot = -1;  // where the receiver is local
+  std::int8_t face = 0;             // receiver's face
+  LinkKind kind = LinkKind::same;
+  std::int8_t q0 = 0, q1 = 0;  // quarter of the coarse block's face, across a level jump
+  std::int64_t sender_gid = 0, receiver_gid = 0;
+  std::size_t offset = 0;  // values per variable before this link in its message
+};
+
+struct AmrHalo::Message {
+  int peer = 0;
+  int axis = 0;
+  int chunk = 0;
+  std::vector<Link> links;
+  std::size_t values_per_var = 0;
+  int buffer = 0;
+};
+
+struct AmrHalo::LocalFill {
+  double* dst = nullptr;
+  std::int32_t receiver_slot = 0;
+  bool skeleton = false;
+  std::vector<Link> links;  // on-rank senders and boundary faces
+};
+
+struct AmrHalo::Buffer {
+  std::vector<double> data;
+  Handle handle;
+};
+
+namespace {
+
+std::size_t payload_values(const FaceFrame& fr, LinkKind kind) {
+  return kind == LinkKind::same || kind == LinkKind::boundary
+             ? fr.same_values()
+             : static_cast<std::size_t>(fr.h0) * static_cast<std::size_t>(fr.h1);
+}
+
+// Writes the payload of one link for variables first .. first + vars - 1 of `src`.
+void pack_link(const BlockShape& s, const FaceFrame& fr, LinkKind kind, int q0, int q1,
+               const double* src, int first, int vars, double* out) {
+  const int layer = kind == LinkKind::boundary ? fr.own_layer : fr.send_layer;
+  for (int v = first; v < first + vars; ++v) {
+    if (kind == LinkKind::same || kind == LinkKind::boundary) {
+      for (int u = fr.lo0; u <= fr.hi0; ++u)
+        for (int w = fr.lo1; w <= fr.hi1; ++w) *out++ = src[fr.at(s, v, layer, u, w)];
+    } else if (kind == LinkKind::from_coarse) {
+      for (int u = 1; u <= fr.h0; ++u)
+        for (int w = 1; w <= fr.h1; ++w)
+          *out++ = src[fr.at(s, v, layer, q0 * fr.h0 + u, q1 * fr.h1 + w)];
+    } else {
+      for (int u = 1; u <= fr.h0; ++u)
+        for (int w = 1; w <= fr.h1; ++w)
+          *out++ = src[fr.at(s, v, layer, 2 * u - 1, 2 * w - 1)] +
+                   src[fr.at(s, v, layer, 2 * u - 1, 2 * w)] +
+                   src[fr.at(s, v, layer, 2 * u, 2 * w - 1)] +
+                   src[fr.at(s, v, layer, 2 * u, 2 * w)];
+    }
+  }
+}
+
+// Stores a payload made by pack_link into the receiver's ghost cells.
+void unpack_link(const BlockShape& s, const FaceFrame& fr, LinkKind kind, int q0, int q1,
+                 double* dst, int first, int vars, const double* in) {
+  const int g = fr.ghost_layer;
+  for (int v = first; v < first + vars; ++v) {
+    // Ghost cells of this link inside the face, as [lo, hi] ranges on both tangential axes.
+    int ulo = 1, uhi = fr.n0, wlo = 1, whi = fr.n1;
+    if (kind == LinkKind::same || kind == LinkKind::boundary) {
+      for (int u = fr.lo0; u <= fr.hi0; ++u)
+        for (int w = fr.lo1; w <= fr.hi1; ++w) dst[fr.at(s, v, g, u, w)] = *in++;
+      continue;
+    }
+    if (kind == LinkKind::from_coarse) {
+      for (int u = 1; u <= fr.h0; ++u)
+        for (int w = 1; w <= fr.h1; ++w) {
+          const double value = *in++ / 4.0;
+          dst[fr.at(s, v, g, 2 * u - 1, 2 * w - 1)] = value;
+          dst[fr.at(s, v, g, 2 * u - 1, 2 * w)] = value;
+          dst[fr.at(s, v, g, 2 * u, 2 * w - 1)] = value;
+          dst[fr.at(s, v, g, 2 * u, 2 * w)] = value;
+        }
+    } else {
+      ulo = q0 * fr.h0 + 1;
+      uhi = q0 * fr.h0 + fr.h0;
+      wlo = q1 * fr.h1 + 1;
+      whi = q1 * fr.h1 + fr.h1;
+      for (int u = ulo; u <= uhi; ++u)
+        for (int w = wlo; w <= whi; ++w) dst[fr.at(s, v, g, u, w)] = *in++;
+    }
+    if (!fr.extended()) continue;
+    // Edge ghosts next to the cells just filled continue them (the sender at another
+    // level has no matching ghost layer to send).
+    for (int u = fr.lo0; u <= fr.hi0; ++u)
+      for (int w = fr.lo1; w <= fr.hi1; ++w) {
+        const int cu = clamp_index(u, fr.n0), cw = clamp_index(w, fr.n1);
+        const bool edge = cu != u || cw != w;
+        if (edge && cu >= ulo && cu <= uhi && cw >= wlo && cw <= whi)
+          dst[fr.at(s, v, g, u, w)] = dst[fr.at(s, v, g, cu, cw)];
+      }
+  }
+}
+
+// Receiver-side description of how a neighbour across `face` feeds a block.
+struct Relation {
+  LinkKind kind;
+  int q0, q1;
+};
+
+// Quarter of the coarse block `coarse`'s face that the fine block `fine` covers.
+std::pair<int, int> quarter_of(const BlockPlace& fine, const BlockPlace& coarse, int face) {
+  const int axis = face / 2;
+  const int t0 = axis == 0 ? 1 : 0, t1 = axis == 2 ? 1 : 2;
+  return {static_cast<int>((fine.origin[t0] - coarse.origin[t0]) / fine.length()),
+          static_cast<int>((fine.origin[t1] - coarse.origin[t1]) / fine.length())};
+}
+
+}  // namespace
+
+Handle HandlePool::next() {
+  if (next_ == handles_.size())
+    handles_.push_back(runtime_.create_handle(fmt::format("{}{}", name_, handles_.size())));
+  return handles_[next_++];
+}
+
+AmrHalo::AmrHalo(const Forest& forest, BlockStore& store, std::span<const std::int32_t> slots,
+                 Comm& comm, const TagSpace& tags, HandlePool& buffers, HaloOptions options)
+    : store_(store), comm_(comm), tags_(tags), options_(options) {
+  skeleton_.assign(static_cast<std::size_t>(forest.local_count()), 0);
+  build_local(forest, slots);
+  build_remote(forest, slots);
+  assign_buffers(buffers);
+}
+
+AmrHalo::~AmrHalo() = default;
+
+void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> slots) {
+  const std::int32_t n = forest.local_count();
+  local_.clear();
+  local_.resize(static_cast<std::size_t>(n));
+  for (std::int32_t b = 0; b < n; ++b) {
+    LocalFill& fill = local_[static_cast<std::size_t>(b)];
+    fill.receiver_slot = slots[static_cast<std::size_t>(b)];
+    fill.dst = store_.data(fill.receiver_slot);
+    const BlockPlace& me = forest.local(b);
+    for (int f = 0; f < kBlockFaces; ++f) {
+      const FaceNeighbors& nb = forest.neighbors(b, f);
+      const auto add = [&](BlockRef sender, Relation rel) {
+        Link link;
+        link.face = static_cast<std::int8_t>(f);
+        link.kind = rel.kind;
+        link.q0 = static_cast<std::int8_t>(rel.q0);
+        link.q1 = static_cast<std::int8_t>(rel.q1);
+        link.dst = fill.dst;
+        link.receiver_slot = fill.receiver_slot;
+        if (rel.kind == LinkKind::boundary || !sender.ghost) {
+          link.sender_slot = rel.kind == LinkKind::boundary
+                                 ? fill.receiver_slot
+                                 : slots[static_cast<std::size_t>(sender.index)];
+          link.src = store_.data(link.sender_slot);
+          fill.links.push_back(link);
+          ++counts_.local_faces;
+        }
+      };
+      switch (nb.kind) {
+        case FaceKind::boundary:
+          add(BlockRef{}, {LinkKind::boundary, 0, 0});
+          break;
+        case FaceKind::same:
+          add(nb.blocks[0], {LinkKind::same, 0, 0});
+          break;
+        case FaceKind::coarser: {
+          const auto [q0, q1] = quarter_of(me, forest.place(nb.blocks[0]), f);
+          add(nb.blocks[0], {LinkKind::from_coarse, q0, q1});
+          break;
+        }
+        case FaceKind::finer:
+          for (int h = 0; h < 4; ++h)
+            add(nb.blocks[static_cast<std::size_t>(h)], {LinkKind::from_fine, h % 2, h / 2});
+          break;
+      }
+    }
+  }
+}
+
+void AmrHalo::build_remote(const Forest& forest, std::span<const std::int32_t> slots) {
+  // (peer, axis) -> links, for both directions.
+  std::map<std::pair<int, int>, std::vector<Link>> send_links, recv_links;
+  const std::int32_t n = forest.local_count();
+  for (std::int32_t b = 0; b < n; ++b) {
+    const BlockPlace& me = forest.local(b);
+    const std::int64_t my_gid = forest.global_index(BlockRef{false, b});
+    const std::int32_t slot = slots[static_cast<std::size_t>(b)];
+    double* data = store_.data(slot);
+    for (int f = 0; f < kBlockFaces; ++f) {
+      const FaceNeighbors& nb = forest.neighbors(b, f);
+      for (int h = 0; h < nb.count(); ++h) {
+        const BlockRef other = nb.blocks[static_cast<std::size_t>(h)];
+        if (!other.ghost) continue;
+        const BlockPlace& them = forest.ghost(other.index);
+        const int peer = forest.ghost_owner(other.index);
+        const std::int64_t their_gid = forest.global_index(other);
+        // This block receives across face f ...
+        Link in;
+        in.face = static_cast<std::int8_t>(f);
+        in.dst = data;
+        in.receiver_slot = slot;
+        in.sender_gid = their_gid;
+        in.receiver_gid = my_gid;
+        // ... and sends across face f to a receiver whose face is f ^ 1.
+        Link out;
+        out.face = static_cast<std::int8_t>(f ^ 1);
+        out.src = data;
+        out.sender_slot = slot;
+        out.sender_gid = my_gid;
+        out.receiver_gid = their_gid;
+        if (nb.kind == FaceKind::same) {
+          in.kind = out.kind = LinkKind::same;
+        } else if (nb.kind == FaceKind::coarser) {
+          const auto [q0, q1] = quarter_of(me, them, f);
+          in.kind = LinkKind::from_coarse;
+          out.kind = LinkKind::from_fine;
+          in.q0 = out.q0 = static_cast<std::int8_t>(q0);
+          in.q1 = out.q1 = static_cast<std::int8_t>(q1);
+        } else {
+          in.kind = LinkKind::from_fine;
+          out.kind = LinkKind::from_coarse;
+          in.q0 = out.q0 = static_cast<std::int8_t>(h % 2);
+          in.q1 = out.q1 = static_cast<std::int8_t>(h / 2);
+        }
+        recv_links[{peer, f / 2}].push_back(in);
+        send_links[{peer, f / 2}].push_back(out);
+        skeleton_[static_cast<std::size_t>(b)] = 1;
+      }
+    }
+  }
+
+  const BlockShape& shape = store_.shape();
+  const auto make_messages = [&](std::map<std::pair<int, int>, std::vector<Link>>& groups,
+                                 std::vector<Message>& out) {
+    out.clear();
+    for (auto& [key, links] : groups) {
+      // Both sides order a (peer, axis) pair's faces the same way: by sender, then receiver.
+      std::sort(links.begin(), links.end(), [](const Link& a, const Link& b) {
+        return std::tie(a.sender_gid, a.receiver_gid) < std::tie(b.sender_gid, b.receiver_gid);
+      });
+      std::size_t chunks = 1;
+      if (options_.send_faces) {
+        chunks = links.size();
+        if (options_.max_comm_tasks > 0)
+          chunks = std::min(chunks, static_cast<std::size_t>(options_.max_comm_tasks));
+        chunks = std::min(chunks, static_cast<std::size_t>(kMaxChunks));
+      }
+      for (std::size_t c = 0; c < chunks; ++c) {
+        Message m;
+        m.peer = key.first;
+        m.axis = key.second;
+        m.chunk = static_cast<int>(c);
+        const std::size_t begin = c * links.size() / chunks, end = (c + 1) * links.size() / chunks;
+        for (std::size_t i = begin; i < end; ++i) {
+          Link link = links[i];
+          link.offset = m.values_per_var;
+          m.values_per_var +=
+              payload_values(FaceFrame(shape, link.face, options_.corners), link.kind);
+          m.links.push_back(link);
+        }
+        out.push_back(std::move(m));
+      }
+    }
+  };
+  make_messages(send_links, sends_);
+  make_messages(recv_links, receives_);
+  for (std::size_t b = 0; b < local_.size(); ++b) local_[b].skeleton = skeleton_[b] != 0;
+  for (const Message& m : receives_) {
+    ++counts_.messages;
+    counts_.remote_faces += static_cast<std::int64_t>(m.links.size());
+    counts_.values_per_var += static_cast<std::int64_t>(m.values_per_var);
+  }
+}
+
+void AmrHalo::assign_buffers(HandlePool& pool) {
+  pool.reset();
+  buffers_.clear();
+  const auto group_vars = static_cast<std::size_t>(store_.shape().group_size);
+  // Without separate buffers, the three axes' messages of one (peer, chunk) share a buffer.
+  const auto assign = [&](std::vector<Message>& messages) {
+    std::map<std::tuple<int, int, int>, int> shared;
+    for (Message& m : messages) {
+      const auto key = std::make_tuple(m.peer, m.chunk, options_.separate_buffers ? m.axis : -1);
+      auto [it, fresh] = shared.try_emplace(key, static_cast<int>(buffers_.size()));
+      if (fresh) buffers_.push_back(Buffer{{}, pool.next()});
+      m.buffer = it->second;
+      auto& data = buffers_[static_cast<std::size_t>(m.buffer)].data;
+      data.resize(std::max(data.size(), m.values_per_var * group_vars));
+    }
+  };
+  assign(sends_);
+  assign(receives_);
+}
+
+void AmrHalo::submit(int g, Exec& exec) {
+  if (options_.corners) {
+    for (int axis = 0; axis < 3; ++axis) submit_pass(g, axis, axis, exec);
+  } else {
+    submit_pass(g, 0, 2, exec);
+  }
+}
+
+void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
+  Runtime& runtime = comm_.runtime();
+  const BlockShape& shape = store_.shape();
+  const int first_var = shape.group_first(g);
+  const int vars = shape.group_vars(g);
+  const bool corners = options_.corners;
+  const Priority skeleton = exec.skeleton_priority();
+  const TaskAttributes comm_attr = Comm::comm_attributes(TaskAttributes(skeleton));
+  BlockStore& store = store_;
+
+  // Handles a task reads to take a sender's face: its interior, and with corners the ghosts
+  // of the axes exchanged before this face's axis.
+  const auto add_sender_reads = [&](std::vector<Access>& acc, std::int32_t slot, int face_axis) {
+    acc.push_back(read(store.interior(slot, g)));
+    if (corners)
+      for (int a = 0; a < face_axis; ++a) acc.push_back(read(store.ghosts(slot, g, a)));
+  };
+
+  const auto submit_unpacks = [&](int axis) {
+    for (Message& m : receives_) {
+      if (m.axis != axis) continue;
+      Buffer& buf = buffers_[static_cast<std::size_t>(m.buffer)];
+      std::vector<Access> acc{read(buf.handle)};
+      for (const Link& link : m.links)
+        acc.push_back(write(store.ghosts(link.receiver_slot, g, axis)));
+      const Message* msg = &m;
+      const double* in = buf.data.data();
+      runtime.submit(
+          "halo_unpack", std::span<const Access>(acc),
+          [msg, in, &shape, first_var, vars, corners] {
+            for (const Link& link : msg->links) {
+              const FaceFrame fr(shape, link.face, corners);
+              unpack_link(shape, fr, link.kind, link.q0, link.q1, link.dst, first_var, vars,
+                          in + link.offset * static_cast<std::size_t>(vars));
+            }
+          },
+          TaskAttributes(skeleton));
+    }
+  };
+
+  for (int axis = first_axis; axis <= last_axis; ++axis) {
+    for (Message& m : receives_) {
+      if (m.axis != axis) continue;
+      Buffer& buf = buffers_[static_cast<std::size_t>(m.buffer)];
+      comm_.irecv(buf.handle, buf.data.data(), m.values_per_var * vars * sizeof(double), m.peer,
+                  tags_.tag(m.axis * kMaxChunks + m.chunk), comm_attr, "halo_recv");
+    }
+    for (Message& m : sends_) {
+      if (m.axis != axis) continue;
+      Buffer& buf = buffers_[static_cast<std::size_t>(m.buffer)];
+      std::vector<Access> acc{write(buf.handle)};
+      for (const Link& link : m.links) add_sender_reads(acc, link.sender_slot, axis);
+      const Message* msg = &m;
+      double* out = buf.data.data();
+      runtime.submit(
+          "halo_pack", std::span<const Access>(acc),
+          [msg, out, &shape, first_var, vars, corners] {
+            for (const Link& link : msg->links) {
+              const FaceFrame fr(shape, link.face, corners);
+              pack_link(shape, fr, link.kind, link.q0, link.q1, link.src, first_var, vars,
+                        out + link.offset * static_cast<std::size_t>(vars));
+            }
+          },
+          TaskAttributes(skeleton));
+      comm_.isend(buf.handle, buf.data.data(), m.values_per_var * vars * sizeof(double), m.peer,
+                  tags_.tag(m.axis * kMaxChunks + m.chunk), comm_attr, "halo_send");
+    }
+    if (!options_.separate_buffers) submit_unpacks(axis);
+  }
+
+  std::vector<Access> acc;
+  for (LocalFill& fill : local_) {
+    acc.clear();
+    bool any = false;
+    bool writes[3] = {false, false, false};
+    for (const Link& link : fill.links) {
+      const int axis = link.face / 2;
+      if (axis < first_axis || axis > last_axis) continue;
+      any = true;
+      writes[axis] = true;
+      add_sender_reads(acc, link.sender_slot, axis);
+    }
+    if (!any) continue;
+    for (int a = first_axis; a <= last_axis; ++a)
+      if (writes[a]) acc.push_back(write(store.ghosts(fill.receiver_slot, g, a)));
+    const LocalFill* f = &fill;
+    runtime.submit(
+        "halo_local", std::span<const Access>(acc),
+        [f, &shape, first_var, vars, corners, first_axis, last_axis] {
+          thread_local std::vector<double> scratch;
+          for (const Link& link : f->links) {
+            const int axis = link.face / 2;
+            if (axis < first_axis || axis > last_axis) continue;
+            const FaceFrame fr(shape, link.face, corners);
+            scratch.resize(payload_values(fr, link.kind) * static_cast<std::size_t>(vars));
+            pack_link(shape, fr, link.kind, link.q0, link.q1, link.src, first_var, vars,
+                      scratch.data());
+            unpack_link(shape, fr, link.kind, link.q0, link.q1, link.dst, first_var, vars,
+                        scratch.data());
+          }
+        },
+        TaskAttributes(fill.skeleton ? skeleton : Priority::normal));
+  }
+
+  if (options_.separate_buffers)
+    for (int axis = first_axis; axis <= last_axis; ++axis) submit_unpacks(axis);
+}
+
+}  // namespace tessera

@@ -1,0 +1,245 @@
+#include "tessera/amr_mesh.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tessera {
+
+namespace {
+
+// Blocks per migration message: enough to amortize a message, few enough to pipeline.
+constexpr std::int32_t kBlocksPerMessage = 4;
+// Tags reserved for migration messages between one pair of ranks in one rebalance.
+constexpr int kMigrationTags = 1 << 15;
+
+// Child c of a block covers the half (c % 2, c / 2 % 2, c / 4) of its parent.
+std::array<int, 3> child_offset(int c) {
+  return {c % 2, (c / 2) % 2, c / 4};
+}
+
+// Each parent cell becomes 2x2x2 child cells holding a eighth of its value.
+void split_into(const BlockShape& s, const double* parent, int child, double* out) {
+  const auto off = child_offset(child);
+  const int hx = s.cells[0] / 2, hy = s.cells[1] / 2, hz = s.cells[2] / 2;
+  for (int v = 0; v < s.num_vars; ++v)
+    for (int i = 1; i <= hx; ++i)
+      for (int j = 1; j <= hy; ++j)
+        for (int k = 1; k <= hz; ++k) {
+          const double value =
+              parent[s.index(v, i + off[0] * hx, j + off[1] * hy, k + off[2] * hz)] / 8.0;
+          for (int di = -1; di <= 0; ++di)
+            for (int dj = -1; dj <= 0; ++dj)
+              for (int dk = -1; dk <= 0; ++dk)
+                out[s.index(v, 2 * i + di, 2 * j + dj, 2 * k + dk)] = value;
+        }
+}
+
+// Each parent cell is the sum of the 2x2x2 child cells it covers (x fastest, as miniAMR).
+void merge_from(const BlockShape& s, const double* child_data, int child, double* parent) {
+  const auto off = child_offset(child);
+  const int hx = s.cells[0] / 2, hy = s.cells[1] / 2, hz = s.cells[2] / 2;
+  for (int v = 0; v < s.num_vars; ++v)
+    for (int i = 1; i <= hx; ++i)
+      for (int j = 1; j <= hy; ++j)
+        for (int k = 1; k <= hz; ++k) {
+          const int i2 = 2 * i - 1, j2 = 2 * j - 1, k2 = 2 * k - 1;
+          const auto c = [&](int a, int b, int d) {
+            return child_data[s.index(v, i2 + a, j2 + b, k2 + d)];
+          };
+          parent[s.index(v, i + off[0] * hx, j + off[1] * hy, k + off[2] * hz)] =
+              c(0, 0, 0) + c(1, 0, 0) + c(0, 1, 0) + c(1, 1, 0) + c(0, 0, 1) + c(1, 0, 1) +
+              c(0, 1, 1) + c(1, 1, 1);
+        }
+}
+
+// Interior cells of all variables, contiguous (var, i, j, k order).
+void pack_interior(const BlockShape& s, const double* block, double* out) {
+  for (int v = 0; v < s.num_vars; ++v)
+    for (int i = 1; i <= s.cells[0]; ++i)
+      for (int j = 1; j <= s.cells[1]; ++j) {
+        const double* row = block + s.index(v, i, j, 1);
+        out = std::copy(row, row + s.cells[2], out);
+      }
+}
+
+void unpack_interior(const BlockShape& s, const double* in, double* block) {
+  for (int v = 0; v < s.num_vars; ++v)
+    for (int i = 1; i <= s.cells[0]; ++i)
+      for (int j = 1; j <= s.cells[1]; ++j) {
+        std::copy(in, in + s.cells[2], block + s.index(v, i, j, 1));
+        in += s.cells[2];
+      }
+}
+
+}  // namespace
+
+AmrMesh::AmrMesh(Comm& comm, Exec& exec, AmrMeshOptions options)
+    : comm_(comm),
+      exec_(exec),
+      halo_options_(options.halo),
+      forest_(std::make_unique<Forest>(comm.mpi(), options.root_blocks)),
+      store_(comm.runtime(), options.shape),
+      halo_tags_(comm.allocate_tags("amr halo", AmrHalo::tags_needed())),
+      migration_tags_(comm.allocate_tags("amr migration", kMigrationTags)),
+      halo_buffers_(comm.runtime(), "amr.halo.buffer"),
+      migration_handles_(comm.runtime(), "amr.migration.buffer") {
+  slots_.resize(static_cast<std::size_t>(forest_->local_count()));
+  for (auto& slot : slots_) slot = store_.acquire();
+  rebuild_halo();
+}
+
+AmrMesh::~AmrMesh() = default;
+
+void AmrMesh::rebuild_halo() {
+  halo_ = std::make_unique<AmrHalo>(*forest_, store_, slots_, comm_, halo_tags_, halo_buffers_,
+                                    halo_options_);
+}
+
+AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
+  exec_.barrier();
+  migration_buffers_.clear();
+  const AdaptResult result = forest_->adapt(marks);
+  Runtime& runtime = comm_.runtime();
+  const BlockShape& shape = store_.shape();
+  const int groups = shape.groups();
+  std::vector<std::int32_t> slots(result.sources.size());
+  std::vector<std::int32_t> released;
+  std::vector<Access> acc;
+  for (std::size_t i = 0; i < result.sources.size();) {
+    const AdaptSource& src = result.sources[i];
+    const std::int32_t old_slot = slots_[static_cast<std::size_t>(src.old_index)];
+    if (src.kind == AdaptSource::Kind::kept) {
+      slots[i++] = old_slot;
+      continue;
+    }
+    acc.clear();
+    if (src.kind == AdaptSource::Kind::refined) {
+      // The 8 children follow each other in the new order.
+      std::array<double*, 8> children{};
+      for (int c = 0; c < 8; ++c) {
+        slots[i + static_cast<std::size_t>(c)] = store_.acquire();
+        children[static_cast<std::size_t>(c)] = store_.data(slots[i + static_cast<std::size_t>(c)]);
+      }
+      for (int g = 0; g < groups; ++g) {
+        acc.push_back(read(store_.interior(old_slot, g)));
+        for (int c = 0; c < 8; ++c)
+          acc.push_back(write(store_.interior(slots[i + static_cast<std::size_t>(c)], g)));
+      }
+      const double* parent = store_.data(old_slot);
+      runtime.submit("amr_split", std::span<const Access>(acc), [&shape, parent, children] {
+        for (int c = 0; c < 8; ++c)
+          split_into(shape, parent, c, children[static_cast<std::size_t>(c)]);
+      });
+      released.push_back(old_slot);
+      i += 8;
+    } else {
+      const std::int32_t slot = store_.acquire();
+      slots[i] = slot;
+      std::array<const double*, 8> children{};
+      for (int c = 0; c < 8; ++c) {
+        const std::int32_t child = slots_[static_cast<std::size_t>(src.old_index + c)];
+        children[static_cast<std::size_t>(c)] = store_.data(child);
+        released.push_back(child);
+      }
+      for (int g = 0; g < groups; ++g) {
+        acc.push_back(write(store_.interior(slot, g)));
+        for (int c = 0; c < 8; ++c)
+          acc.push_back(
+              read(store_.interior(slots_[static_cast<std::size_t>(src.old_index + c)], g)));
+      }
+      double* parent = store_.data(slot);
+      runtime.submit("amr_merge", std::span<const Access>(acc), [&shape, parent, children] {
+        for (int c = 0; c < 8; ++c)
+          merge_from(shape, children[static_cast<std::size_t>(c)], c, parent);
+      });
+      ++i;
+    }
+  }
+  for (std::int32_t slot : released) store_.release(slot);
+  slots_ = std::move(slots);
+  rebuild_halo();
+  return {result.refined, result.merged};
+}
+
+std::int64_t AmrMesh::rebalance() {
+  exec_.barrier();
+  migration_buffers_.clear();
+  migration_handles_.reset();
+  const PartitionResult moves = forest_->partition();
+  Runtime& runtime = comm_.runtime();
+  const BlockShape& shape = store_.shape();
+  const int groups = shape.groups();
+  const std::size_t block_values =
+      shape.interior_cells() * static_cast<std::size_t>(shape.num_vars);
+  const TaskAttributes comm_attr = Comm::comm_attributes(TaskAttributes(Priority::normal));
+
+  std::vector<std::int32_t> slots(static_cast<std::size_t>(forest_->local_count()), -1);
+  for (std::int32_t k = 0; k < moves.kept_count; ++k)
+    slots[static_cast<std::size_t>(moves.kept_new_first + k)] =
+        slots_[static_cast<std::size_t>(moves.kept_old_first + k)];
+
+  // Messages of up to kBlocksPerMessage consecutive blocks; message m of a transfer uses
+  // tag m (the sender and the receiver cut the range the same way).
+  const auto chunks_of = [](const BlockTransfer& t) {
+    return (t.count + kBlocksPerMessage - 1) / kBlocksPerMessage;
+  };
+  std::vector<Access> acc;
+  std::vector<std::int32_t> released;
+  // Sends first: under bsp every task runs inline, and a receive waits for its message.
+  for (const BlockTransfer& t : moves.sends) {
+    for (std::int32_t m = 0; m < chunks_of(t); ++m) {
+      const std::int32_t first = t.first + m * kBlocksPerMessage;
+      const std::int32_t count = std::min(kBlocksPerMessage, t.first + t.count - first);
+      auto& buffer =
+          migration_buffers_.emplace_back(block_values * static_cast<std::size_t>(count));
+      const Handle h = migration_handles_.next();
+      acc.assign({write(h)});
+      std::vector<const double*> blocks;
+      for (std::int32_t b = first; b < first + count; ++b) {
+        const std::int32_t slot = slots_[static_cast<std::size_t>(b)];
+        blocks.push_back(store_.data(slot));
+        for (int g = 0; g < groups; ++g) acc.push_back(read(store_.interior(slot, g)));
+        released.push_back(slot);
+      }
+      double* out = buffer.data();
+      runtime.submit("amr_migrate_pack", std::span<const Access>(acc),
+                     [&shape, out, blocks = std::move(blocks), block_values] {
+                       for (std::size_t b = 0; b < blocks.size(); ++b)
+                         pack_interior(shape, blocks[b], out + b * block_values);
+                     });
+      comm_.isend(h, buffer.data(), buffer.size() * sizeof(double), t.peer, migration_tags_.tag(m),
+                  comm_attr, "amr_migrate_send");
+    }
+  }
+  for (const BlockTransfer& t : moves.receives) {
+    for (std::int32_t m = 0; m < chunks_of(t); ++m) {
+      const std::int32_t first = t.first + m * kBlocksPerMessage;
+      const std::int32_t count = std::min(kBlocksPerMessage, t.first + t.count - first);
+      auto& buffer =
+          migration_buffers_.emplace_back(block_values * static_cast<std::size_t>(count));
+      const Handle h = migration_handles_.next();
+      comm_.irecv(h, buffer.data(), buffer.size() * sizeof(double), t.peer, migration_tags_.tag(m),
+                  comm_attr, "amr_migrate_recv");
+      acc.assign({read(h)});
+      std::vector<double*> blocks;
+      for (std::int32_t b = first; b < first + count; ++b) {
+        const std::int32_t slot = store_.acquire();
+        slots[static_cast<std::size_t>(b)] = slot;
+        blocks.push_back(store_.data(slot));
+        for (int g = 0; g < groups; ++g) acc.push_back(write(store_.interior(slot, g)));
+      }
+      const double* in = buffer.data();
+      runtime.submit("amr_migrate_unpack", std::span<const Access>(acc),
+                     [&shape, in, blocks = std::move(blocks), block_values] {
+                       for (std::size_t b = 0; b < blocks.size(); ++b)
+                         unpack_interior(shape, in + b * block_values, blocks[b]);
+                     });
+    }
+  }
+  for (std::int32_t slot : released) store_.release(slot);
+  slots_ = std::move(slots);
+  rebuild_halo();
+  return moves.global_moved;
+}
+
+}  // namespace tessera
