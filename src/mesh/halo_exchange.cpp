@@ -1,0 +1,196 @@
+#include "tessera/halo_exchange.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+namespace tessera {
+
+namespace {
+
+void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw std::runtime_error(fmt::format("{} failed: {}", call, std::string(text, length)));
+}
+
+}  // namespace
+
+HaloExchange::HaloExchange(const HaloPlan& plan, int nvars, Comm& comm, Exec& exec,
+                           const std::string& name)
+    : plan_(plan), nvars_(nvars), comm_(comm), exec_(exec) {
+  if (nvars < 1) throw std::invalid_argument(fmt::format("{}: nvars must be >= 1", name));
+  tags_ = comm.allocate_tags(name, plan.tag_count());
+  for (const HaloSide* side : {&plan.sends(), &plan.receives()}) {
+    for (const HaloMessage& m : side->messages) {
+      if (m.cells * nvars > INT_MAX) {
+        throw std::invalid_argument(
+            fmt::format("{}: a message of {} doubles exceeds what one MPI message may carry; use "
+                        "--send-faces or --max-comm-tasks",
+                        name, m.cells * nvars));
+      }
+    }
+  }
+  send_buffer_.assign(plan.sends().buffer_cells * nvars, 0.0);
+  receive_buffer_.assign(plan.receives().buffer_cells * nvars, 0.0);
+  Runtime& runtime = comm.runtime();
+  for (const HaloSection& s : plan.sends().sections) {
+    const HaloMessage& m = plan.sends().messages[s.message];
+    send_handles_.push_back(runtime.create_handle(
+        fmt::format("{}.send[rank {} {} #{} block {}]", name, m.peer, direction_name(m.direction),
+                    m.index, plan.mesh().local_block(s.block).id)));
+  }
+  for (const HaloSection& s : plan.receives().sections) {
+    const HaloMessage& m = plan.receives().messages[s.message];
+    receive_handles_.push_back(runtime.create_handle(
+        fmt::format("{}.recv[rank {} {} #{} block {}]", name, m.peer, direction_name(m.direction),
+                    m.index, plan.mesh().local_block(s.block).id)));
+  }
+}
+
+void HaloExchange::exchange(BlockField& field) {
+  if (&field.mesh() != &plan_.mesh() || field.nvars() != nvars_) {
+    throw std::invalid_argument(
+        fmt::format("halo exchange of field '{}': expected {} variable(s) on the plan's mesh",
+                    field.name(), nvars_));
+  }
+  for (int group = 0; group < plan_.group_count(); ++group) {
+    exec_.begin_phase("halo");
+    submit_packs(field, group);
+    exec_.end_phase();
+    exec_.begin_phase("halo");
+    submit_messages(group);
+    // Local copies overlap the messages in flight (workers run them while the main thread
+    // drives MPI); they do not touch buffers, so one group carries them all.
+    if (group == 0) submit_copies(field);
+    exec_.end_phase();
+    exec_.begin_phase("halo");
+    submit_unpacks(field, group);
+    exec_.end_phase();
+  }
+}
+
+void HaloExchange::collect_writes(const HaloSide& side, const std::vector<Handle>& handles,
+                                  int first, int count) {
+  for (int s = first; s < first + count; ++s) {
+    accesses_.push_back(write(handles[s]));
+    for (int other : side.sections[s].overlaps) accesses_.push_back(write(handles[other]));
+  }
+  // A handle listed twice would make a task wait for itself.
+  std::sort(accesses_.begin(), accesses_.end(),
+            [](const Access& a, const Access& b) { return a.handle.id() < b.handle.id(); });
+  accesses_.erase(
+      std::unique(accesses_.begin(), accesses_.end(),
+                  [](const Access& a, const Access& b) { return a.handle == b.handle; }),
+      accesses_.end());
+}
+
+void HaloExchange::submit_packs(BlockField& field, int group) {
+  Runtime& runtime = comm_.runtime();
+  const HaloSide& side = plan_.sends();
+  const BlockLayout* layout = &field.layout();
+  for (int s = 0; s < static_cast<int>(side.sections.size()); ++s) {
+    const HaloSection& section = side.sections[s];
+    if (side.messages[section.message].group != group) continue;
+    accesses_.clear();
+    collect_writes(side, send_handles_, s, 1);
+    accesses_.push_back(read(field.interior(section.block)));
+    const double* block = field.data(section.block);
+    double* out = send_buffer_.data() + section.offset * nvars_;
+    runtime.submit(
+        "halo.pack", std::span<const Access>(accesses_),
+        [layout, block, region = section.region, out] { pack_region(*layout, block, region, out); },
+        TaskAttributes(exec_.skeleton_priority(),
+                       {plan_.mesh().local_block(section.block).id, section.direction.index()}));
+  }
+}
+
+void HaloExchange::submit_messages(int group) {
+  Runtime& runtime = comm_.runtime();
+  const HaloSide& receives = plan_.receives();
+  const TaskAttributes attributes = Comm::comm_attributes(exec_.skeleton_priority());
+  for (const HaloMessage& m : receives.messages) {
+    if (m.group != group) continue;
+    accesses_.clear();
+    collect_writes(receives, receive_handles_, m.first_section, m.section_count);
+    double* data = receive_buffer_.data() + m.offset * nvars_;
+    const int count = static_cast<int>(m.cells * nvars_);
+    const int peer = m.peer;
+    const int tag = tags_.tag(m.tag_index);
+    TaskAttributes a = attributes;
+    a.tags = TaskTags{peer, tag};
+    runtime.submit(
+        "halo.recv", std::span<const Access>(accesses_),
+        [this, data, count, peer, tag](TaskContext& ctx) {
+          MPI_Request request;
+          check_mpi(MPI_Irecv(data, count, MPI_DOUBLE, peer, tag, comm_.mpi(), &request),
+                    "MPI_Irecv");
+          comm_.bind(ctx, request, CommEvent::Kind::recv, peer, tag, count * sizeof(double));
+        },
+        a);
+  }
+  const HaloSide& sends = plan_.sends();
+  for (const HaloMessage& m : sends.messages) {
+    if (m.group != group) continue;
+    accesses_.clear();
+    for (int s = m.first_section; s < m.first_section + m.section_count; ++s) {
+      accesses_.push_back(read(send_handles_[s]));
+    }
+    const double* data = send_buffer_.data() + m.offset * nvars_;
+    const int count = static_cast<int>(m.cells * nvars_);
+    const int peer = m.peer;
+    const int tag = tags_.tag(m.tag_index);
+    TaskAttributes a = attributes;
+    a.tags = TaskTags{peer, tag};
+    runtime.submit(
+        "halo.send", std::span<const Access>(accesses_),
+        [this, data, count, peer, tag](TaskContext& ctx) {
+          MPI_Request request;
+          check_mpi(MPI_Isend(data, count, MPI_DOUBLE, peer, tag, comm_.mpi(), &request),
+                    "MPI_Isend");
+          comm_.bind(ctx, request, CommEvent::Kind::send, peer, tag, count * sizeof(double));
+        },
+        a);
+  }
+}
+
+void HaloExchange::submit_copies(BlockField& field) {
+  Runtime& runtime = comm_.runtime();
+  const BlockLayout* layout = &field.layout();
+  for (const HaloCopy& copy : plan_.copies()) {
+    const MeshBlock& target = plan_.mesh().local_block(copy.target);
+    const Priority priority =
+        target.is_skeleton(plan_.options().shape) ? exec_.skeleton_priority() : Priority::normal;
+    runtime.submit(
+        "halo.copy", {read(field.interior(copy.source)), readwrite(field.ghosts(copy.target))},
+        [layout, from = field.data(copy.source), to = field.data(copy.target), d = copy.direction] {
+          copy_region(*layout, from, layout->send_region(d.opposite()), to,
+                      layout->ghost_region(d));
+        },
+        TaskAttributes(priority, {target.id, copy.direction.index()}));
+  }
+}
+
+void HaloExchange::submit_unpacks(BlockField& field, int group) {
+  Runtime& runtime = comm_.runtime();
+  const HaloSide& side = plan_.receives();
+  const BlockLayout* layout = &field.layout();
+  for (int s = 0; s < static_cast<int>(side.sections.size()); ++s) {
+    const HaloSection& section = side.sections[s];
+    if (side.messages[section.message].group != group) continue;
+    const double* in = receive_buffer_.data() + section.offset * nvars_;
+    runtime.submit(
+        "halo.unpack", {read(receive_handles_[s]), readwrite(field.ghosts(section.block))},
+        [layout, block = field.data(section.block), region = section.region, in] {
+          unpack_region(*layout, block, region, in);
+        },
+        TaskAttributes(exec_.skeleton_priority(),
+                       {plan_.mesh().local_block(section.block).id, section.direction.index()}));
+  }
+}
+
+}  // namespace tessera
