@@ -208,6 +208,8 @@ void Driver::refine_step(int ts) {
   const int iterations = ts == 0 ? options_.num_refine : options_.refine_iterations_later();
   std::vector<std::uint8_t> hit;
   for (int it = 0; it < iterations; ++it) {
+    // A merge may have completed a family whose siblings live on another rank.
+    totals_.moved += mesh_->gather_families();
     const tessera::Forest& forest = mesh_->forest();
     hit.assign(static_cast<std::size_t>(forest.local_count()), 0);
     for (std::int32_t b = 0; b < forest.local_count(); ++b) {

@@ -72,8 +72,14 @@ class AmrMesh {
   /// number of blocks that changed rank, over all ranks.
   std::int64_t rebalance();
 
+  /// Collective. Waits for every task and moves the few blocks needed so that no family
+  /// of 8 sibling leaves is split between ranks (see Forest::gather_families); call before
+  /// computing refinement marks. Returns the number of blocks moved, over all ranks.
+  std::int64_t gather_families();
+
  private:
   void rebuild_halo();
+  void migrate(const PartitionResult& moves);
 
   Comm& comm_;
   Exec& exec_;

@@ -141,8 +141,8 @@ class Forest {
     return neighbors_[static_cast<std::size_t>(i) * kBlockFaces + face];
   }
   /// First local index of the family of 8 sibling leaves containing local block i, or -1
-  /// when i is a root block or some sibling is not a leaf. A complete family of leaves
-  /// is never split between ranks.
+  /// when i is a root block, some sibling is not a leaf, or some sibling lives on another
+  /// rank (which partition() never does and gather_families() undoes).
   std::int32_t family_first(std::int32_t i) const { return family_first_[i]; }
 
   /// Lower and upper corner of a block in the unit cube, [axis][0 = low, 1 = high]. The
@@ -177,12 +177,19 @@ class Forest {
   /// the caller. Rebuilds the ghost layer and the neighbour tables.
   PartitionResult partition(std::span<const std::int64_t> weights = {});
 
+  /// Collective. Moves the few blocks needed so that no family of 8 sibling leaves is split
+  /// between ranks (a merge can complete a family whose siblings live on another rank);
+  /// the partition is otherwise kept. Returns which ranges move (usually none).
+  PartitionResult gather_families();
+
   /// Collective. True if no two face neighbours differ by more than one level.
   bool is_face_balanced() const;
 
  private:
   struct P4est;
   void rebuild();
+  PartitionResult transfers_since(const std::vector<std::int64_t>& old_offsets,
+                                  std::int64_t shipped) const;
 
   std::array<int, 3> root_blocks_{};
   std::unique_ptr<P4est> p4est_;

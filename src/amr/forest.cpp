@@ -4,6 +4,7 @@
 #include "tessera/forest.hpp"
 
 #include <p8est.h>
+#include <p8est_algorithms.h>
 #include <p8est_bits.h>
 #include <p8est_extended.h>
 #include <p8est_ghost.h>
@@ -232,7 +233,25 @@ PartitionResult Forest::partition(std::span<const std::int64_t> weights) {
   const p4est_gloidx_t shipped = p8est_partition_ext(forest, 1, weight_of);
   forest->user_pointer = nullptr;
   rebuild();
+  return transfers_since(old_offsets, shipped);
+}
 
+PartitionResult Forest::gather_families() {
+  p8est_t* forest = p4est_->forest;
+  const std::vector<std::int64_t> old_offsets = global_offsets_;
+  std::vector<p4est_locidx_t> counts(static_cast<std::size_t>(size()));
+  for (int r = 0; r < size(); ++r)
+    counts[static_cast<std::size_t>(r)] = static_cast<p4est_locidx_t>(
+        old_offsets[static_cast<std::size_t>(r) + 1] - old_offsets[static_cast<std::size_t>(r)]);
+  if (p8est_partition_for_coarsening(forest, counts.data()) == 0)
+    return transfers_since(old_offsets, 0);
+  const p4est_gloidx_t shipped = p8est_partition_given(forest, counts.data());
+  rebuild();
+  return transfers_since(old_offsets, shipped);
+}
+
+PartitionResult Forest::transfers_since(const std::vector<std::int64_t>& old_offsets,
+                                        std::int64_t shipped) const {
   // The SFC order is unchanged: global index g moves from its old owner to its new one.
   const int me = rank();
   const auto& new_offsets = global_offsets_;

@@ -163,9 +163,21 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
 
 std::int64_t AmrMesh::rebalance() {
   exec_.barrier();
+  const PartitionResult moves = forest_->partition();
+  migrate(moves);
+  return moves.global_moved;
+}
+
+std::int64_t AmrMesh::gather_families() {
+  exec_.barrier();
+  const PartitionResult moves = forest_->gather_families();
+  if (moves.global_moved > 0) migrate(moves);
+  return moves.global_moved;
+}
+
+void AmrMesh::migrate(const PartitionResult& moves) {
   migration_buffers_.clear();
   migration_handles_.reset();
-  const PartitionResult moves = forest_->partition();
   Runtime& runtime = comm_.runtime();
   const BlockShape& shape = store_.shape();
   const int groups = shape.groups();
@@ -239,7 +251,6 @@ std::int64_t AmrMesh::rebalance() {
   for (std::int32_t slot : released) store_.release(slot);
   slots_ = std::move(slots);
   rebuild_halo();
-  return moves.global_moved;
 }
 
 }  // namespace tessera
