@@ -14,8 +14,10 @@
 namespace tessera {
 
 /// Observer contract: on_begin/on_end from any worker (index < threads) concurrently,
-/// each touching only that worker's slots (a clock read and two appends; no locks, no
-/// shared writes); comm callbacks on the main thread. Memory: 16 bytes per task run.
+/// each touching only that worker's slots (a time-stamp-counter read, a name-table
+/// update and at most one append; no locks, no shared writes); comm callbacks on the
+/// main thread. Memory: 16 bytes per busy period of a worker (back-to-back tasks share
+/// one), plus one entry per task name and worker.
 class RunStats : public Observer, public CommObserver {
  public:
   /// `threads`: workers of the runtime it will observe (main thread = 0); >= 1, else
@@ -25,9 +27,9 @@ class RunStats : public Observer, public CommObserver {
   RunStats(const RunStats&) = delete;
   RunStats& operator=(const RunStats&) = delete;
 
-  /// Marks the start and the end of the measured interval (main thread). Thread times
-  /// and the overlap fraction count only task and request time inside it; per task name
-  /// totals count every task. Without stop(), the interval ends at collect().
+  /// Marks the start and the end of the measured interval (main thread): the wall time
+  /// behind idle_s, and the window of the overlap fraction. Task times count every task
+  /// observed. Without stop(), the interval ends at collect().
   void start();
   void stop();
 
@@ -47,7 +49,9 @@ class RunStats : public Observer, public CommObserver {
   ///                lane time reported to on_lane_time, on thread 0)
   ///   "overlap_fraction": share of request-in-flight time during which a task was
   ///                       executing on the same rank, over total in-flight time (0 when
-  ///                       nothing was in flight); ranks weigh by their in-flight time
+  ///                       nothing was in flight); ranks weigh by their in-flight time.
+  ///                       Scheduling gaps under ~1 us between back-to-back tasks of a
+  ///                       worker count as executing.
   ///   "in_flight_s", "overlapped_s": the two sums behind it
   ///   "ranks":   [ {"rank", "in_flight_s", "overlap_fraction"} ]
   ///   "messages", "bytes": point-to-point messages and bytes sent

@@ -58,8 +58,7 @@ std::vector<Interval> clip_intervals(std::span<const Interval> spans, std::int64
 }
 
 double OverlapTotals::fraction() const {
-  return in_flight_ns > 0 ? static_cast<double>(overlapped_ns) / static_cast<double>(in_flight_ns)
-                          : 0.0;
+  return in_flight > 0 ? static_cast<double>(overlapped) / static_cast<double>(in_flight) : 0.0;
 }
 
 OverlapTotals measure_overlap(std::vector<Interval> requests, std::vector<Interval> tasks) {

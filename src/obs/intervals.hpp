@@ -9,7 +9,7 @@
 
 namespace tessera::obs {
 
-/// Half-open time span [begin, end) in nanoseconds.
+/// Half-open time span [begin, end) in any integer time unit (nanoseconds, ticks).
 struct Interval {
   std::int64_t begin;
   std::int64_t end;
@@ -30,10 +30,10 @@ std::vector<Interval> clip_intervals(std::span<const Interval> spans, std::int64
                                      std::int64_t hi);
 
 /// In-flight time and the part of it overlapped by task execution, of one rank or
-/// summed over ranks.
+/// summed over ranks, in the unit of the intervals measured.
 struct OverlapTotals {
-  std::int64_t in_flight_ns = 0;
-  std::int64_t overlapped_ns = 0;
+  std::int64_t in_flight = 0;
+  std::int64_t overlapped = 0;
   /// overlapped / in flight; 0 when nothing was in flight.
   double fraction() const;
 };

@@ -1,6 +1,7 @@
 #include "tessera/run_stats.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -10,9 +11,9 @@
 
 #include "obs/chunked_buffer.hpp"
 #include "obs/intervals.hpp"
-#include "obs/monotonic_clock.hpp"
 #include "obs/mpi_check.hpp"
 #include "obs/task_time_table.hpp"
+#include "obs/tick_clock.hpp"
 #include "obs/worker_index_check.hpp"
 
 namespace tessera {
@@ -20,6 +21,9 @@ namespace tessera {
 namespace {
 
 constexpr double kSecondsPerNs = 1e-9;
+/// Consecutive tasks of one worker separated by at most this many ticks (about 1 us
+/// at 2 GHz; 2 us where ticks are ns) count as one busy period for the overlap.
+constexpr std::int64_t kMergeGapTicks = 2000;
 
 /// Every rank's JSON text, in rank order, on every rank.
 std::vector<nlohmann::json> allgather_json(const nlohmann::json& local, MPI_Comm comm) {
@@ -50,11 +54,13 @@ std::vector<nlohmann::json> allgather_json(const nlohmann::json& local, MPI_Comm
 }  // namespace
 
 struct RunStats::Impl {
-  /// One per worker, on its own cache lines: written only by that worker.
+  /// One per worker, on its own cache lines: written only by that worker. Times are
+  /// ticks (obs::fast_ticks), converted to nanoseconds in collect().
   struct alignas(64) WorkerState {
     obs::TaskTimeTable names;
-    obs::ChunkedBuffer<obs::Interval> spans;
-    std::int64_t begin_ns = 0;
+    obs::ChunkedBuffer<obs::Interval> spans;  // busy periods, for the overlap fraction
+    std::int64_t begin_ticks = 0;
+    std::int64_t last_end_ticks = std::numeric_limits<std::int64_t>::min() / 2;
   };
 
   explicit Impl(int thread_count) : threads(thread_count) {
@@ -63,19 +69,20 @@ struct RunStats::Impl {
                                   ")");
     }
     for (int i = 0; i < threads; ++i) workers.push_back(std::make_unique<WorkerState>());
-    start_ns = obs::monotonic_ns();
+    start_ticks = reference.ticks;
   }
 
   int threads;
   std::vector<std::unique_ptr<WorkerState>> workers;
   // Main thread only.
-  std::unordered_map<std::uint64_t, std::int64_t> posted_ns;  // operation id -> post time
-  std::vector<obs::Interval> requests;                        // completed operations
+  obs::TickReference reference = obs::TickReference::now();
+  std::unordered_map<std::uint64_t, std::int64_t> posted;  // operation id -> post ticks
+  std::vector<obs::Interval> requests;                     // completed operations, ticks
   std::int64_t lane_ns = 0;
   std::uint64_t messages = 0;
   std::uint64_t bytes = 0;
-  std::int64_t start_ns = 0;
-  std::int64_t stop_ns = -1;
+  std::int64_t start_ticks = 0;
+  std::int64_t stop_ticks = -1;
 };
 
 RunStats::RunStats(int threads) : impl_(std::make_unique<Impl>(threads)) {}
@@ -83,12 +90,12 @@ RunStats::RunStats(int threads) : impl_(std::make_unique<Impl>(threads)) {}
 RunStats::~RunStats() = default;
 
 void RunStats::start() {
-  impl_->start_ns = obs::monotonic_ns();
-  impl_->stop_ns = -1;
+  impl_->start_ticks = obs::fast_ticks();
+  impl_->stop_ticks = -1;
 }
 
 void RunStats::stop() {
-  impl_->stop_ns = obs::monotonic_ns();
+  impl_->stop_ticks = obs::fast_ticks();
 }
 
 void RunStats::on_submit(const TaskInfo&) {}
@@ -97,19 +104,26 @@ void RunStats::on_ready(const TaskInfo&, int) {}
 
 void RunStats::on_begin(const TaskInfo&, int worker) {
   obs::check_worker_index("RunStats", worker, impl_->threads);
-  impl_->workers[worker]->begin_ns = obs::monotonic_ns();
+  impl_->workers[worker]->begin_ticks = obs::fast_ticks();
 }
 
 void RunStats::on_end(const TaskInfo& task, int worker) {
   obs::check_worker_index("RunStats", worker, impl_->threads);
-  const std::int64_t end = obs::monotonic_ns();
+  const std::int64_t end = obs::fast_ticks();
   Impl::WorkerState& w = *impl_->workers[worker];
-  w.names.add(task.name, end - w.begin_ns);
-  w.spans.push_back({w.begin_ns, end});
+  w.names.add(task.name, end - w.begin_ticks);
+  // Back-to-back tasks extend one busy period, so memory grows with idle gaps, not
+  // with tasks; the scheduling gap folded in is below kMergeGapTicks.
+  if (w.begin_ticks - w.last_end_ticks <= kMergeGapTicks) {
+    w.spans.back().end = end;
+  } else {
+    w.spans.push_back({w.begin_ticks, end});
+  }
+  w.last_end_ticks = end;
 }
 
 void RunStats::on_post(const CommEvent& event) {
-  impl_->posted_ns[event.id] = obs::monotonic_ns();
+  impl_->posted[event.id] = obs::fast_ticks();
   if (event.kind == CommEvent::Kind::send) {
     ++impl_->messages;
     impl_->bytes += event.bytes;
@@ -117,10 +131,10 @@ void RunStats::on_post(const CommEvent& event) {
 }
 
 void RunStats::on_complete(const CommEvent& event) {
-  const auto it = impl_->posted_ns.find(event.id);
-  if (it == impl_->posted_ns.end()) return;  // posted before this observer was attached
-  impl_->requests.push_back({it->second, obs::monotonic_ns()});
-  impl_->posted_ns.erase(it);
+  const auto it = impl_->posted.find(event.id);
+  if (it == impl_->posted.end()) return;  // posted before this observer was attached
+  impl_->requests.push_back({it->second, obs::fast_ticks()});
+  impl_->posted.erase(it);
 }
 
 void RunStats::on_lane_time(double seconds) {
@@ -129,9 +143,11 @@ void RunStats::on_lane_time(double seconds) {
 
 nlohmann::json RunStats::collect(MPI_Comm comm) const {
   const Impl& s = *impl_;
-  const std::int64_t lo = s.start_ns;
-  const std::int64_t hi = s.stop_ns >= 0 ? s.stop_ns : obs::monotonic_ns();
-  const std::int64_t wall_ns = std::max<std::int64_t>(hi - lo, 0);
+  // Intervals stay in ticks; lengths are converted once they are summed.
+  const std::int64_t lo = s.start_ticks;
+  const std::int64_t hi = s.stop_ticks >= 0 ? s.stop_ticks : obs::fast_ticks();
+  const obs::TickCalibration clock(s.reference);
+  const std::int64_t wall_ns = clock.duration_ns(std::max<std::int64_t>(hi - lo, 0));
   int rank = 0;
   obs::mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
 
@@ -141,17 +157,18 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
   nlohmann::json threads = nlohmann::json::array();
   for (int t = 0; t < s.threads; ++t) {
     const Impl::WorkerState& w = *s.workers[t];
+    std::int64_t exec_ticks = 0;
     w.names.for_each([&](const obs::TaskTimeTable::Entry& e) {
       auto& [count, total] = by_name[e.name];
       count += e.count;
-      total += e.total_ns;
+      total += clock.duration_ns(e.total);
+      exec_ticks += e.total;
     });
+    const std::int64_t exec_ns = clock.duration_ns(exec_ticks);
     std::vector<obs::Interval> spans;
     spans.reserve(w.spans.size());
     w.spans.for_each([&](const obs::Interval& i) { spans.push_back(i); });
-    // A worker's tasks never overlap, so clipping and summing gives its busy time.
     const std::vector<obs::Interval> clipped = obs::clip_intervals(spans, lo, hi);
-    const std::int64_t exec_ns = obs::total_length(clipped);
     const std::int64_t comm_ns = t == 0 ? s.lane_ns : 0;
     threads.push_back(
         {{"rank", rank},
@@ -167,13 +184,15 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
   }
   std::vector<obs::Interval> requests = s.requests;
   // Requests still in flight count until the end of the measured interval.
-  for (const auto& [id, posted] : s.posted_ns) requests.push_back({posted, hi});
-  const obs::OverlapTotals overlap =
+  for (const auto& [id, posted] : s.posted) requests.push_back({posted, hi});
+  const obs::OverlapTotals overlap_ticks =
       obs::measure_overlap(obs::clip_intervals(obs::merge_intervals(requests), lo, hi), busy);
+  const obs::OverlapTotals overlap{clock.duration_ns(overlap_ticks.in_flight),
+                                   clock.duration_ns(overlap_ticks.overlapped)};
   const nlohmann::json local = {{"tasks", tasks},
                                 {"threads", threads},
-                                {"in_flight_ns", overlap.in_flight_ns},
-                                {"overlapped_ns", overlap.overlapped_ns},
+                                {"in_flight_ns", overlap.in_flight},
+                                {"overlapped_ns", overlap.overlapped},
                                 {"messages", s.messages},
                                 {"bytes", s.bytes}};
 
@@ -194,10 +213,10 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
     const obs::OverlapTotals rank_overlap{r["in_flight_ns"].get<std::int64_t>(),
                                           r["overlapped_ns"].get<std::int64_t>()};
     ranks.push_back({{"rank", ranks.size()},
-                     {"in_flight_s", rank_overlap.in_flight_ns * kSecondsPerNs},
+                     {"in_flight_s", rank_overlap.in_flight * kSecondsPerNs},
                      {"overlap_fraction", rank_overlap.fraction()}});
-    all_overlap.in_flight_ns += rank_overlap.in_flight_ns;
-    all_overlap.overlapped_ns += rank_overlap.overlapped_ns;
+    all_overlap.in_flight += rank_overlap.in_flight;
+    all_overlap.overlapped += rank_overlap.overlapped;
     messages += r["messages"].get<std::uint64_t>();
     bytes += r["bytes"].get<std::uint64_t>();
   }
@@ -211,8 +230,8 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
   return {{"tasks", result_tasks},
           {"threads", all_threads},
           {"overlap_fraction", all_overlap.fraction()},
-          {"in_flight_s", all_overlap.in_flight_ns * kSecondsPerNs},
-          {"overlapped_s", all_overlap.overlapped_ns * kSecondsPerNs},
+          {"in_flight_s", all_overlap.in_flight * kSecondsPerNs},
+          {"overlapped_s", all_overlap.overlapped * kSecondsPerNs},
           {"ranks", ranks},
           {"messages", messages},
           {"bytes", bytes}};

@@ -8,7 +8,8 @@
 
 namespace tessera::obs {
 
-/// Open-addressing table from name pointer to {count, total ns}. Single writer.
+/// Open-addressing table from name pointer to {count, total time} (time in the caller's
+/// unit: nanoseconds or ticks). Single writer.
 /// Two literals with the same text but different addresses get separate entries;
 /// whoever reads the table merges them by text.
 class TaskTimeTable {
@@ -16,27 +17,27 @@ class TaskTimeTable {
   struct Entry {
     const char* name = nullptr;  ///< nullptr marks a free slot
     std::uint64_t count = 0;
-    std::int64_t total_ns = 0;
+    std::int64_t total = 0;
   };
 
   /// `capacity` is rounded up to a power of two; the table grows as needed.
   explicit TaskTimeTable(std::size_t capacity = 64);
 
-  /// Adds one execution of `duration_ns` to `name` (nullptr is counted as "").
-  void add(const char* name, std::int64_t duration_ns) {
+  /// Adds one execution lasting `duration` to `name` (nullptr is counted as "").
+  void add(const char* name, std::int64_t duration) {
     if (name == nullptr) name = "";
     std::size_t i = slot_of(name);
     while (true) {
       Entry& e = slots_[i];
       if (e.name == name) {
         ++e.count;
-        e.total_ns += duration_ns;
+        e.total += duration;
         return;
       }
       if (e.name == nullptr) break;
       i = (i + 1) & mask_;
     }
-    insert(name, duration_ns);
+    insert(name, duration);
   }
 
   /// Calls f(const Entry&) for every name seen, in no particular order.
@@ -54,7 +55,7 @@ class TaskTimeTable {
     const auto bits = reinterpret_cast<std::uintptr_t>(name);
     return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> 32) & mask_;
   }
-  void insert(const char* name, std::int64_t duration_ns);
+  void insert(const char* name, std::int64_t duration);
 
   std::vector<Entry> slots_;
   std::size_t mask_ = 0;

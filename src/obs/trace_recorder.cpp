@@ -19,6 +19,7 @@
 #include "obs/message_pairing.hpp"
 #include "obs/monotonic_clock.hpp"
 #include "obs/mpi_check.hpp"
+#include "obs/tick_clock.hpp"
 #include "obs/trace_format.hpp"
 #include "obs/worker_index_check.hpp"
 #include "tessera/trace.hpp"
@@ -32,18 +33,20 @@ constexpr int kMpiThreadBase = 1000;
 /// Largest piece of text sent in one MPI message (counts are ints).
 constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
 
+// Event times are ticks (obs::ordered_ticks), converted to nanoseconds when written.
+
 /// A task body's execution on one worker.
 struct TaskSpan {
   std::uint64_t id;
   const char* name;
-  std::int64_t begin_ns;
-  std::int64_t end_ns;
+  std::int64_t begin_ticks;
+  std::int64_t end_ticks;
 };
 
 /// When a task became ready (all predecessors completed).
 struct ReadyMark {
   std::uint64_t id;
-  std::int64_t ns;
+  std::int64_t ticks;
 };
 
 /// What on_submit saw; accesses are stored separately, [first_access, +access_count).
@@ -56,7 +59,7 @@ struct SubmitRecord {
   bool main_thread_only;
 };
 
-/// One MPI operation from post to completion (complete_ns < 0: not completed).
+/// One MPI operation from post to completion (complete_ticks < 0: not completed).
 struct CommRecord {
   CommEvent::Kind kind;
   int peer;
@@ -65,8 +68,8 @@ struct CommRecord {
   std::uint64_t id;
   const char* task_name;
   std::uint64_t task_id;  // task whose body was running on the main thread at posting (0: none)
-  std::int64_t post_ns;
-  std::int64_t complete_ns;
+  std::int64_t post_ticks;
+  std::int64_t complete_ticks;
 };
 
 /// Per-rank facts rank 0 puts in the file's "tessera" section.
@@ -152,7 +155,7 @@ struct TraceRecorder::Impl {
   struct alignas(64) WorkerLog {
     obs::ChunkedBuffer<TaskSpan> spans;
     obs::ChunkedBuffer<ReadyMark> ready;
-    std::int64_t begin_ns = 0;
+    std::int64_t begin_ticks = 0;
     std::uint64_t running = 0;  // id of the task whose body runs now (0: none)
   };
 
@@ -164,19 +167,23 @@ struct TraceRecorder::Impl {
     for (int i = 0; i < threads; ++i) workers.push_back(std::make_unique<WorkerLog>());
   }
 
-  /// `ns` of this rank's clock on the common time line (rank 0's clock, from origin).
-  std::int64_t aligned(std::int64_t ns) const { return ns - clock_offset_ns - origin_ns; }
+  /// `ticks` of this rank on the common time line: ns of rank 0's clock since origin.
+  std::int64_t aligned(const obs::TickCalibration& clock, std::int64_t ticks) const {
+    return clock.to_ns(ticks) - clock_offset_ns - origin_ns;
+  }
 
   void format_metadata(fmt::memory_buffer& out, int lanes) const;
-  void format_tasks(fmt::memory_buffer& out) const;
-  void format_comm(fmt::memory_buffer& out, const std::vector<int>& lanes,
-                   const std::vector<std::int64_t>& flow_ids, std::int64_t write_ns) const;
+  void format_tasks(fmt::memory_buffer& out, const obs::TickCalibration& clock) const;
+  void format_comm(fmt::memory_buffer& out, const obs::TickCalibration& clock,
+                   const std::vector<int>& lanes, const std::vector<std::int64_t>& flow_ids,
+                   std::int64_t write_ticks) const;
 
   int threads;
   int rank = 0;
   int size = 1;
   std::int64_t clock_offset_ns = 0;  // this rank's clock minus rank 0's
   std::int64_t origin_ns = 0;        // rank 0's clock when recording started
+  obs::TickReference reference = obs::TickReference::now();
   std::vector<std::unique_ptr<WorkerLog>> workers;
   // Main thread only.
   obs::ChunkedBuffer<SubmitRecord> submits;
@@ -208,21 +215,21 @@ void TraceRecorder::on_submit(const TaskInfo& task) {
 
 void TraceRecorder::on_ready(const TaskInfo& task, int worker) {
   obs::check_worker_index("TraceRecorder", worker, impl_->threads);
-  impl_->workers[worker]->ready.push_back(ReadyMark{task.id, obs::monotonic_ns()});
+  impl_->workers[worker]->ready.push_back(ReadyMark{task.id, obs::ordered_ticks()});
 }
 
 void TraceRecorder::on_begin(const TaskInfo& task, int worker) {
   obs::check_worker_index("TraceRecorder", worker, impl_->threads);
   Impl::WorkerLog& w = *impl_->workers[worker];
   w.running = task.id;
-  w.begin_ns = obs::monotonic_ns();
+  w.begin_ticks = obs::ordered_ticks();
 }
 
 void TraceRecorder::on_end(const TaskInfo& task, int worker) {
   obs::check_worker_index("TraceRecorder", worker, impl_->threads);
-  const std::int64_t end = obs::monotonic_ns();
+  const std::int64_t end = obs::ordered_ticks();
   Impl::WorkerLog& w = *impl_->workers[worker];
-  w.spans.push_back(TaskSpan{task.id, task.name, w.begin_ns, end});
+  w.spans.push_back(TaskSpan{task.id, task.name, w.begin_ticks, end});
   w.running = 0;
 }
 
@@ -231,14 +238,14 @@ void TraceRecorder::on_post(const CommEvent& event) {
   // MPI is posted by the main thread (worker 0), usually from a communication task's body.
   s.open_comm[event.id] = s.comm.size();
   s.comm.push_back(CommRecord{event.kind, event.peer, event.tag, event.bytes, event.id, event.name,
-                              s.workers[0]->running, obs::monotonic_ns(), -1});
+                              s.workers[0]->running, obs::ordered_ticks(), -1});
 }
 
 void TraceRecorder::on_complete(const CommEvent& event) {
   Impl& s = *impl_;
   const auto it = s.open_comm.find(event.id);
   if (it == s.open_comm.end()) return;  // posted before this recorder was attached
-  s.comm[it->second].complete_ns = obs::monotonic_ns();
+  s.comm[it->second].complete_ticks = obs::ordered_ticks();
   s.open_comm.erase(it);
 }
 
@@ -270,7 +277,8 @@ void TraceRecorder::Impl::format_metadata(fmt::memory_buffer& out, int lanes) co
   }
 }
 
-void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out) const {
+void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out,
+                                       const obs::TickCalibration& clock) const {
   auto it = std::back_inserter(out);
   const std::uint64_t first_id = submits.empty() ? 0 : submits[0].id;
   const auto submit_of = [&](std::uint64_t id) -> const SubmitRecord* {
@@ -278,10 +286,10 @@ void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out) const {
     const SubmitRecord& r = submits[id - first_id];
     return r.id == id ? &r : nullptr;
   };
-  std::vector<std::int64_t> ready_ns(submits.size(), -1);
+  std::vector<std::int64_t> ready_ticks(submits.size(), -1);
   for (const auto& w : workers) {
     w->ready.for_each([&](const ReadyMark& m) {
-      if (submit_of(m.id)) ready_ns[m.id - first_id] = m.ns;
+      if (submit_of(m.id)) ready_ticks[m.id - first_id] = m.ticks;
     });
   }
   std::unordered_map<const char*, std::string> escaped_names;
@@ -296,9 +304,11 @@ void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out) const {
       fmt::format_to(it,
                      ",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":",
                      name->second, rank, t);
-      obs::append_microseconds(out, aligned(span.begin_ns));
+      // Durations are differences of aligned times, so ts + dur is exactly the aligned end.
+      const std::int64_t begin = aligned(clock, span.begin_ticks);
+      obs::append_microseconds(out, begin);
       out.append(std::string_view(",\"dur\":"));
-      obs::append_microseconds(out, span.end_ns - span.begin_ns);
+      obs::append_microseconds(out, aligned(clock, span.end_ticks) - begin);
       fmt::format_to(it, ",\"args\":{{\"id\":{}", span.id);
       if (const SubmitRecord* r = submit_of(span.id)) {
         out.append(std::string_view(",\"tags\":["));
@@ -313,9 +323,9 @@ void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out) const {
         out.push_back(']');
         if (r->priority == Priority::high) out.append(std::string_view(",\"priority\":\"high\""));
         if (r->main_thread_only) out.append(std::string_view(",\"main_thread_only\":true"));
-        if (const std::int64_t ready = ready_ns[span.id - first_id]; ready >= 0) {
+        if (const std::int64_t ready = ready_ticks[span.id - first_id]; ready >= 0) {
           out.append(std::string_view(",\"ready_ts\":"));
-          obs::append_microseconds(out, aligned(ready));
+          obs::append_microseconds(out, aligned(clock, ready));
         }
       }
       out.append(std::string_view("}}"));
@@ -323,23 +333,25 @@ void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out) const {
   }
 }
 
-void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const std::vector<int>& lanes,
+void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const obs::TickCalibration& clock,
+                                      const std::vector<int>& lanes,
                                       const std::vector<std::int64_t>& flow_ids,
-                                      std::int64_t write_ns) const {
+                                      std::int64_t write_ticks) const {
   auto it = std::back_inserter(out);
   std::size_t p2p = 0;
   for (std::size_t i = 0; i < comm.size(); ++i) {
     const CommRecord& c = comm[i];
     const std::int64_t flow = is_point_to_point(c.kind) ? flow_ids[p2p++] : -1;
-    const bool completed = c.complete_ns >= 0;
-    const std::int64_t end = completed ? c.complete_ns : write_ns;
+    const bool completed = c.complete_ticks >= 0;
+    const std::int64_t post = aligned(clock, c.post_ticks);
+    const std::int64_t end = aligned(clock, completed ? c.complete_ticks : write_ticks);
     const int tid = kMpiThreadBase + lanes[i];
     fmt::format_to(
         it, ",\n{{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":",
         kind_name(c.kind), rank, tid);
-    obs::append_microseconds(out, aligned(c.post_ns));
+    obs::append_microseconds(out, post);
     out.append(std::string_view(",\"dur\":"));
-    obs::append_microseconds(out, end - c.post_ns);
+    obs::append_microseconds(out, end - post);
     fmt::format_to(it, ",\"args\":{{\"kind\":\"{}\",\"peer\":{},\"tag\":{},\"bytes\":{},\"id\":{}",
                    kind_name(c.kind), c.peer, c.tag, c.bytes, c.id);
     if (c.task_id != 0) fmt::format_to(it, ",\"posted_in_task\":{}", c.task_id);
@@ -352,19 +364,20 @@ void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const std::vector
     // The arrow leaves the send when it is posted and enters the receive just before it
     // completes (the flow binds to the slice enclosing its timestamp).
     const bool send = c.kind == CommEvent::Kind::send;
-    const std::int64_t at = send ? c.post_ns : std::max(c.post_ns, end - 1);
+    const std::int64_t at = send ? post : std::max(post, end - 1);
     fmt::format_to(it,
                    ",\n{{\"ph\":\"{}\",{}\"cat\":\"mpi\",\"name\":\"message\",\"id\":{},\"pid\":{},"
                    "\"tid\":{},\"ts\":",
                    send ? "s" : "f", send ? "" : "\"bp\":\"e\",", flow, rank, tid);
-    obs::append_microseconds(out, aligned(at));
+    obs::append_microseconds(out, at);
     out.push_back('}');
   }
 }
 
 void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
   const Impl& s = *impl_;
-  const std::int64_t write_ns = obs::monotonic_ns();
+  const std::int64_t write_ticks = obs::ordered_ticks();
+  const obs::TickCalibration clock(s.reference);
   MPI_Comm out_comm = MPI_COMM_NULL;
   obs::mpi_check(MPI_Comm_dup(comm, &out_comm), "MPI_Comm_dup");
   struct CommFree {
@@ -388,7 +401,7 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
   std::vector<obs::MessageRecord> mine;
   std::vector<obs::Interval> spans;
   for (const CommRecord& c : s.comm) {
-    spans.push_back({c.post_ns, c.complete_ns >= 0 ? c.complete_ns : write_ns});
+    spans.push_back({c.post_ticks, c.complete_ticks >= 0 ? c.complete_ticks : write_ticks});
     if (is_point_to_point(c.kind)) {
       mine.push_back({rank, c.peer, c.tag, c.id, c.kind == CommEvent::Kind::send});
     }
@@ -406,8 +419,8 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
 
   fmt::memory_buffer text;
   s.format_metadata(text, lane_count);
-  s.format_tasks(text);
-  s.format_comm(text, lanes, flows, write_ns);
+  s.format_tasks(text, clock);
+  s.format_comm(text, clock, lanes, flows, write_ticks);
 
   const std::vector<RankSummary> summaries = gather_to_root(
       std::vector<RankSummary>{
@@ -447,9 +460,11 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
       return list;
     };
     fmt::format_to(it,
-                   "\n],\n\"displayTimeUnit\":\"ms\",\n\"tessera\":{{\"ranks\":{},\"threads\":[{}],"
+                   "\n],\n\"displayTimeUnit\":\"ms\",\n\"tessera\":{{\"ranks\":{},\"clock\":\"{}\","
+                   "\"threads\":[{}],"
                    "\"tasks_submitted\":[{}],\"clock_offset_ns\":[{}],\"lane_ns\":[{}]}}}}\n",
-                   size, column([](const RankSummary& r) { return r.threads; }),
+                   size, obs::ticks_are_tsc() ? "tsc" : "steady",
+                   column([](const RankSummary& r) { return r.threads; }),
                    column([](const RankSummary& r) { return r.tasks_submitted; }),
                    column([](const RankSummary& r) { return r.clock_offset_ns; }),
                    column([](const RankSummary& r) { return r.lane_ns; }));

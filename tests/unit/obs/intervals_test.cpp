@@ -42,14 +42,14 @@ TEST(MeasureOverlap, IsOverlappedTimeOverInFlightTime) {
   // Requests in flight over [0, 100) (two overlapping requests); tasks busy 25 ns of it
   // plus 50 ns outside it, on two workers whose tasks overlap each other.
   const OverlapTotals t = measure_overlap({{0, 60}, {40, 100}}, {{10, 20}, {15, 35}, {100, 150}});
-  EXPECT_EQ(t.in_flight_ns, 100);
-  EXPECT_EQ(t.overlapped_ns, 25);
+  EXPECT_EQ(t.in_flight, 100);
+  EXPECT_EQ(t.overlapped, 25);
   EXPECT_DOUBLE_EQ(t.fraction(), 0.25);
 }
 
 TEST(MeasureOverlap, IsZeroWhenNothingWasInFlight) {
   const OverlapTotals t = measure_overlap({}, {{0, 10}});
-  EXPECT_EQ(t.in_flight_ns, 0);
+  EXPECT_EQ(t.in_flight, 0);
   EXPECT_EQ(t.fraction(), 0.0);
 }
 
@@ -88,8 +88,8 @@ TEST(MeasureOverlap, MatchesBruteForceOnRandomSpans) {
       expected_overlap += in_flight[t] && busy[t];
     }
     const OverlapTotals got = measure_overlap(requests, tasks);
-    ASSERT_EQ(got.in_flight_ns, expected_in_flight) << "trial " << trial;
-    ASSERT_EQ(got.overlapped_ns, expected_overlap) << "trial " << trial;
+    ASSERT_EQ(got.in_flight, expected_in_flight) << "trial " << trial;
+    ASSERT_EQ(got.overlapped, expected_overlap) << "trial " << trial;
   }
 }
 

@@ -26,9 +26,9 @@ TEST(TaskTimeTable, SumsCountAndTimePerName) {
   const auto e = entries(table);
   ASSERT_EQ(e.size(), 2u);
   EXPECT_EQ(e.at(kStencil).count, 2u);
-  EXPECT_EQ(e.at(kStencil).total_ns, 15);
+  EXPECT_EQ(e.at(kStencil).total, 15);
   EXPECT_EQ(e.at(kPack).count, 1u);
-  EXPECT_EQ(e.at(kPack).total_ns, 3);
+  EXPECT_EQ(e.at(kPack).total, 3);
 }
 
 TEST(TaskTimeTable, GrowsBeyondItsInitialCapacityWithoutLosingEntries) {
@@ -46,7 +46,7 @@ TEST(TaskTimeTable, GrowsBeyondItsInitialCapacityWithoutLosingEntries) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     const auto& entry = e.at(names[i].c_str());
     ASSERT_EQ(entry.count, 3u);
-    ASSERT_EQ(entry.total_ns, static_cast<std::int64_t>(3 * i));
+    ASSERT_EQ(entry.total, static_cast<std::int64_t>(3 * i));
   }
 }
 
@@ -67,7 +67,7 @@ TEST(TaskTimeTable, CountsANullNameAsTheEmptyName) {
   table.for_each([](const TaskTimeTable::Entry& e) {
     EXPECT_STREQ(e.name, "");
     EXPECT_EQ(e.count, 2u);
-    EXPECT_EQ(e.total_ns, 10);
+    EXPECT_EQ(e.total, 10);
   });
 }
 
