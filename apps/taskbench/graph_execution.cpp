@@ -1,0 +1,232 @@
+#include "graph_execution.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+
+#include "kernel.hpp"
+#include "payload.hpp"
+
+namespace tessera::taskbench {
+
+GraphExecution::BufferArray::BufferArray(std::size_t count, std::size_t bytes)
+    : bytes_(bytes), stride_((bytes + 63) / 64 * 64) {
+  // Each buffer starts on its own cache line: tasks of neighbouring points write their
+  // outputs from different threads.
+  const std::size_t total = std::max<std::size_t>(count * stride_, 64);
+  data_.reset(static_cast<std::byte*>(std::aligned_alloc(64, total)));
+  if (!data_) throw std::bad_alloc();
+  std::memset(data_.get(), 0, total);
+}
+
+void GraphExecution::BufferArray::Free::operator()(std::byte* p) const {
+  std::free(p);
+}
+
+GraphExecution::GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt)
+    : session_(session),
+      config_(config),
+      table_(config.graph),
+      distribution_{config.graph.max_width, session.size()},
+      rank_(session.rank()),
+      first_(distribution_.first(session.rank())),
+      end_(distribution_.end(session.rank())),
+      corrupt_(corrupt),
+      tags_(
+          session.comm().allocate_tags("taskbench", static_cast<int>(2 * config.graph.max_width))),
+      scratch_(static_cast<std::size_t>(end_ - first_),
+               static_cast<std::size_t>(config.scratch_bytes)),
+      verified_(std::make_unique<Counter[]>(static_cast<std::size_t>(end_ - first_))),
+      stamp_(static_cast<std::size_t>(config.graph.max_width), -1) {
+  Runtime& runtime = session_.runtime();
+  const TaskGraph& g = config_.graph;
+  const auto local_points = static_cast<std::size_t>(end_ - first_);
+  const auto output_bytes = static_cast<std::size_t>(config_.output_bytes);
+
+  // Every remote point some local point may depend on, in any dependence set.
+  remote_slot_.assign(static_cast<std::size_t>(g.max_width), -1);
+  long slots = 0;
+  for (long dset = 0; dset < g.dependence_sets(); ++dset) {
+    for (long x = first_; x < end_; ++x) {
+      for (long y : table_.producers(dset, x)) {
+        if (!is_local(y) && remote_slot_[y] < 0) remote_slot_[y] = slots++;
+      }
+    }
+  }
+
+  for (int parity = 0; parity < 2; ++parity) {
+    outputs_.emplace_back(local_points, output_bytes);
+    receives_.emplace_back(static_cast<std::size_t>(slots), output_bytes);
+    auto& out = output_handles_.emplace_back();
+    for (long x = first_; x < end_; ++x) {
+      out.push_back(runtime.create_handle(fmt::format("output[{}] of point {}", parity, x)));
+    }
+    auto& in = receive_handles_.emplace_back(static_cast<std::size_t>(slots));
+    for (long y = 0; y < g.max_width; ++y) {
+      if (remote_slot_[y] >= 0) {
+        in[remote_slot_[y]] =
+            runtime.create_handle(fmt::format("received[{}] of point {}", parity, y));
+      }
+    }
+  }
+  if (config_.scratch_bytes > 0) {
+    for (std::size_t i = 0; i < local_points; ++i) {
+      const std::span<std::byte> s = scratch_[i];
+      for (std::size_t off = 0; off + sizeof kScratchMagic <= s.size();
+           off += sizeof kScratchMagic) {
+        std::memcpy(s.data() + off, &kScratchMagic, sizeof kScratchMagic);
+      }
+      scratch_handles_.push_back(
+          runtime.create_handle(fmt::format("scratch of point {}", first_ + static_cast<long>(i))));
+    }
+  }
+}
+
+GraphExecution::~GraphExecution() {
+  // Tasks hold pointers into this object's buffers.
+  try {
+    session_.runtime().wait_all();
+  } catch (...) {
+    // The error was reported by the wait that saw it; a destructor must not throw.
+  }
+}
+
+void GraphExecution::submit_graph() {
+  std::fill(stamp_.begin(), stamp_.end(), -1);
+  for (long t = 0; t < config_.graph.timesteps; ++t) {
+    if (t > 0) submit_exchange(t);
+    submit_compute(t);
+  }
+}
+
+long long GraphExecution::inputs_verified() const {
+  long long sum = 0;
+  for (long i = 0; i < end_ - first_; ++i)
+    sum += verified_[i].value.load(std::memory_order_relaxed);
+  return sum;
+}
+
+void GraphExecution::submit_exchange(long t) {
+  const TaskGraph& g = config_.graph;
+  Comm& comm = session_.comm();
+  Exec& exec = session_.exec();
+  const int parity = static_cast<int>((t - 1) & 1);
+  const auto bytes = static_cast<std::size_t>(config_.output_bytes);
+  // Each output of t - 1 goes once to every other rank that consumes it at t (consumers
+  // come in ascending point order, hence in ascending owner order).
+  for (long y = first_; y < end_; ++y) {
+    if (!g.exists(t - 1, y)) continue;
+    peers_.clear();
+    table_.for_each_consumer(t - 1, y, [&](long x) {
+      const int owner = distribution_.owner(x);
+      if (owner != rank_ && (peers_.empty() || peers_.back() != owner)) peers_.push_back(owner);
+    });
+    const std::size_t i = local_index(y);
+    for (int peer : peers_) {
+      comm.isend(output_handles_[parity][i], outputs_[parity][i].data(), bytes, peer,
+                 tags_.tag(parity * g.max_width + y), {}, "taskbench_send");
+    }
+  }
+  // One receive per remote producer that some local task of timestep t reads.
+  for (long x = first_; x < end_; ++x) {
+    if (!g.exists(t, x)) continue;
+    table_.for_each_input(t, x, [&](long y) {
+      if (is_local(y) || stamp_[y] == t) return;
+      stamp_[y] = t;
+      const auto slot = static_cast<std::size_t>(remote_slot_[y]);
+      comm.irecv(receive_handles_[parity][slot], receives_[parity][slot].data(), bytes,
+                 distribution_.owner(y), tags_.tag(parity * g.max_width + y), {}, "taskbench_recv");
+    });
+  }
+  // Under forkjoin every exchange completes before the timestep computes (like Task
+  // Bench's bulk-synchronous MPI driver). Phases are not named with begin_phase: see
+  // docs/apps/taskbench.md (Session::finish mishandles named phases for now).
+  exec.end_phase();
+}
+
+void GraphExecution::submit_compute(long t) {
+  const TaskGraph& g = config_.graph;
+  Exec& exec = session_.exec();
+  const int parity = static_cast<int>(t & 1);
+  const Priority skeleton = exec.skeleton_priority();
+  for (long x = first_; x < end_; ++x) {
+    if (!g.exists(t, x)) continue;
+    const std::size_t i = local_index(x);
+    accesses_.clear();
+    accesses_.push_back(write(output_handles_[parity][i]));
+    table_.for_each_input(t, x, [&](long y) { accesses_.push_back(read(input_handle(t - 1, y))); });
+    if (config_.scratch_bytes > 0) accesses_.push_back(readwrite(scratch_handles_[i]));
+    // Tasks whose output leaves the rank run first, so their messages leave early.
+    const Priority priority = has_remote_consumer(t, x) ? skeleton : Priority::normal;
+    session_.runtime().submit(
+        "taskbench_task", std::span<const Access>(accesses_), [this, t, x] { execute(t, x); },
+        TaskAttributes(priority, TaskTags{t, x}));
+  }
+  exec.end_phase();
+}
+
+void GraphExecution::execute(long t, long x) {
+  long index = 0;
+  table_.for_each_input(t, x, [&](long y) {
+    if (auto problem = check_input(input_buffer(t - 1, y), t, x, index, y)) {
+      record_failure(*problem);
+    }
+    ++index;
+  });
+  const std::size_t i = local_index(x);
+  const std::span<std::byte> out = outputs_[t & 1][i];
+  write_output(out, t, x);
+  if (corrupt_ && corrupt_->first == t && corrupt_->second == x) write_output(out, t, x + 1);
+  std::span<std::byte> scratch;
+  if (config_.scratch_bytes > 0) {
+    scratch = scratch_[i];
+    std::uint64_t magic = 0;
+    std::memcpy(&magic, scratch.data(), sizeof magic);
+    if (magic != kScratchMagic) {
+      record_failure(fmt::format(
+          "verification failed: task (timestep {}, point {}): scratch lost its magic word", t, x));
+    }
+  }
+  run_kernel(config_.kernel, config_.graph.graph_index, t, x, scratch);
+  verified_[i].value.fetch_add(index, std::memory_order_relaxed);
+}
+
+void GraphExecution::record_failure(const std::string& message) {
+  if (failures_.fetch_add(1, std::memory_order_acq_rel) > 0) return;
+  {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    first_failure_ = message;
+  }
+  std::fprintf(stderr, "taskbench: rank %d: %s\n", rank_, message.c_str());
+  std::fflush(stderr);
+}
+
+std::string GraphExecution::first_failure() const {
+  std::lock_guard<std::mutex> lock(failure_mutex_);
+  return first_failure_;
+}
+
+std::span<std::byte> GraphExecution::input_buffer(long t, long point) const {
+  const int parity = static_cast<int>(t & 1);
+  if (is_local(point)) return outputs_[parity][local_index(point)];
+  return receives_[parity][static_cast<std::size_t>(remote_slot_[point])];
+}
+
+Handle GraphExecution::input_handle(long t, long point) const {
+  const int parity = static_cast<int>(t & 1);
+  if (is_local(point)) return output_handles_[parity][local_index(point)];
+  return receive_handles_[parity][static_cast<std::size_t>(remote_slot_[point])];
+}
+
+bool GraphExecution::has_remote_consumer(long t, long point) const {
+  bool remote = false;
+  table_.for_each_consumer(t, point, [&](long x) { remote = remote || !is_local(x); });
+  return remote;
+}
+
+}  // namespace tessera::taskbench

@@ -1,0 +1,117 @@
+#pragma once
+// One rank's share of a Task Bench graph as tessera tasks.
+//
+// Each rank owns a contiguous block of points (BlockDistribution). Task (t, x) writes its
+// output buffer for timestep parity t % 2 and reads the buffers of its inputs at parity
+// (t - 1) % 2: the producer's own output when the producer is local, or a receive buffer
+// filled by a communication task when it lives on another rank. Every (producer, consumer
+// rank) edge of a timestep is one message, tagged by (parity, producer), sent by an isend
+// task reading the producer's output and received by an irecv task writing the receive
+// buffer. The runtime orders everything else: a buffer is overwritten two timesteps later
+// only after all its readers (local tasks, sends) completed.
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config.hpp"
+#include "distribution.hpp"
+#include "task_graph.hpp"
+#include "tessera/session.hpp"
+
+namespace tessera::taskbench {
+
+/// A (timestep, point) whose output is deliberately written wrong (tests use it to prove
+/// that verification fails loudly).
+using CorruptTask = std::optional<std::pair<long, long>>;
+
+class GraphExecution {
+ public:
+  /// Allocates this rank's buffers and handles. `config` must have passed check_config.
+  GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt);
+  ~GraphExecution();
+  GraphExecution(const GraphExecution&) = delete;
+  GraphExecution& operator=(const GraphExecution&) = delete;
+
+  /// Submits every task of one execution of the graph (timestep by timestep, each an
+  /// "exchange" then a "compute" phase of the execution model). Main thread only.
+  void submit_graph();
+
+  /// Inputs checked so far by this rank's tasks (every task checks all its inputs).
+  long long inputs_verified() const;
+  /// Inputs (or scratch buffers) found wrong so far on this rank, and the first such
+  /// finding, naming the task ("" if none).
+  long long failures() const { return failures_.load(std::memory_order_acquire); }
+  std::string first_failure() const;
+
+ private:
+  /// An array of equally sized, cache-line aligned byte buffers.
+  class BufferArray {
+   public:
+    BufferArray(std::size_t count, std::size_t bytes);
+    std::span<std::byte> operator[](std::size_t i) const {
+      return {data_.get() + i * stride_, bytes_};
+    }
+
+   private:
+    struct Free {
+      void operator()(std::byte* p) const;
+    };
+    std::size_t bytes_;
+    std::size_t stride_;
+    std::unique_ptr<std::byte, Free> data_;
+  };
+  struct alignas(64) Counter {
+    std::atomic<long long> value{0};
+  };
+
+  void submit_exchange(long t);
+  void submit_compute(long t);
+  /// The body of task (t, x): checks the inputs, writes the output, runs the kernel.
+  void execute(long t, long x);
+  /// Records a wrong input and prints the first one at once. Tasks do not throw: a task
+  /// error skips the remaining tasks, including sends other ranks wait for, and the run
+  /// would stall instead of reporting. The graph runs to its end and the caller fails.
+  void record_failure(const std::string& message);
+  bool is_local(long point) const { return point >= first_ && point < end_; }
+  std::size_t local_index(long point) const { return static_cast<std::size_t>(point - first_); }
+  /// The buffer holding the output of (t, point) as seen on this rank.
+  std::span<std::byte> input_buffer(long t, long point) const;
+  Handle input_handle(long t, long point) const;
+  bool has_remote_consumer(long t, long point) const;
+
+  Session& session_;
+  RunConfig config_;
+  DependencyTable table_;
+  BlockDistribution distribution_;
+  int rank_;
+  long first_;
+  long end_;
+  CorruptTask corrupt_;
+  TagSpace tags_;
+
+  std::vector<BufferArray> outputs_;  // [parity][local point]
+  std::vector<std::vector<Handle>> output_handles_;
+  std::vector<long> remote_slot_;      // [point] -> receive slot, -1 if never received
+  std::vector<BufferArray> receives_;  // [parity][slot]
+  std::vector<std::vector<Handle>> receive_handles_;
+  BufferArray scratch_;
+  std::vector<Handle> scratch_handles_;
+  std::unique_ptr<Counter[]> verified_;  // [local point]
+  std::atomic<long long> failures_{0};
+  mutable std::mutex failure_mutex_;
+  std::string first_failure_;
+
+  // Reused during submission.
+  std::vector<Access> accesses_;
+  std::vector<long> stamp_;
+  std::vector<int> peers_;
+};
+
+}  // namespace tessera::taskbench

@@ -1,0 +1,189 @@
+// taskbench: Task Bench (StanfordLegion/task-bench) patterns and kernels on tessera.
+//
+// Accepts Task Bench's flags (-steps, -width, -type, -radix, -period, -fraction, -kernel,
+// -iter, -output, -scratch, -sample, -imbalance, -nodes, -v) and tessera's (--exec,
+// --threads, ...), and prints Task Bench's configuration and summary lines so Task
+// Bench's scripts read the output unchanged. Like Task Bench's MPI implementation it runs
+// the graph twice and times the second run between two barriers. Every task checks every
+// input; a mismatch is printed at once, naming the task, and once the graph has drained
+// the run aborts on every rank with a non-zero exit.
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "flags.hpp"
+#include "graph_execution.hpp"
+#include "summary.hpp"
+#include "tessera/session.hpp"
+
+namespace tessera::taskbench {
+namespace {
+
+std::string names_of(auto const& table) {
+  std::string s;
+  for (const auto& [value, name] : table) s += fmt::format("{}{}", s.empty() ? "" : ", ", name);
+  return s;
+}
+
+struct Options {
+  RunConfig config;
+  std::string type = "trivial";
+  std::string kernel = "empty";
+  long period = -1;  // -1: Task Bench's default for the type
+  bool verbose = false;
+  bool several_graphs = false;
+  std::vector<long> corrupt;  // hidden: {timestep, point} written wrong on purpose
+};
+
+void add_options(CLI::App& cli, Options& o) {
+  RunConfig& c = o.config;
+  cli.add_option("--steps", c.graph.timesteps, "(-steps) timesteps (default 4)");
+  cli.add_option("--width", c.graph.max_width, "(-width) points per timestep (default 4)");
+  cli.add_option("--type", o.type, "(-type) dependence type: " + names_of(kDependenceNames));
+  cli.add_option("--radix", c.graph.radix,
+                 "(-radix) dependencies per task for nearest, spread, "
+                 "random_nearest (default 3)");
+  cli.add_option("--period", o.period,
+                 "(-period) dependence sets of spread and random_nearest "
+                 "(default 3)");
+  cli.add_option("--fraction", c.graph.fraction,
+                 "(-fraction) share of edges kept by random_nearest (default 0.25)");
+  cli.add_option("--kernel", o.kernel, "(-kernel) task kernel: " + names_of(kKernelNames));
+  cli.add_option("--iter", c.kernel.iterations, "(-iter) kernel iterations (default 0)");
+  cli.add_option("--output", c.output_bytes, "(-output) bytes each task outputs (default 16)");
+  cli.add_option("--scratch", c.scratch_bytes, "(-scratch) scratch bytes per point (default 0)");
+  cli.add_option("--sample", c.kernel.samples, "(-sample) memory_bound pieces (default 16)");
+  cli.add_option("--imbalance", c.kernel.imbalance,
+                 "(-imbalance) load_imbalance spread of iterations, 0..2 (default 0)");
+  cli.add_option("--nodes", c.nodes, "(-nodes) estimate local/nonlocal dependencies for N nodes");
+  cli.add_flag("-v,--verbose", o.verbose, "print every timestep's points and dependencies");
+  cli.add_flag("--and", o.several_graphs, "(-and) several task graphs: not supported")->group("");
+  cli.add_option("--corrupt", o.corrupt,
+                 "testing: task T P writes a wrong payload, to prove verification fails")
+      ->expected(2)
+      ->group("");
+}
+
+/// Turns the parsed options into a RunConfig, failing (on every rank) on a bad value.
+RunConfig validate(Session& session, Options& o) {
+  RunConfig c = o.config;
+  if (o.several_graphs) session.fail("-and", "several task graphs in one run are not supported");
+  const auto type = parse_dependence_type(o.type);
+  if (!type) {
+    session.fail("-type", fmt::format("unknown type '{}' (allowed: {})", o.type,
+                                      names_of(kDependenceNames)));
+  }
+  c.graph.type = *type;
+  const auto kernel = parse_kernel_type(o.kernel);
+  if (!kernel) {
+    for (std::string_view unsupported : kUnsupportedKernels) {
+      if (o.kernel == unsupported) {
+        session.fail("-kernel", fmt::format("kernel '{}' is not provided by tessera's taskbench "
+                                            "(allowed: {})",
+                                            o.kernel, names_of(kKernelNames)));
+      }
+    }
+    session.fail("-kernel", fmt::format("unknown kernel '{}' (allowed: {})", o.kernel,
+                                        names_of(kKernelNames)));
+  }
+  c.kernel.type = *kernel;
+  if (o.period < -1) session.fail("-period", fmt::format("must be >= 0 (got {})", o.period));
+  c.graph.period = o.period >= 0 ? o.period : (needs_period(c.graph.type) ? 3 : 0);
+  if (auto problem = check_config(c)) session.fail(problem->option, problem->message);
+  int* tag_ub = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
+  if (found && 2 * c.graph.max_width > static_cast<long>(*tag_ub)) {
+    session.fail("-width", fmt::format("needs {} MPI tags, more than MPI_TAG_UB = {}",
+                                       2 * c.graph.max_width, *tag_ub));
+  }
+  if (!o.corrupt.empty() && (o.corrupt[0] < 0 || o.corrupt[0] >= c.graph.timesteps ||
+                             !c.graph.exists(o.corrupt[0], o.corrupt[1]))) {
+    session.fail("--corrupt", fmt::format("task (timestep {}, point {}) does not exist",
+                                          o.corrupt[0], o.corrupt[1]));
+  }
+  return c;
+}
+
+int run(Session& session, Options& options) {
+  session.start();
+  const RunConfig config = validate(session, options);
+  CorruptTask corrupt;
+  if (!options.corrupt.empty()) corrupt = std::pair(options.corrupt[0], options.corrupt[1]);
+
+  GraphExecution execution(session, config, corrupt);
+  if (session.rank() == 0) {
+    std::string text = configuration_text(config);
+    if (options.verbose) text += dependency_listing(DependencyTable(config.graph));
+    std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+  }
+
+  // A warm-up run, then the timed one, as Task Bench's MPI implementation does.
+  double elapsed = 0;
+  for (int run = 0; run < 2; ++run) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    execution.submit_graph();
+    session.exec().barrier();
+    MPI_Barrier(MPI_COMM_WORLD);
+    elapsed = MPI_Wtime() - start;
+    long long failures = execution.failures();
+    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (failures > 0) {
+      const std::string mine = execution.first_failure();
+      throw std::runtime_error(
+          mine.empty() ? fmt::format("verification failed on another rank ({} in all)", failures)
+                       : fmt::format("{} ({} failure(s) on all ranks)", mine, failures));
+    }
+  }
+
+  // Every task checked every input: the inputs checked add up to twice the dependencies.
+  const Totals totals = count_totals(config);
+  long long verified = execution.inputs_verified();
+  MPI_Allreduce(MPI_IN_PLACE, &verified, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (verified != 2 * totals.dependencies) {
+    throw std::runtime_error(
+        fmt::format("verification failed: tasks checked {} inputs in two "
+                    "runs, expected {}",
+                    verified, 2 * totals.dependencies));
+  }
+  if (session.rank() == 0) {
+    std::fputs(summary_text(config, totals, elapsed).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  session.finish({{"checksum", fmt::format("{}", verified)},
+                  {"taskbench",
+                   {{"type", std::string(to_string(config.graph.type))},
+                    {"kernel", std::string(to_string(config.kernel.type))},
+                    {"steps", config.graph.timesteps},
+                    {"width", config.graph.max_width},
+                    {"iterations", config.kernel.iterations},
+                    {"tasks", totals.tasks},
+                    {"dependencies", totals.dependencies},
+                    {"flops", totals.flops},
+                    {"bytes", totals.bytes},
+                    {"elapsed_s", elapsed}}}});
+  return 0;
+}
+
+}  // namespace
+}  // namespace tessera::taskbench
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args = tessera::taskbench::translate_task_bench_flags(argc, argv);
+  std::vector<char*> translated;
+  for (std::string& a : args) translated.push_back(a.data());
+  translated.push_back(nullptr);
+  tessera::Session session(argc, translated.data(), "taskbench",
+                           "Task Bench patterns and kernels as tessera task graphs");
+  tessera::taskbench::Options options;
+  tessera::taskbench::add_options(session.cli(), options);
+  return tessera::run_guarded([&] { return tessera::taskbench::run(session, options); });
+}

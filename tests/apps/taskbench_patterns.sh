@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# taskbench: every Task Bench pattern runs with every task verifying its inputs, on 1, 2
+# and 4 ranks, and reports Task Bench's own totals; stencil_1d under every execution model
+# with 1 and 2 threads; a corrupted payload (local or received) and bad options make the
+# run fail with a clear message and a non-zero exit.
+set -uo pipefail
+bin="$1"
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+failures=0
+fail() {
+  echo "FAIL: $*"
+  sed 's/^/    /' "$out" | tail -20
+  failures=$((failures + 1))
+}
+
+# run NP ARGS...: runs taskbench on NP ranks into $out; sets rc.
+run() {
+  local np="$1"
+  shift
+  timeout 120 mpirun -np "$np" --oversubscribe "$bin/taskbench" --quiet "$@" >"$out" 2>&1
+  rc=$?
+}
+
+# expect_ok NP TASKS DEPENDENCIES ARGS...: the run succeeds, prints Task Bench's totals,
+# and its tasks checked every input of both runs (the checksum is 2 x dependencies).
+expect_ok() {
+  local np="$1" tasks="$2" deps="$3"
+  shift 3
+  run "$np" "$@"
+  local what="np=$np $*"
+  if [[ $rc -ne 0 ]]; then
+    fail "$what: exit $rc"
+    return
+  fi
+  grep -qx "Total Tasks $tasks" "$out" || { fail "$what: expected 'Total Tasks $tasks'"; return; }
+  grep -qx "Total Dependencies $deps" "$out" ||
+    { fail "$what: expected 'Total Dependencies $deps'"; return; }
+  grep -q "checksum $((2 * deps))\$" "$out" ||
+    { fail "$what: expected $((2 * deps)) verified inputs"; return; }
+  grep -q "^Elapsed Time [0-9.e+-]* seconds\$" "$out" || { fail "$what: no Elapsed Time"; return; }
+  echo "ok: $what"
+}
+
+# expect_error NP PATTERN ARGS...: the run exits non-zero and prints PATTERN (an ERE).
+expect_error() {
+  local np="$1" pattern="$2"
+  shift 2
+  run "$np" "$@"
+  local what="np=$np $*"
+  [[ $rc -ne 0 ]] || { fail "$what: exited 0, expected a failure"; return; }
+  [[ $rc -ne 124 ]] || { fail "$what: hung until the outer timeout"; return; }
+  grep -Eq -- "$pattern" "$out" || { fail "$what: no message matching '$pattern'"; return; }
+  echo "ok (fails as it must): $what"
+}
+
+# Task Bench's own totals for -steps 5 -width 8 (printed by Task Bench for these flags).
+patterns=(
+  "40 0 -type trivial"
+  "40 32 -type no_comm"
+  "40 88 -type stencil_1d"
+  "40 96 -type stencil_1d_periodic"
+  "9 10 -type dom"
+  "23 22 -type tree"
+  "40 80 -type fft"
+  "40 256 -type all_to_all"
+  "40 88 -type nearest -radix 3"
+  "40 64 -type spread -radix 2 -period 2"
+  "40 50 -type random_nearest -radix 3 -period 2 -fraction 0.5"
+)
+for np in 1 2 4; do
+  for p in "${patterns[@]}"; do
+    read -r tasks deps args <<<"$p"
+    # shellcheck disable=SC2086
+    expect_ok "$np" "$tasks" "$deps" -steps 5 -width 8 $args -kernel busy_wait -iter 100 \
+      -output 40 --threads 2
+  done
+done
+
+# stencil_1d under every execution model, 1 and 2 threads, on 1, 2 and 4 ranks.
+for np in 1 2 4; do
+  expect_ok "$np" 40 88 -steps 5 -width 8 -type stencil_1d -kernel compute_bound -iter 10 --exec bsp
+  for exec in forkjoin dataflow; do
+    for threads in 1 2; do
+      expect_ok "$np" 40 88 -steps 5 -width 8 -type stencil_1d -kernel compute_bound -iter 10 \
+        --exec "$exec" --threads "$threads"
+    done
+  done
+done
+
+# The other kernels, with scratch memory and large (rendezvous-sized) messages.
+expect_ok 2 40 88 -steps 5 -width 8 -type nearest -kernel memory_bound -iter 8 -scratch 4096 \
+  -sample 4 --threads 2
+expect_ok 2 40 88 -steps 5 -width 8 -type stencil_1d -kernel load_imbalance -iter 50 \
+  -imbalance 1.0 --exec forkjoin --threads 2
+expect_ok 2 40 88 -steps 5 -width 8 -type stencil_1d -output 262144 --exec forkjoin
+
+# A wrong payload is caught by its consumers, locally (1 rank) and after a message
+# (2 ranks: point 3's consumer 4 lives on rank 1), under every execution model.
+corrupt="verification failed: task \(timestep 3, point [234]\): input [0-2] at pair 0 holds \(timestep 2, point 4\), expected \(timestep 2, point 3\)"
+expect_error 1 "$corrupt" -steps 5 -width 8 -type stencil_1d --corrupt 2 3
+for exec in bsp forkjoin dataflow; do
+  expect_error 2 "$corrupt" -steps 5 -width 8 -type stencil_1d --corrupt 2 3 --exec "$exec"
+done
+expect_error 2 "verification failed: task \(timestep 3, point [67]\): input 0 at pair 0 holds \(timestep 2, point 4\), expected \(timestep 2, point 3\)" \
+  -steps 5 -width 8 -type tree --corrupt 2 3
+
+# Bad options name the option and the allowed values, on every rank, before any work.
+expect_error 2 "taskbench: error: -type: unknown type 'stencil' \(allowed: trivial, no_comm," \
+  -type stencil
+expect_error 2 "taskbench: error: -steps: must be > 0 \(got 0\)" -steps 0
+expect_error 1 "taskbench: error: -period: type stencil_1d does not support" -type stencil_1d \
+  -period 2
+expect_error 1 "taskbench: error: -kernel: kernel 'compute_dgemm' is not provided" \
+  -kernel compute_dgemm
+expect_error 1 "taskbench: error: -width: type fft needs a width >= 2" -type fft -width 1
+expect_error 1 "taskbench: error: -and: several task graphs" -steps 2 -and -type tree
+expect_error 1 "taskbench: error: .*--steps.*x" -steps x
+
+if [[ $failures -ne 0 ]]; then
+  echo "taskbench_patterns: $failures FAILED"
+  exit 1
+fi
+echo "taskbench_patterns: PASS"
