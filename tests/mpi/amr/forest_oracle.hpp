@@ -1,0 +1,66 @@
+#pragma once
+// Test oracle for the amr layer: the whole forest gathered on every rank, and a
+// brute-force geometric answer to "which blocks touch this face".
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "tessera/forest.hpp"
+
+namespace tessera::amr_test {
+
+struct GlobalBlock {
+  BlockPlace place;
+  int owner = 0;
+};
+
+/// Every block of the forest in SFC order, on every rank (collective).
+inline std::vector<GlobalBlock> gather_all(const Forest& forest) {
+  std::vector<std::int64_t> mine;
+  for (std::int32_t i = 0; i < forest.local_count(); ++i) {
+    const BlockPlace& p = forest.local(i);
+    mine.insert(mine.end(), {p.level, p.origin[0], p.origin[1], p.origin[2], forest.rank()});
+  }
+  const int ranks = forest.size();
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<std::size_t>(ranks)),
+      displs(static_cast<std::size_t>(ranks), 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, forest.communicator());
+  for (int r = 1; r < ranks; ++r)
+    displs[static_cast<std::size_t>(r)] =
+        displs[static_cast<std::size_t>(r) - 1] + counts[static_cast<std::size_t>(r) - 1];
+  std::vector<std::int64_t> all(static_cast<std::size_t>(displs.back() + counts.back()));
+  MPI_Allgatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displs.data(),
+                 MPI_INT64_T, forest.communicator());
+  std::vector<GlobalBlock> blocks;
+  for (std::size_t i = 0; i < all.size(); i += 5)
+    blocks.push_back({{static_cast<int>(all[i]), {all[i + 1], all[i + 2], all[i + 3]}},
+                      static_cast<int>(all[i + 4])});
+  return blocks;
+}
+
+/// Blocks sharing (a positive area of) face `face` of `b`, found by brute force.
+inline std::vector<BlockPlace> touching(const std::vector<GlobalBlock>& all, const BlockPlace& b,
+                                        int face) {
+  const int axis = face / 2;
+  const std::int64_t plane = b.origin[axis] + (face % 2 == 1 ? b.length() : 0);
+  std::vector<BlockPlace> out;
+  for (const GlobalBlock& g : all) {
+    const BlockPlace& p = g.place;
+    const std::int64_t their_plane = p.origin[axis] + (face % 2 == 1 ? 0 : p.length());
+    if (their_plane != plane) continue;
+    bool overlap = true;
+    for (int a = 0; a < 3; ++a) {
+      if (a == axis) continue;
+      overlap = overlap && p.origin[a] < b.origin[a] + b.length() &&
+                b.origin[a] < p.origin[a] + p.length();
+    }
+    if (overlap) out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace tessera::amr_test

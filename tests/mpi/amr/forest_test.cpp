@@ -1,0 +1,240 @@
+// Forest: the p4est wrapper's geometry, neighbour tables (with level jumps, across ranks),
+// adapt bookkeeping, partitioning and ghost exchange, checked against brute force.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "forest_oracle.hpp"
+#include "tessera/amr_marking.hpp"
+#include "tessera/forest.hpp"
+
+namespace tessera {
+namespace {
+
+using amr_test::gather_all;
+using amr_test::GlobalBlock;
+using amr_test::touching;
+
+std::tuple<int, std::int64_t, std::int64_t, std::int64_t> key(const BlockPlace& p) {
+  return {p.level, p.origin[0], p.origin[1], p.origin[2]};
+}
+
+// Refines, over a few miniAMR iterations, the blocks containing `point` (so the forest
+// gets level jumps in every direction while staying 2:1 balanced).
+void refine_around(Forest& forest, std::array<double, 3> point, int iterations, int finest) {
+  for (int it = 0; it < iterations; ++it) {
+    std::vector<std::uint8_t> hit(static_cast<std::size_t>(forest.local_count()));
+    for (std::int32_t i = 0; i < forest.local_count(); ++i) {
+      const auto box = forest.unit_box(forest.local(i));
+      bool inside = true;
+      for (int a = 0; a < 3; ++a) inside = inside && box[a][0] <= point[a] && point[a] <= box[a][1];
+      hit[static_cast<std::size_t>(i)] = inside;
+    }
+    forest.adapt(refinement_marks(forest, hit, finest));
+    forest.partition();
+  }
+}
+
+TEST(ForestTest, BrickIsCoveredOnceAndSplitEvenlyAlongTheCurve) {
+  Forest forest(MPI_COMM_WORLD, {3, 2, 2});
+  EXPECT_EQ(forest.global_count(), 12);
+  const auto all = gather_all(forest);
+  std::set<std::tuple<int, std::int64_t, std::int64_t, std::int64_t>> seen;
+  for (const GlobalBlock& b : all) {
+    EXPECT_EQ(b.place.level, 0);
+    for (int a = 0; a < 3; ++a) EXPECT_EQ(b.place.origin[a] % kRootLength, 0);
+    EXPECT_LT(b.place.origin[0], 3 * kRootLength);
+    EXPECT_LT(b.place.origin[1], 2 * kRootLength);
+    EXPECT_LT(b.place.origin[2], 2 * kRootLength);
+    seen.insert(key(b.place));
+  }
+  EXPECT_EQ(seen.size(), 12u);
+  const auto offsets = forest.global_offsets();
+  for (int r = 0; r < forest.size(); ++r)
+    EXPECT_LE(offsets[r + 1] - offsets[r], 12 / forest.size() + 1);
+  EXPECT_EQ(forest.global_level_counts(2), (std::vector<std::int64_t>{12, 0, 0}));
+  const auto box = forest.unit_box(BlockPlace{1, {kRootLength, kRootLength / 2, 0}});
+  EXPECT_DOUBLE_EQ(box[0][0], 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(box[0][1], 1.5 / 3.0);
+  EXPECT_DOUBLE_EQ(box[1][0], 0.25);
+  EXPECT_DOUBLE_EQ(box[2][1], 0.25);
+}
+
+TEST(ForestTest, FaceNeighborsMatchBruteForceAcrossLevelJumpsAndRanks) {
+  Forest forest(MPI_COMM_WORLD, {3, 2, 1});
+  refine_around(forest, {0.4, 0.3, 0.6}, 3, 3);
+  refine_around(forest, {0.9, 0.9, 0.1}, 2, 3);
+  ASSERT_TRUE(forest.is_face_balanced());
+  const auto all = gather_all(forest);
+  int jumps = 0;
+  for (std::int32_t i = 0; i < forest.local_count(); ++i) {
+    const BlockPlace& me = forest.local(i);
+    for (int f = 0; f < kBlockFaces; ++f) {
+      const FaceNeighbors& nb = forest.neighbors(i, f);
+      const std::vector<BlockPlace> expected = touching(all, me, f);
+      ASSERT_EQ(static_cast<std::size_t>(nb.count()), expected.size())
+          << "block " << i << " face " << f;
+      if (nb.kind == FaceKind::boundary) continue;
+      const int level = forest.place(nb.blocks[0]).level;
+      EXPECT_EQ(level, me.level + (nb.kind == FaceKind::finer) - (nb.kind == FaceKind::coarser));
+      if (nb.kind != FaceKind::same) ++jumps;
+      const int axis = f / 2, t0 = axis == 0 ? 1 : 0, t1 = axis == 2 ? 1 : 2;
+      for (int h = 0; h < nb.count(); ++h) {
+        const BlockRef ref = nb.blocks[static_cast<std::size_t>(h)];
+        const BlockPlace& p = forest.place(ref);
+        EXPECT_NE(std::find(expected.begin(), expected.end(), p), expected.end());
+        if (nb.kind == FaceKind::finer) {  // ordered by offset inside the face
+          EXPECT_EQ(p.origin[t0], me.origin[t0] + (h % 2) * p.length());
+          EXPECT_EQ(p.origin[t1], me.origin[t1] + (h / 2) * p.length());
+        }
+        if (ref.ghost) {
+          EXPECT_NE(forest.ghost_owner(ref.index), forest.rank());
+          const auto& g = all[static_cast<std::size_t>(forest.global_index(ref))];
+          EXPECT_EQ(g.place, p);
+          EXPECT_EQ(g.owner, forest.ghost_owner(ref.index));
+        }
+      }
+    }
+  }
+  int total_jumps = 0;
+  MPI_Allreduce(&jumps, &total_jumps, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_GT(total_jumps, 0);
+}
+
+TEST(ForestTest, AdaptReportsWhereEveryBlockCameFrom) {
+  Forest forest(MPI_COMM_WORLD, {2, 2, 1});
+  std::vector<BlockPlace> before(
+      forest.local_count() > 0 ? static_cast<std::size_t>(forest.local_count()) : 0);
+  for (std::int32_t i = 0; i < forest.local_count(); ++i)
+    before[static_cast<std::size_t>(i)] = forest.local(i);
+
+  const AdaptResult refined =
+      forest.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(forest.local_count()), 1));
+  EXPECT_EQ(refined.refined, static_cast<std::int64_t>(before.size()));
+  ASSERT_EQ(refined.sources.size(), 8 * before.size());
+  for (std::size_t i = 0; i < refined.sources.size(); ++i) {
+    const AdaptSource& s = refined.sources[i];
+    EXPECT_EQ(s.kind, AdaptSource::Kind::refined);
+    EXPECT_EQ(s.old_index, static_cast<std::int32_t>(i / 8));
+    EXPECT_EQ(s.child, static_cast<int>(i % 8));
+    const BlockPlace& parent = before[static_cast<std::size_t>(s.old_index)];
+    const BlockPlace& child = forest.local(static_cast<std::int32_t>(i));
+    EXPECT_EQ(child.level, parent.level + 1);
+    EXPECT_EQ(child.origin[0], parent.origin[0] + (s.child % 2) * child.length());
+    EXPECT_EQ(child.origin[1], parent.origin[1] + (s.child / 2 % 2) * child.length());
+    EXPECT_EQ(child.origin[2], parent.origin[2] + (s.child / 4) * child.length());
+    EXPECT_EQ(forest.family_first(static_cast<std::int32_t>(i)),
+              static_cast<std::int32_t>(i / 8 * 8));
+  }
+
+  // Merge all families but the first one, whose block 3 votes against.
+  std::vector<std::int8_t> marks(static_cast<std::size_t>(forest.local_count()), -1);
+  if (!marks.empty()) marks[3] = 0;
+  const AdaptResult merged = forest.adapt(marks);
+  const std::int64_t families = static_cast<std::int64_t>(before.size());
+  EXPECT_EQ(merged.merged, families > 0 ? families - 1 : 0);
+  ASSERT_EQ(static_cast<std::int64_t>(merged.sources.size()), families > 0 ? 8 + families - 1 : 0);
+  for (std::size_t i = 0; i < merged.sources.size(); ++i) {
+    const AdaptSource& s = merged.sources[i];
+    if (i < 8) {
+      EXPECT_EQ(s.kind, AdaptSource::Kind::kept);
+      EXPECT_EQ(s.old_index, static_cast<std::int32_t>(i));
+    } else {
+      EXPECT_EQ(s.kind, AdaptSource::Kind::merged);
+      EXPECT_EQ(s.old_index, static_cast<std::int32_t>(8 * (i - 7)));
+      EXPECT_EQ(forest.local(static_cast<std::int32_t>(i)), before[i - 7]);
+    }
+  }
+  EXPECT_TRUE(forest.is_face_balanced());
+}
+
+// Every complete family of 8 sibling leaves lives on one rank.
+void expect_families_together(const std::vector<GlobalBlock>& all) {
+  for (std::size_t i = 0; i + 8 <= all.size(); ++i) {
+    const BlockPlace& first = all[i].place;
+    if (first.level == 0) continue;
+    const std::int64_t parent_length = 2 * first.length();
+    bool family = true;
+    for (std::size_t c = 0; c < 8 && family; ++c) {
+      const BlockPlace& p = all[i + c].place;
+      family = p.level == first.level;
+      for (int a = 0; a < 3 && family; ++a)
+        family = p.origin[a] / parent_length == first.origin[a] / parent_length;
+    }
+    if (!family) continue;
+    for (std::size_t c = 1; c < 8; ++c)
+      EXPECT_EQ(all[i + c].owner, all[i].owner) << "family at " << i;
+  }
+}
+
+TEST(ForestTest, PartitionBalancesMovesContiguousRangesAndKeepsFamilies) {
+  Forest forest(MPI_COMM_WORLD, {4, 2, 1});
+  // Only rank 0 refines: the partition is then very uneven.
+  forest.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(forest.local_count()),
+                                        forest.rank() == 0 ? 1 : 0));
+  const std::int64_t total = forest.global_count();
+  std::vector<std::int64_t> weights(static_cast<std::size_t>(forest.local_count()), 1);
+  const PartitionResult moves = forest.partition(weights);
+  EXPECT_EQ(forest.global_count(), total);
+  std::int64_t sent = 0, received = 0;
+  for (const BlockTransfer& t : moves.sends) sent += t.count;
+  for (const BlockTransfer& t : moves.receives) received += t.count;
+  std::int64_t totals[2] = {sent, received};
+  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(totals[0], totals[1]);
+  EXPECT_EQ(totals[0], moves.global_moved);
+  EXPECT_EQ(moves.kept_count + received, forest.local_count());
+  if (forest.size() > 1) {
+    EXPECT_GT(moves.global_moved, 0);
+  }
+  // Balanced up to one family.
+  const auto offsets = forest.global_offsets();
+  for (int r = 0; r < forest.size(); ++r)
+    EXPECT_LE(offsets[r + 1] - offsets[r], total / forest.size() + 8);
+  expect_families_together(gather_all(forest));
+}
+
+TEST(ForestTest, GatherFamiliesUnitesAFamilyCompletedByMerges) {
+  Forest forest(MPI_COMM_WORLD, {1, 1, 1});
+  for (int level = 0; level < 2; ++level) {
+    forest.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(forest.local_count()), 1));
+    forest.partition();
+  }
+  // 64 blocks at level 2; merging them all leaves the 8 level-1 blocks where their first
+  // children were, so on several ranks their family is split.
+  forest.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(forest.local_count()), -1));
+  EXPECT_EQ(forest.global_count(), 8);
+  int split = 0;
+  for (std::int32_t i = 0; i < forest.local_count(); ++i) split += forest.family_first(i) < 0;
+  MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(split, forest.size() > 1 ? 8 : 0);
+  const PartitionResult moves = forest.gather_families();
+  EXPECT_EQ(moves.global_moved > 0, forest.size() > 1);
+  const auto all = gather_all(forest);
+  expect_families_together(all);
+  for (std::int32_t i = 0; i < forest.local_count(); ++i) EXPECT_EQ(forest.family_first(i), 0);
+  EXPECT_EQ(forest.global_level_counts(2), (std::vector<std::int64_t>{0, 8, 0}));
+}
+
+TEST(ForestTest, GhostValuesArriveFromTheirOwners) {
+  Forest forest(MPI_COMM_WORLD, {2, 2, 2});
+  refine_around(forest, {0.3, 0.6, 0.4}, 2, 2);
+  std::vector<std::int64_t> ids(static_cast<std::size_t>(forest.local_count()));
+  for (std::int32_t i = 0; i < forest.local_count(); ++i)
+    ids[static_cast<std::size_t>(i)] = forest.global_offset() + i;
+  const std::vector<std::int64_t> ghosts = forest.exchange_ghost_values<std::int64_t>(ids);
+  ASSERT_EQ(ghosts.size(), static_cast<std::size_t>(forest.ghost_count()));
+  for (std::int32_t g = 0; g < forest.ghost_count(); ++g)
+    EXPECT_EQ(ghosts[static_cast<std::size_t>(g)], forest.global_index(BlockRef{true, g}));
+  if (forest.size() > 1) {
+    int any = forest.ghost_count() > 0;
+    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(any, 1);
+  }
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,55 @@
+#pragma once
+// Shared set-up for AmrMesh tests: a runtime with two threads, its communication layer and
+// the dataflow execution model, plus cell data that is a function of the cell's position
+// (small integers, so that the sums and quarters the halo computes are exact).
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "tessera/amr_mesh.hpp"
+#include "tessera/comm.hpp"
+#include "tessera/exec.hpp"
+#include "tessera/runtime.hpp"
+
+namespace tessera::amr_test {
+
+struct MeshRuntime {
+  Runtime runtime{RuntimeOptions{.threads = 2}};
+  Comm comm{runtime, MPI_COMM_WORLD};
+  Exec exec{ExecModel::dataflow, runtime};
+};
+
+/// Value of variable v in the cell with global index (gx, gy, gz) on `level`.
+inline double cell_value(int level, std::int64_t gx, std::int64_t gy, std::int64_t gz, int v) {
+  return static_cast<double>((gx * 3 + gy * 5 + gz * 7 + v * 11 + level * 13) % 61 + 1);
+}
+
+/// Global index on its level of the first interior cell of a block, per axis.
+inline std::array<std::int64_t, 3> first_cell(const BlockShape& s, const BlockPlace& p) {
+  return {p.origin[0] / p.length() * s.cells[0], p.origin[1] / p.length() * s.cells[1],
+          p.origin[2] / p.length() * s.cells[2]};
+}
+
+/// Fills every local block with cell_value and every ghost with NaN. Main thread, no
+/// tasks running.
+inline void fill_positions(AmrMesh& mesh) {
+  const BlockShape& s = mesh.shape();
+  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+    double* data = mesh.data(b);
+    const auto base = first_cell(s, mesh.place(b));
+    for (int v = 0; v < s.num_vars; ++v)
+      for (int i = 0; i <= s.cells[0] + 1; ++i)
+        for (int j = 0; j <= s.cells[1] + 1; ++j)
+          for (int k = 0; k <= s.cells[2] + 1; ++k) {
+            const bool interior =
+                i >= 1 && i <= s.cells[0] && j >= 1 && j <= s.cells[1] && k >= 1 && k <= s.cells[2];
+            data[s.index(v, i, j, k)] = interior ? cell_value(mesh.place(b).level, base[0] + i - 1,
+                                                              base[1] + j - 1, base[2] + k - 1, v)
+                                                 : std::numeric_limits<double>::quiet_NaN();
+          }
+  }
+}
+
+}  // namespace tessera::amr_test
