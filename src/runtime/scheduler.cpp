@@ -33,6 +33,10 @@ AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
 }
 }  // namespace
 
+bool Scheduler::on_main_thread() const {
+  return tls_owner == this && tls_worker == workers_[0].get();
+}
+
 Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   if (options_.threads < 1) {
     throw std::invalid_argument(fmt::format("threads must be >= 1 (got {})", options_.threads));
@@ -149,7 +153,7 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
         h.first = g;
       } else if (last->ready && last->unfinished == 0) {
         // The previous group is complete and nobody else refers to it.
-        group_pool_.give(last);
+        group_pool_.give_local(last);
         g->ready = true;
         h.first = g;
       } else {
@@ -180,6 +184,11 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
     if (batching_) {
       task->next_free = batch_ready_;
       batch_ready_ = task;
+    } else if (!options_.sequential && !task->main_only && task->priority == Priority::normal &&
+               workers_[0]->normal.size() >= kInlineThreshold * options_.threads) {
+      // Throttle: with this much queued work, running the task now costs no parallelism
+      // and keeps the queues (and memory) bounded, as libgomp does beyond 64 tasks/thread.
+      if (Task* next = run(task, *workers_[0])) make_ready(next, *workers_[0]);
     } else {
       make_ready(task, *workers_[0]);
     }
@@ -244,6 +253,7 @@ void Scheduler::make_ready(Task* task, Worker& self) {
 }
 
 void Scheduler::wake_workers() {
+  if (workers_.size() == 1) return;  // only the caller itself could run the task
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_relaxed) > 0) {
     epoch_.fetch_add(1, std::memory_order_seq_cst);
@@ -253,6 +263,7 @@ void Scheduler::wake_workers() {
 }
 
 void Scheduler::notify_main() {
+  if (tls_worker == workers_[0].get() && tls_owner == this) return;  // main is the caller
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (main_sleeping_.load(std::memory_order_relaxed)) {
     std::lock_guard<std::mutex> lock(main_sleep_mutex_);
@@ -333,7 +344,11 @@ Task* Scheduler::finish(Task* task, Worker* self) {
   for (std::uint32_t i = 0; i < task->access_count; ++i) release_access(recs[i], ready_list);
   task->extra_records.reset();
   task->access_count = 0;
-  task_pool_.give(task);
+  if (on_main_thread()) {
+    task_pool_.give_local(task);
+  } else {
+    task_pool_.give(task);
+  }
   completed_.fetch_add(1, std::memory_order_acq_rel);
   Task* immediate = nullptr;
   Worker* owner = self ? self : tls_worker;
@@ -364,7 +379,11 @@ void Scheduler::complete_group(HandleState& h, Group* g, Task*& ready_list) {
   Group* next = g->next;
   if (!next) return;  // stays as h.first == h.last until superseded
   h.first = next;
-  group_pool_.give(g);
+  if (on_main_thread()) {
+    group_pool_.give_local(g);
+  } else {
+    group_pool_.give(g);
+  }
   next->ready = true;
   for (AccessRecord* w = next->waiters; w;) {
     AccessRecord* after = w->next_waiter;

@@ -48,9 +48,14 @@ class Scheduler {
 
   static void* reduction_slot(Task* task, HandleState* handle);
 
+  /// Ready tasks per thread queued on the submitter beyond which a new ready task runs
+  /// inline at submission.
+  static constexpr std::int64_t kInlineThreshold = 64;
+
  private:
   template <class Pred>
   void wait_until(Pred done);
+  bool on_main_thread() const;
   void worker_loop(int index);
   Task* find_task(Worker& self);
   Task* steal_from_others(Worker& self, bool high);

@@ -112,6 +112,11 @@ class FreeList {
     n->next_free = nullptr;
     return n;
   }
+  /// Returns a node from the owning (submitting) thread itself: no atomics needed.
+  void give_local(Node* n) {
+    n->next_free = local_;
+    local_ = n;
+  }
   void give(Node* n) {
     Node* head = shared_.load(std::memory_order_relaxed);
     do {

@@ -84,6 +84,13 @@ class WorkStealingDeque {
     return item;
   }
 
+  /// Approximate number of items; exact for the owner when no thief is active.
+  std::int64_t size() const {
+    const std::int64_t n =
+        bottom_.load(std::memory_order_relaxed) - top_.load(std::memory_order_relaxed);
+    return n > 0 ? n : 0;
+  }
+
   /// Approximate; any thread.
   bool empty() const {
     return bottom_.load(std::memory_order_relaxed) <= top_.load(std::memory_order_relaxed);
