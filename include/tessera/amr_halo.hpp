@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -97,6 +98,7 @@ class AmrHalo {
   struct Message;
   struct LocalFill;
   struct Buffer;
+  struct FaceFrames;
   void build_local(const Forest& forest, std::span<const std::int32_t> slots);
   void build_remote(const Forest& forest, std::span<const std::int32_t> slots);
   void assign_buffers(HandlePool& pool);
@@ -110,6 +112,7 @@ class AmrHalo {
   std::vector<Message> sends_;
   std::vector<Message> receives_;
   std::vector<Buffer> buffers_;
+  std::unique_ptr<FaceFrames> frames_;
   std::vector<std::uint8_t> skeleton_;
   HaloCounts counts_;
 };

@@ -23,7 +23,8 @@ enum class LinkKind : std::uint8_t {
   boundary,     // domain boundary: the receiver's own adjacent layer
 };
 
-// Geometry of one receiver face: axis, tangential axes, and the index ranges involved.
+// Geometry of one receiver face: axis, tangential axes, index ranges and memory strides.
+// Cell (layer, u, w) of variable v sits at v * sv + layer * sa + u * s0 + w * s1.
 struct FaceFrame {
   int axis, t0, t1;
   int n0, n1, h0, h1;
@@ -31,7 +32,9 @@ struct FaceFrame {
   int ghost_layer;         // receiver's ghost layer along axis
   int send_layer;          // sender's interior layer along axis
   int own_layer;           // receiver's interior layer next to the face (reflective boundary)
+  std::ptrdiff_t sv, sa, s0, s1;
 
+  FaceFrame() = default;
   FaceFrame(const BlockShape& s, int face, bool corners) {
     axis = face / 2;
     t0 = axis == 0 ? 1 : 0;
@@ -51,13 +54,17 @@ struct FaceFrame {
     ghost_layer = high ? n + 1 : 0;
     send_layer = high ? 1 : n;  // the sender lies beyond the receiver's face
     own_layer = high ? n : 1;
+    const std::ptrdiff_t stride[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
+                                      static_cast<std::ptrdiff_t>(s.stride_j()), 1};
+    sv = static_cast<std::ptrdiff_t>(s.var_stride());
+    sa = stride[axis];
+    s0 = stride[t0];
+    s1 = stride[t1];
   }
-  std::size_t at(const BlockShape& s, int v, int layer, int u, int w) const {
-    int c[3];
-    c[axis] = layer;
-    c[t0] = u;
-    c[t1] = w;
-    return s.index(v, c[0], c[1], c[2]);
+  /// Start of variable v's plane `layer` along the axis.
+  template <class T>
+  T* plane(T* block, int v, int layer) const {
+    return block + v * sv + layer * sa;
   }
   std::size_t same_values() const {
     return static_cast<std::size_t>(hi0 - lo0 + 1) * static_cast<std::size_t>(hi1 - lo1 + 1);
@@ -99,6 +106,10 @@ struct AmrHalo::LocalFill {
   std::vector<Link> links;  // on-rank senders and boundary faces
 };
 
+struct AmrHalo::FaceFrames {
+  FaceFrame face[kBlockFaces];
+};
+
 struct AmrHalo::Buffer {
   std::vector<double> data;
   Handle handle;
@@ -113,68 +124,111 @@ std::size_t payload_values(const FaceFrame& fr, LinkKind kind) {
 }
 
 // Writes the payload of one link for variables first .. first + vars - 1 of `src`.
-void pack_link(const BlockShape& s, const FaceFrame& fr, LinkKind kind, int q0, int q1,
-               const double* src, int first, int vars, double* out) {
+void pack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double* src, int first,
+               int vars, double* out) {
   const int layer = kind == LinkKind::boundary ? fr.own_layer : fr.send_layer;
+  const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
   for (int v = first; v < first + vars; ++v) {
+    const double* p = fr.plane(src, v, layer);
     if (kind == LinkKind::same || kind == LinkKind::boundary) {
-      for (int u = fr.lo0; u <= fr.hi0; ++u)
-        for (int w = fr.lo1; w <= fr.hi1; ++w) *out++ = src[fr.at(s, v, layer, u, w)];
+      for (int u = fr.lo0; u <= fr.hi0; ++u) {
+        const double* row = p + u * s0;
+        for (int w = fr.lo1; w <= fr.hi1; ++w) *out++ = row[w * s1];
+      }
     } else if (kind == LinkKind::from_coarse) {
-      for (int u = 1; u <= fr.h0; ++u)
-        for (int w = 1; w <= fr.h1; ++w)
-          *out++ = src[fr.at(s, v, layer, q0 * fr.h0 + u, q1 * fr.h1 + w)];
+      for (int u = 1; u <= fr.h0; ++u) {
+        const double* row = p + (q0 * fr.h0 + u) * s0 + q1 * fr.h1 * s1;
+        for (int w = 1; w <= fr.h1; ++w) *out++ = row[w * s1];
+      }
     } else {
-      for (int u = 1; u <= fr.h0; ++u)
-        for (int w = 1; w <= fr.h1; ++w)
-          *out++ = src[fr.at(s, v, layer, 2 * u - 1, 2 * w - 1)] +
-                   src[fr.at(s, v, layer, 2 * u - 1, 2 * w)] +
-                   src[fr.at(s, v, layer, 2 * u, 2 * w - 1)] +
-                   src[fr.at(s, v, layer, 2 * u, 2 * w)];
+      for (int u = 1; u <= fr.h0; ++u) {
+        const double* a = p + (2 * u - 1) * s0;
+        const double* b = a + s0;
+        for (int w = 1; w <= fr.h1; ++w) {
+          const std::ptrdiff_t c = (2 * w - 1) * s1;
+          *out++ = a[c] + a[c + s1] + b[c] + b[c + s1];
+        }
+      }
     }
   }
 }
 
+// Edge ghosts next to the cells [ulo, uhi] x [wlo, whi] of plane `g` continue them (across a
+// level jump the sender has no matching ghost layer to send).
+void extend_edges(const FaceFrame& fr, double* g, int ulo, int uhi, int wlo, int whi) {
+  for (int u = fr.lo0; u <= fr.hi0; ++u)
+    for (int w = fr.lo1; w <= fr.hi1; ++w) {
+      const int cu = clamp_index(u, fr.n0), cw = clamp_index(w, fr.n1);
+      const bool edge = cu != u || cw != w;
+      if (edge && cu >= ulo && cu <= uhi && cw >= wlo && cw <= whi)
+        g[u * fr.s0 + w * fr.s1] = g[cu * fr.s0 + cw * fr.s1];
+    }
+}
+
 // Stores a payload made by pack_link into the receiver's ghost cells.
-void unpack_link(const BlockShape& s, const FaceFrame& fr, LinkKind kind, int q0, int q1,
-                 double* dst, int first, int vars, const double* in) {
-  const int g = fr.ghost_layer;
+void unpack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, double* dst, int first,
+                 int vars, const double* in) {
+  const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
   for (int v = first; v < first + vars; ++v) {
-    // Ghost cells of this link inside the face, as [lo, hi] ranges on both tangential axes.
-    int ulo = 1, uhi = fr.n0, wlo = 1, whi = fr.n1;
+    double* g = fr.plane(dst, v, fr.ghost_layer);
     if (kind == LinkKind::same || kind == LinkKind::boundary) {
-      for (int u = fr.lo0; u <= fr.hi0; ++u)
-        for (int w = fr.lo1; w <= fr.hi1; ++w) dst[fr.at(s, v, g, u, w)] = *in++;
+      for (int u = fr.lo0; u <= fr.hi0; ++u) {
+        double* row = g + u * s0;
+        for (int w = fr.lo1; w <= fr.hi1; ++w) row[w * s1] = *in++;
+      }
       continue;
     }
     if (kind == LinkKind::from_coarse) {
-      for (int u = 1; u <= fr.h0; ++u)
+      for (int u = 1; u <= fr.h0; ++u) {
+        double* a = g + (2 * u - 1) * s0;
+        double* b = a + s0;
         for (int w = 1; w <= fr.h1; ++w) {
           const double value = *in++ / 4.0;
-          dst[fr.at(s, v, g, 2 * u - 1, 2 * w - 1)] = value;
-          dst[fr.at(s, v, g, 2 * u - 1, 2 * w)] = value;
-          dst[fr.at(s, v, g, 2 * u, 2 * w - 1)] = value;
-          dst[fr.at(s, v, g, 2 * u, 2 * w)] = value;
+          const std::ptrdiff_t c = (2 * w - 1) * s1;
+          a[c] = value;
+          a[c + s1] = value;
+          b[c] = value;
+          b[c + s1] = value;
         }
-    } else {
-      ulo = q0 * fr.h0 + 1;
-      uhi = q0 * fr.h0 + fr.h0;
-      wlo = q1 * fr.h1 + 1;
-      whi = q1 * fr.h1 + fr.h1;
-      for (int u = ulo; u <= uhi; ++u)
-        for (int w = wlo; w <= whi; ++w) dst[fr.at(s, v, g, u, w)] = *in++;
-    }
-    if (!fr.extended()) continue;
-    // Edge ghosts next to the cells just filled continue them (the sender at another
-    // level has no matching ghost layer to send).
-    for (int u = fr.lo0; u <= fr.hi0; ++u)
-      for (int w = fr.lo1; w <= fr.hi1; ++w) {
-        const int cu = clamp_index(u, fr.n0), cw = clamp_index(w, fr.n1);
-        const bool edge = cu != u || cw != w;
-        if (edge && cu >= ulo && cu <= uhi && cw >= wlo && cw <= whi)
-          dst[fr.at(s, v, g, u, w)] = dst[fr.at(s, v, g, cu, cw)];
       }
+      if (fr.extended()) extend_edges(fr, g, 1, fr.n0, 1, fr.n1);
+    } else {
+      for (int u = 1; u <= fr.h0; ++u) {
+        double* row = g + (q0 * fr.h0 + u) * s0 + q1 * fr.h1 * s1;
+        for (int w = 1; w <= fr.h1; ++w) row[w * s1] = *in++;
+      }
+      if (fr.extended())
+        extend_edges(fr, g, q0 * fr.h0 + 1, q0 * fr.h0 + fr.h0, q1 * fr.h1 + 1, q1 * fr.h1 + fr.h1);
+    }
   }
+}
+
+// An on-rank link: same-level faces and boundaries copy plane to plane; level jumps go
+// through the payload so that they give exactly what a message would.
+void copy_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double* src, double* dst,
+               int first, int vars) {
+  if (kind == LinkKind::same || kind == LinkKind::boundary) {
+    const int layer = kind == LinkKind::boundary ? fr.own_layer : fr.send_layer;
+    const int count = fr.hi1 - fr.lo1 + 1;
+    for (int v = first; v < first + vars; ++v) {
+      const double* p = fr.plane(src, v, layer);
+      double* g = fr.plane(dst, v, fr.ghost_layer);
+      for (int u = fr.lo0; u <= fr.hi0; ++u) {
+        const std::ptrdiff_t row = u * fr.s0 + fr.lo1 * fr.s1;
+        if (fr.s1 == 1) {  // x and y faces: rows are contiguous
+          std::copy(p + row, p + row + count, g + row);
+        } else {
+          for (int w = 0; w < count; ++w) g[row + w * fr.s1] = p[row + w * fr.s1];
+        }
+      }
+    }
+    return;
+  }
+  thread_local std::vector<double> payload;
+  payload.resize(static_cast<std::size_t>(fr.h0) * static_cast<std::size_t>(fr.h1) *
+                 static_cast<std::size_t>(vars));
+  pack_link(fr, kind, q0, q1, src, first, vars, payload.data());
+  unpack_link(fr, kind, q0, q1, dst, first, vars, payload.data());
 }
 
 // Receiver-side description of how a neighbour across `face` feeds a block.
@@ -201,7 +255,13 @@ Handle HandlePool::next() {
 
 AmrHalo::AmrHalo(const Forest& forest, BlockStore& store, std::span<const std::int32_t> slots,
                  Comm& comm, const TagSpace& tags, HandlePool& buffers, HaloOptions options)
-    : store_(store), comm_(comm), tags_(tags), options_(options) {
+    : store_(store),
+      comm_(comm),
+      tags_(tags),
+      options_(options),
+      frames_(std::make_unique<FaceFrames>()) {
+  for (int f = 0; f < kBlockFaces; ++f)
+    frames_->face[f] = FaceFrame(store.shape(), f, options.corners);
   skeleton_.assign(static_cast<std::size_t>(forest.local_count()), 0);
   build_local(forest, slots);
   build_remote(forest, slots);
@@ -311,7 +371,6 @@ void AmrHalo::build_remote(const Forest& forest, std::span<const std::int32_t> s
     }
   }
 
-  const BlockShape& shape = store_.shape();
   const auto make_messages = [&](std::map<std::pair<int, int>, std::vector<Link>>& groups,
                                  std::vector<Message>& out) {
     out.clear();
@@ -336,8 +395,7 @@ void AmrHalo::build_remote(const Forest& forest, std::span<const std::int32_t> s
         for (std::size_t i = begin; i < end; ++i) {
           Link link = links[i];
           link.offset = m.values_per_var;
-          m.values_per_var +=
-              payload_values(FaceFrame(shape, link.face, options_.corners), link.kind);
+          m.values_per_var += payload_values(frames_->face[link.face], link.kind);
           m.links.push_back(link);
         }
         out.push_back(std::move(m));
@@ -391,6 +449,7 @@ void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
   const Priority skeleton = exec.skeleton_priority();
   const TaskAttributes comm_attr = Comm::comm_attributes(TaskAttributes(skeleton));
   BlockStore& store = store_;
+  const FaceFrames* frames = frames_.get();
 
   // Handles a task reads to take a sender's face: its interior, and with corners the ghosts
   // of the axes exchanged before this face's axis.
@@ -411,12 +470,10 @@ void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
       const double* in = buf.data.data();
       runtime.submit(
           "halo_unpack", std::span<const Access>(acc),
-          [msg, in, &shape, first_var, vars, corners] {
-            for (const Link& link : msg->links) {
-              const FaceFrame fr(shape, link.face, corners);
-              unpack_link(shape, fr, link.kind, link.q0, link.q1, link.dst, first_var, vars,
-                          in + link.offset * static_cast<std::size_t>(vars));
-            }
+          [msg, in, frames, first_var, vars] {
+            for (const Link& link : msg->links)
+              unpack_link(frames->face[link.face], link.kind, link.q0, link.q1, link.dst, first_var,
+                          vars, in + link.offset * static_cast<std::size_t>(vars));
           },
           TaskAttributes(skeleton));
     }
@@ -438,12 +495,10 @@ void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
       double* out = buf.data.data();
       runtime.submit(
           "halo_pack", std::span<const Access>(acc),
-          [msg, out, &shape, first_var, vars, corners] {
-            for (const Link& link : msg->links) {
-              const FaceFrame fr(shape, link.face, corners);
-              pack_link(shape, fr, link.kind, link.q0, link.q1, link.src, first_var, vars,
-                        out + link.offset * static_cast<std::size_t>(vars));
-            }
+          [msg, out, frames, first_var, vars] {
+            for (const Link& link : msg->links)
+              pack_link(frames->face[link.face], link.kind, link.q0, link.q1, link.src, first_var,
+                        vars, out + link.offset * static_cast<std::size_t>(vars));
           },
           TaskAttributes(skeleton));
       comm_.isend(buf.handle, buf.data.data(), m.values_per_var * vars * sizeof(double), m.peer,
@@ -470,17 +525,12 @@ void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
     const LocalFill* f = &fill;
     runtime.submit(
         "halo_local", std::span<const Access>(acc),
-        [f, &shape, first_var, vars, corners, first_axis, last_axis] {
-          thread_local std::vector<double> scratch;
+        [f, frames, first_var, vars, first_axis, last_axis] {
           for (const Link& link : f->links) {
             const int axis = link.face / 2;
             if (axis < first_axis || axis > last_axis) continue;
-            const FaceFrame fr(shape, link.face, corners);
-            scratch.resize(payload_values(fr, link.kind) * static_cast<std::size_t>(vars));
-            pack_link(shape, fr, link.kind, link.q0, link.q1, link.src, first_var, vars,
-                      scratch.data());
-            unpack_link(shape, fr, link.kind, link.q0, link.q1, link.dst, first_var, vars,
-                        scratch.data());
+            copy_link(frames->face[link.face], link.kind, link.q0, link.q1, link.src, link.dst,
+                      first_var, vars);
           }
         },
         TaskAttributes(fill.skeleton ? skeleton : Priority::normal));

@@ -7,7 +7,7 @@
 #
 # Usage: miniamr_checksums.sh <build>/bin
 set -euo pipefail
-bin=${1:?usage: miniamr_checksums.sh <build>/bin}
+bin=$(cd "${1:?usage: miniamr_checksums.sh <build>/bin}" && pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

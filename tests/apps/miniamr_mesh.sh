@@ -7,7 +7,7 @@
 #
 # Usage: miniamr_mesh.sh <build>/bin   (TESSERA_SOURCE_DIR = source tree)
 set -euo pipefail
-bin=${1:?usage: miniamr_mesh.sh <build>/bin}
+bin=$(cd "${1:?usage: miniamr_mesh.sh <build>/bin}" && pwd)
 src=${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 data="$src/tests/data/miniamr"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
