@@ -1,0 +1,350 @@
+// jacobi7: -Laplace(u) = f on the unit cube, u = 0 on the boundary, solved by Jacobi
+// iterations with the 7-point stencil on a uniform block mesh, under any execution model.
+//
+// Every iteration exchanges the halo of u (pack / send / receive / unpack / local copy
+// tasks) and sweeps every block from u into v. Every --check-every iterations the residual
+// and the error against the manufactured solution are computed as tasks and summed exactly
+// over ranks; a check is validated and printed only when the next one has been submitted,
+// so the pipeline never drains for it. The final checksum is the exact sum of u over all
+// cells: bitwise the same for every model, rank count, thread count and halo option.
+
+#include <fmt/format.h>
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "jacobi_kernels.hpp"
+#include "poisson_problem.hpp"
+#include "tessera/block_field.hpp"
+#include "tessera/exact_sum.hpp"
+#include "tessera/halo_exchange.hpp"
+#include "tessera/halo_plan.hpp"
+#include "tessera/session.hpp"
+#include "tessera/uniform_mesh.hpp"
+
+namespace tessera::jacobi7 {
+namespace {
+
+struct Options {
+  std::vector<int> blocks{4, 4, 4};
+  std::vector<int> block_cells{16, 16, 16};
+  int iters = 100;
+  int check_every = 10;
+  HaloOptions halo;
+  std::string work = "full";
+};
+
+void add_options(CLI::App& cli, Options& o) {
+  cli.add_option("--blocks", o.blocks, "global block grid BX BY BZ (default 4 4 4)")
+      ->expected(3)
+      ->check(CLI::Range(1, 1 << 21));
+  cli.add_option("--block-cells", o.block_cells,
+                 "cells per block NX NY NZ (default 16 16 16); NZ = 1 with BZ = 1 is 2-D")
+      ->expected(3)
+      ->check(CLI::Range(1, 1 << 20));
+  cli.add_option("--iters", o.iters, "Jacobi iterations (default 100)")
+      ->check(CLI::Range(0, 1 << 30));
+  cli.add_option("--check-every", o.check_every,
+                 "compute residual and error every K iterations, validated one check late; "
+                 "0 = only after the last iteration (default 10)")
+      ->check(CLI::Range(0, 1 << 30));
+  cli.add_flag("--send-faces", o.halo.send_faces,
+               "one message per block face instead of one per neighbour rank and direction");
+  cli.add_option("--max-comm-tasks", o.halo.max_comm_tasks,
+                 "at most K messages per neighbour rank and direction; 0 = no limit (default)")
+      ->check(CLI::Range(0, 1 << 20));
+  cli.add_flag("--separate-buffers", o.halo.separate_buffers,
+               "distinct message buffers per direction, so directions do not wait for each "
+               "other");
+  cli.add_option("--work", o.work,
+                 "benchmarking: full (default) | compute (sweeps only, no halo exchange) | "
+                 "halo (halo exchanges only); compute and halo do not solve the problem")
+      ->check(CLI::IsMember({"full", "compute", "halo"}));
+}
+
+Int3 to_int3(const std::vector<int>& v) {
+  return {v[0], v[1], v[2]};
+}
+
+/// A residual/error check in flight: its exact sums and the handles their tasks reduce to.
+struct Check {
+  int iteration = -1;
+  ExactSum residual;
+  ExactSum error;
+  Handle residual_handle;
+  Handle error_handle;
+};
+
+struct CheckResult {
+  int iteration;
+  double residual;
+  double error;
+};
+
+class Solver {
+ public:
+  Solver(Session& session, const Options& options, const UniformMesh& mesh)
+      : session_(session),
+        options_(options),
+        mesh_(mesh),
+        problem_(mesh),
+        plan_(mesh, options.halo),
+        halo_(plan_, 1, session.comm(), session.exec()),
+        u_(mesh, session.runtime(), "u", 1),
+        v_(mesh, session.runtime(), "v", 1),
+        f_(mesh, session.runtime(), "f", 1) {
+    Runtime& runtime = session.runtime();
+    for (Check& check : checks_) {
+      check.residual_handle =
+          runtime.create_reduction_handle("residual", &check.residual, add_exact);
+      check.error_handle = runtime.create_reduction_handle("error", &check.error, add_exact);
+    }
+    for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
+      for (int w = 0; w < kLookahead; ++w) {
+        sweep_done_.push_back(runtime.create_handle(fmt::format("sweep-done[{}:{}]", b, w)));
+      }
+    }
+  }
+
+  /// Submits the whole solve; returns the seconds the iterations took (max over ranks).
+  double iterate() {
+    Exec& exec = session_.exec();
+    exec.begin_phase("setup");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit("init", {write(f_.interior(b))}, [this, b] {
+        fill_rhs(f_.layout(), problem_, mesh_.cell_origin(mesh_.local_block(b)), f_.data(b));
+      });
+    }
+    exec.barrier();
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = std::chrono::steady_clock::now();
+    const bool exchange = options_.work != "compute";
+    const bool sweep = options_.work != "halo";
+    for (int it = 0; it < options_.iters; ++it) {
+      if (sweep && it >= kLookahead) wait_for_sweeps(it - kLookahead);
+      if (exchange) halo_.exchange(*u_now_);
+      exec.begin_phase("stencil");
+      if (options_.work == "full" && options_.check_every > 0 && it % options_.check_every == 0) {
+        submit_check(it);
+      }
+      if (sweep) submit_sweeps(it);
+      exec.end_phase();
+      std::swap(u_now_, u_next_);
+    }
+    session_.runtime().wait_all();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return seconds;
+  }
+
+  /// Residual and error of the final iterate (after all earlier checks were printed).
+  CheckResult final_check() {
+    if (options_.work == "full") halo_.exchange(*u_now_);
+    session_.exec().begin_phase("check");
+    submit_check(options_.iters);
+    validate(checks_[(checks_submitted_ - 1) % 2]);
+    return history_.back();
+  }
+
+  /// The exact sum of u over all cells of all ranks.
+  double checksum() {
+    Runtime& runtime = session_.runtime();
+    ExactSum sum;
+    const Handle h = runtime.create_reduction_handle("checksum", &sum, add_exact);
+    BlockField& u = *u_now_;
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      runtime.submit("checksum", {read(u.interior(b)), reduce(h)},
+                     [layout = &u.layout(), data = u.data(b), h](TaskContext& ctx) {
+                       ExactSum& slot = ctx.reduction_slot<ExactSum>(h);
+                       const Int3 n = layout->cells();
+                       for (int k = 0; k < n.z; ++k)
+                         for (int j = 0; j < n.y; ++j) {
+                           const double* row = data + layout->index(0, 0, j, k);
+                           for (int i = 0; i < n.x; ++i) slot.add(row[i]);
+                         }
+                     });
+    }
+    session_.comm().iallreduce_sum(h, &sum);
+    runtime.wait_for(h);
+    return sum.value();
+  }
+
+  const std::vector<CheckResult>& history() const { return history_; }
+  const HaloPlan& plan() const { return plan_; }
+
+ private:
+  static constexpr int kLookahead = 4;  // iterations the submission may run ahead
+
+  static void add_exact(ExactSum& total, const ExactSum& part) { total.add(part); }
+
+  void submit_sweeps(int it) {
+    Runtime& runtime = session_.runtime();
+    const BlockField& u = *u_now_;
+    BlockField& v = *u_next_;
+    const StencilCoefficients* c = &problem_.coefficients();
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      const MeshBlock& block = mesh_.local_block(b);
+      const Priority priority = block.is_skeleton(HaloShape::faces)
+                                    ? session_.exec().skeleton_priority()
+                                    : Priority::normal;
+      runtime.submit(
+          "jacobi",
+          {read(u.interior(b)), read(u.ghosts(b)), read(f_.interior(b)), write(v.interior(b)),
+           write(sweep_done_[b * kLookahead + it % kLookahead])},
+          [layout = &u.layout(), c, in = u.data(b), rhs = f_.data(b), out = v.data(b)] {
+            jacobi_sweep(*layout, *c, in, rhs, out);
+          },
+          TaskAttributes(priority, {block.id, it}));
+    }
+  }
+
+  // Keeps at most kLookahead iterations of tasks in flight (memory stays bounded for any
+  // --iters); sweeps of one block are ordered anyway, so this adds no dependency.
+  void wait_for_sweeps(int it) {
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().wait_for(sweep_done_[b * kLookahead + it % kLookahead]);
+    }
+  }
+
+  void submit_check(int it) {
+    Runtime& runtime = session_.runtime();
+    Check& check = checks_[checks_submitted_ % 2];
+    check.iteration = it;
+    const BlockField& u = *u_now_;
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      const Handle rh = check.residual_handle;
+      const Handle eh = check.error_handle;
+      runtime.submit(
+          "check",
+          {read(u.interior(b)), read(u.ghosts(b)), read(f_.interior(b)), reduce(rh), reduce(eh)},
+          [this, in = u.data(b), b, rh, eh](TaskContext& ctx) {
+            const BlockNorms norms = block_norms(
+                f_.layout(), problem_, mesh_.cell_origin(mesh_.local_block(b)), in, f_.data(b));
+            ctx.reduction_slot<ExactSum>(rh).add(norms.residual_squared);
+            ctx.reduction_slot<ExactSum>(eh).add(norms.error_squared);
+          });
+    }
+    session_.comm().iallreduce_sum(check.residual_handle, &check.residual);
+    session_.comm().iallreduce_sum(check.error_handle, &check.error);
+    if (checks_submitted_ > 0) validate(checks_[(checks_submitted_ - 1) % 2]);
+    ++checks_submitted_;
+  }
+
+  // Waits for a check's global sums, prints and records it, and frees its slot.
+  void validate(Check& check) {
+    if (check.iteration < 0) return;
+    Runtime& runtime = session_.runtime();
+    runtime.wait_for(check.residual_handle);
+    runtime.wait_for(check.error_handle);
+    const double cells = static_cast<double>(product(mesh_.cells()));
+    const double residual = std::sqrt(check.residual.value() / cells);
+    const double error = std::sqrt(check.error.value() / cells);
+    if (!std::isfinite(residual) || !std::isfinite(error)) {
+      throw std::runtime_error(fmt::format("iteration {}: residual {} or error {} is not finite",
+                                           check.iteration, residual, error));
+    }
+    history_.push_back({check.iteration, residual, error});
+    session_.progress("iter {:>8}  residual {:.6e}  error {:.6e}  elapsed {:.3f} s",
+                      check.iteration, residual, error, session_.elapsed());
+    check.iteration = -1;
+    check.residual = ExactSum{};
+    check.error = ExactSum{};
+  }
+
+  Session& session_;
+  const Options& options_;
+  const UniformMesh& mesh_;
+  PoissonProblem problem_;
+  HaloPlan plan_;
+  HaloExchange halo_;
+  BlockField u_;
+  BlockField v_;
+  BlockField f_;
+  BlockField* u_now_ = &u_;
+  BlockField* u_next_ = &v_;
+  std::array<Check, 2> checks_;
+  int checks_submitted_ = 0;
+  std::vector<Handle> sweep_done_;
+  std::vector<CheckResult> history_;
+};
+
+int run(int argc, char** argv) {
+  Session session(argc, argv, "jacobi7", "3-D Poisson, 7-point Jacobi on a uniform block mesh");
+  Options options;
+  add_options(session.cli(), options);
+  session.start();
+
+  const Int3 blocks = to_int3(options.blocks);
+  const Int3 cells = to_int3(options.block_cells);
+  if (blocks.x * cells.x < 2 || blocks.y * cells.y < 2) {
+    session.fail("--blocks/--block-cells",
+                 fmt::format("the x and y axes need at least 2 cells each (got {} x {})",
+                             blocks.x * cells.x, blocks.y * cells.y));
+  }
+  std::unique_ptr<UniformMesh> mesh;
+  try {
+    mesh = std::make_unique<UniformMesh>(blocks, cells, 1, session.rank(), session.size());
+  } catch (const std::invalid_argument& e) {
+    session.fail("--blocks/--block-cells", e.what());
+  }
+
+  Solver solver(session, options, *mesh);
+  const Int3 n = mesh->cells();
+  session.progress(
+      "jacobi7: {} x {} x {} cells in {} x {} x {} blocks of {} x {} x {}, {} "
+      "iterations, {} on {} rank(s) x {} thread(s)",
+      n.x, n.y, n.z, blocks.x, blocks.y, blocks.z, cells.x, cells.y, cells.z, options.iters,
+      to_string(session.options().exec), session.size(), session.runtime().threads());
+  const double solve_s = solver.iterate();
+  const CheckResult last = solver.final_check();
+  const double checksum = solver.checksum();
+
+  const double updates = static_cast<double>(product(n)) * options.iters;
+  const double updates_per_s = solve_s > 0 ? updates / solve_s : 0.0;
+  const double bandwidth = updates_per_s * kBytesPerCellUpdate;
+  session.say(
+      "jacobi7: {} iterations on {} x {} x {} cells: residual {:.6e}, error {:.6e} vs "
+      "the exact solution; {:.3f} s, {:.3e} cell updates/s, {:.2f} GB/s effective",
+      options.iters, n.x, n.y, n.z, last.residual, last.error, solve_s, updates_per_s,
+      bandwidth / 1e9);
+
+  nlohmann::json history = nlohmann::json::array();
+  for (const CheckResult& c : solver.history()) {
+    history.push_back({{"iteration", c.iteration}, {"residual", c.residual}, {"error", c.error}});
+  }
+  nlohmann::json fields = {
+      {"checksum", hex_bits(checksum)},
+      {"checksum_value", checksum},
+      {"iters", options.iters},
+      {"residual", last.residual},
+      {"error", last.error},
+      {"history", history},
+      {"cells", {n.x, n.y, n.z}},
+      {"blocks", options.blocks},
+      {"block_cells", options.block_cells},
+      {"work", options.work},
+      {"halo",
+       {{"send_faces", options.halo.send_faces},
+        {"max_comm_tasks", options.halo.max_comm_tasks},
+        {"separate_buffers", options.halo.separate_buffers}}},
+      {"priorities", session.options().priorities},
+      {"solve_s", solve_s},
+      {"cell_updates_per_s", updates_per_s},
+      {"bytes_per_cell_update", kBytesPerCellUpdate},
+      {"effective_bandwidth_gbs", bandwidth / 1e9},
+  };
+  session.finish(std::move(fields));
+  return 0;
+}
+
+}  // namespace
+}  // namespace tessera::jacobi7
+
+int main(int argc, char** argv) {
+  return tessera::run_guarded([&] { return tessera::jacobi7::run(argc, argv); });
+}
