@@ -41,12 +41,15 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
           session.comm().allocate_tags("taskbench", static_cast<int>(2 * config.graph.max_width))),
       scratch_(static_cast<std::size_t>(end_ - first_),
                static_cast<std::size_t>(config.scratch_bytes)),
-      verified_(std::make_unique<Counter[]>(static_cast<std::size_t>(end_ - first_))),
+      verified_(std::make_unique<Counter[]>(2 * static_cast<std::size_t>(end_ - first_))),
       stamp_(static_cast<std::size_t>(config.graph.max_width), -1) {
   Runtime& runtime = session_.runtime();
   const TaskGraph& g = config_.graph;
   const auto local_points = static_cast<std::size_t>(end_ - first_);
   const auto output_bytes = static_cast<std::size_t>(config_.output_bytes);
+
+  owner_.resize(static_cast<std::size_t>(g.max_width));
+  for (long p = 0; p < g.max_width; ++p) owner_[p] = distribution_.owner(p);
 
   // Every remote point some local point may depend on, in any dependence set.
   remote_slot_.assign(static_cast<std::size_t>(g.max_width), -1);
@@ -98,16 +101,24 @@ GraphExecution::~GraphExecution() {
 
 void GraphExecution::submit_graph() {
   std::fill(stamp_.begin(), stamp_.end(), -1);
-  for (long t = 0; t < config_.graph.timesteps; ++t) {
+  const TaskGraph& g = config_.graph;
+  for (long t = 0; t < g.timesteps; ++t) {
     if (t > 0) submit_exchange(t);
     submit_compute(t);
+    // Bounded lookahead: the last writer of a point's parity-(t - 1) output is its task
+    // of timestep t - 1.
+    for (long x = first_; x < end_ && t > 0; ++x) {
+      if (g.exists(t - 1, x)) {
+        session_.runtime().wait_for(output_handles_[(t - 1) & 1][local_index(x)]);
+        break;
+      }
+    }
   }
 }
 
 long long GraphExecution::inputs_verified() const {
   long long sum = 0;
-  for (long i = 0; i < end_ - first_; ++i)
-    sum += verified_[i].value.load(std::memory_order_relaxed);
+  for (long i = 0; i < 2 * (end_ - first_); ++i) sum += verified_[i].value;
   return sum;
 }
 
@@ -123,7 +134,7 @@ void GraphExecution::submit_exchange(long t) {
     if (!g.exists(t - 1, y)) continue;
     peers_.clear();
     table_.for_each_consumer(t - 1, y, [&](long x) {
-      const int owner = distribution_.owner(x);
+      const int owner = owner_[x];
       if (owner != rank_ && (peers_.empty() || peers_.back() != owner)) peers_.push_back(owner);
     });
     const std::size_t i = local_index(y);
@@ -139,8 +150,8 @@ void GraphExecution::submit_exchange(long t) {
       if (is_local(y) || stamp_[y] == t) return;
       stamp_[y] = t;
       const auto slot = static_cast<std::size_t>(remote_slot_[y]);
-      comm.irecv(receive_handles_[parity][slot], receives_[parity][slot].data(), bytes,
-                 distribution_.owner(y), tags_.tag(parity * g.max_width + y), {}, "taskbench_recv");
+      comm.irecv(receive_handles_[parity][slot], receives_[parity][slot].data(), bytes, owner_[y],
+                 tags_.tag(parity * g.max_width + y), {}, "taskbench_recv");
     });
   }
   // Under forkjoin every exchange completes before the timestep computes (like Task
@@ -193,7 +204,8 @@ void GraphExecution::execute(long t, long x) {
     }
   }
   run_kernel(config_.kernel, config_.graph.graph_index, t, x, scratch);
-  verified_[i].value.fetch_add(index, std::memory_order_relaxed);
+  verified_[static_cast<std::size_t>(t & 1) * static_cast<std::size_t>(end_ - first_) + i].value +=
+      index;
 }
 
 void GraphExecution::record_failure(const std::string& message) {

@@ -40,7 +40,10 @@ class GraphExecution {
   GraphExecution& operator=(const GraphExecution&) = delete;
 
   /// Submits every task of one execution of the graph (timestep by timestep, each an
-  /// "exchange" then a "compute" phase of the execution model). Main thread only.
+  /// "exchange" then a "compute" phase of the execution model), executing tasks while
+  /// it goes: before submitting timestep t + 1 it waits until this rank's tasks of
+  /// timestep t - 1 are done, so submission overlaps execution and memory stays bounded.
+  /// Main thread only.
   void submit_graph();
 
   /// Inputs checked so far by this rank's tasks (every task checks all its inputs).
@@ -67,8 +70,10 @@ class GraphExecution {
     std::size_t stride_;
     std::unique_ptr<std::byte, Free> data_;
   };
+  /// Inputs checked by the tasks writing one (parity, point) output. Those tasks are
+  /// ordered by the runtime (they write the same handle), so a plain integer suffices.
   struct alignas(64) Counter {
-    std::atomic<long long> value{0};
+    long long value = 0;
   };
 
   void submit_exchange(long t);
@@ -103,7 +108,8 @@ class GraphExecution {
   std::vector<std::vector<Handle>> receive_handles_;
   BufferArray scratch_;
   std::vector<Handle> scratch_handles_;
-  std::unique_ptr<Counter[]> verified_;  // [local point]
+  std::unique_ptr<Counter[]> verified_;  // [parity * local points + local point]
+  std::vector<int> owner_;               // [point] -> rank
   std::atomic<long long> failures_{0};
   mutable std::mutex failure_mutex_;
   std::string first_failure_;
