@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# jacobi7 gives bitwise identical checksums and residual histories under every execution
+# model, on 1, 2 and 4 ranks, 1 and 2 threads and every halo option; the residual decreases;
+# and the error against the manufactured solution falls as h^2 (second order).
+# Usage: jacobi7_checksums.sh <build>/bin
+set -euo pipefail
+bin="$1"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL: $*"; exit 1; }
+
+# run NAME RANKS ARGS...: runs jacobi7 with a report in $tmp/NAME.json.
+run() {
+  local name="$1" np="$2"
+  shift 2
+  timeout 120 mpirun -np "$np" --oversubscribe "$bin/jacobi7" --quiet --hang-timeout 30 \
+    --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
+    { cat "$tmp/$name.out"; fail "$name: jacobi7 $* on $np rank(s) exited non-zero"; }
+}
+field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+# The part of a report that must not depend on how the run was executed.
+invariant() {
+  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r['checksum'], r['history']]))" "$1"
+}
+
+# A 3-D input with skeleton and enclave blocks on every rank count, and a 2-D one.
+input3d=(--blocks 4 3 2 --block-cells 6 5 4 --iters 40 --check-every 7)
+input2d=(--blocks 5 3 1 --block-cells 7 6 1 --iters 40 --check-every 9)
+
+runs=()
+for np in 1 2 4; do
+  run "bsp_np${np}" "$np" --exec bsp "${input3d[@]}"
+  runs+=("bsp_np${np}")
+  for model in forkjoin dataflow; do
+    for threads in 1 2; do
+      run "${model}_np${np}_t${threads}" "$np" --exec "$model" --threads "$threads" "${input3d[@]}"
+      runs+=("${model}_np${np}_t${threads}")
+    done
+  done
+done
+halo_options=("--send-faces" "--max-comm-tasks 3" "--separate-buffers"
+  "--send-faces --separate-buffers" "--max-comm-tasks 2 --separate-buffers")
+for i in "${!halo_options[@]}"; do
+  read -r -a opts <<<"${halo_options[$i]}"
+  run "halo${i}_bsp_np4" 4 --exec bsp "${opts[@]}" "${input3d[@]}"
+  run "halo${i}_forkjoin_np2_t2" 2 --exec forkjoin --threads 2 "${opts[@]}" "${input3d[@]}"
+  run "halo${i}_dataflow_np4_t2" 4 --exec dataflow --threads 2 "${opts[@]}" "${input3d[@]}"
+  runs+=("halo${i}_bsp_np4" "halo${i}_forkjoin_np2_t2" "halo${i}_dataflow_np4_t2")
+done
+run priorities_none 2 --exec dataflow --threads 2 --priorities none "${input3d[@]}"
+runs+=(priorities_none)
+
+reference="$(invariant "$tmp/bsp_np1.json")"
+for r in "${runs[@]}"; do
+  got="$(invariant "$tmp/$r.json")"
+  [[ "$got" == "$reference" ]] || fail "$r differs from bsp on 1 rank:
+  $got
+  $reference"
+done
+echo "3-D: ${#runs[@]} runs, checksum $(field "$tmp/bsp_np1.json" checksum) in all"
+
+/usr/bin/python3 - "$tmp/bsp_np1.json" <<'PY' || fail "residual does not decrease"
+import json, sys
+history = json.load(open(sys.argv[1]))["history"]
+residuals = [h["residual"] for h in history]
+assert len(residuals) == 7, residuals  # iterations 0, 7, ..., 35 and the final 40
+assert all(b < a for a, b in zip(residuals, residuals[1:])), residuals
+print("residual decreases:", " ".join(f"{r:.3e}" for r in residuals))
+PY
+
+run 2d_bsp_np1 1 --exec bsp "${input2d[@]}"
+run 2d_dataflow_np2_t2 2 --exec dataflow --threads 2 --send-faces "${input2d[@]}"
+run 2d_forkjoin_np4_t2 4 --exec forkjoin --threads 2 --separate-buffers "${input2d[@]}"
+reference="$(invariant "$tmp/2d_bsp_np1.json")"
+for r in 2d_dataflow_np2_t2 2d_forkjoin_np4_t2; do
+  [[ "$(invariant "$tmp/$r.json")" == "$reference" ]] || fail "2-D run $r differs from bsp"
+done
+echo "2-D: checksum $(field "$tmp/2d_bsp_np1.json" checksum) in all"
+
+# Second order: iterate to convergence on 16^3 and 32^3 cells (h = 1/17 and 1/33).
+run coarse 1 --exec dataflow --threads 2 --blocks 2 2 2 --block-cells 8 8 8 --iters 900 --check-every 0
+run fine 2 --exec dataflow --threads 1 --blocks 2 2 2 --block-cells 16 16 16 --iters 3200 --check-every 0
+/usr/bin/python3 - "$tmp/coarse.json" "$tmp/fine.json" <<'PY' || fail "not second order"
+import json, math, sys
+coarse, fine = (json.load(open(p)) for p in sys.argv[1:3])
+for r in (coarse, fine):
+    assert r["residual"] < 1e-4, f"not converged: residual {r['residual']}"
+h_coarse, h_fine = 1 / 17, 1 / 33
+ratio = coarse["error"] / fine["error"]
+order = math.log(ratio) / math.log(h_coarse / h_fine)
+print(f"error {coarse['error']:.4e} -> {fine['error']:.4e}: ratio {ratio:.2f} for h ratio "
+      f"{h_coarse / h_fine:.2f}, order {order:.2f}")
+assert 1.9 <= order <= 2.1, order
+PY
+echo "jacobi7_checksums: PASS"
