@@ -46,6 +46,7 @@ const TaskTags& TaskContext::tags() const {
 }
 
 CompletionToken TaskContext::hold() {
+  task_->held = true;
   task_->holds.fetch_add(1, std::memory_order_relaxed);
   return CompletionToken(task_);
 }

@@ -33,8 +33,23 @@ AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
 }
 }  // namespace
 
-bool Scheduler::on_main_thread() const {
-  return tls_owner == this && tls_worker == workers_[0].get();
+std::uint64_t Scheduler::tasks_completed() const {
+  std::uint64_t sum = 0;
+  for (const auto& w : workers_) sum += w->completed.load();
+  return sum;
+}
+
+std::uint64_t Scheduler::bodies_run() const {
+  std::uint64_t sum = 0;
+  for (const auto& w : workers_) sum += w->bodies_run.load();
+  return sum;
+}
+
+bool Scheduler::on_main_thread() const { return std::this_thread::get_id() == main_thread_; }
+
+Worker* Scheduler::current_worker() const {
+  if (tls_owner == this) return tls_worker;
+  return on_main_thread() ? workers_[0].get() : nullptr;
 }
 
 Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
@@ -45,8 +60,7 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   for (int i = 0; i < options_.threads; ++i) {
     workers_.push_back(std::make_unique<Worker>(i, options_.steal_seed));
   }
-  tls_worker = workers_[0].get();
-  tls_owner = this;
+  main_thread_ = std::this_thread::get_id();
   for (int i = 1; i < options_.threads; ++i) {
     threads_.emplace_back([this, i] { worker_loop(i); });
   }
@@ -64,14 +78,11 @@ Scheduler::~Scheduler() {
       g = next;
     }
   }
-  if (tls_owner == this) {
-    tls_worker = nullptr;
-    tls_owner = nullptr;
-  }
 }
 
 Handle Scheduler::create_handle(std::string name, std::shared_ptr<Runtime::ReductionOps> ops) {
   HandleState& h = handles_.emplace_back();
+  h.lock.set_uncontended(workers_.size() == 1);
   h.id = handles_.size();
   h.name = std::move(name);
   h.reduction = std::move(ops);
@@ -127,7 +138,9 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   }
   task->access_count = n;
   task->holds.store(1, std::memory_order_relaxed);
+  task->held = false;
   task->pending.store(1, std::memory_order_relaxed);  // guard until analysis is done
+  bool waited = false;
   for (std::uint32_t i = 0; i < n; ++i) {
     AccessRecord& r = recs[i];
     HandleState& h = *r.handle;
@@ -174,13 +187,15 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
     if (!g->ready) {
       // Count the wait before the lock drops: the group may complete right after.
       task->pending.fetch_add(1, std::memory_order_relaxed);
+      waited = true;
       r.next_waiter = g->waiters;
       g->waiters = &r;
     }
   }
   if (observer_) report_on_submit(task);
-  // Drop the guard; whoever brings pending to zero makes the task ready.
-  if (task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  // Drop the guard; whoever brings pending to zero makes the task ready. When no access
+  // waited, no other thread knows the task, so no locked instruction is needed.
+  if (!waited || task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (batching_) {
       task->next_free = batch_ready_;
       batch_ready_ = task;
@@ -195,7 +210,7 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   }
   if (options_.sequential) {
     const std::uint64_t target = submitted_;
-    wait_until([&] { return bodies_run_.load(std::memory_order_acquire) >= target; });
+    wait_until([&] { return bodies_run() >= target; });
     rethrow_error();
   }
 }
@@ -263,7 +278,7 @@ void Scheduler::wake_workers() {
 }
 
 void Scheduler::notify_main() {
-  if (tls_worker == workers_[0].get() && tls_owner == this) return;  // main is the caller
+  if (on_main_thread()) return;  // main is the caller
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (main_sleeping_.load(std::memory_order_relaxed)) {
     std::lock_guard<std::mutex> lock(main_sleep_mutex_);
@@ -325,34 +340,36 @@ Task* Scheduler::run(Task* task, Worker& self) {
     AccessInfo scratch[1];
     observer_->on_end(info_of(task, {scratch, 0}), self.index);
   }
-  bodies_run_.fetch_add(1, std::memory_order_acq_rel);
-  if (task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) return finish(task, &self);
+  self.bodies_run.increment();
+  // Without a hold nobody else can complete the task: finish without a locked RMW.
+  if (!task->held || task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    return finish(task, self, true);
+  }
   return nullptr;
 }
 
 void Scheduler::complete(Task* task) {
   if (task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    Worker* self = (tls_owner == this) ? tls_worker : nullptr;
+    Worker* self = current_worker();
     if (!self) throw std::logic_error("Runtime::complete called from a foreign thread");
-    finish(task, nullptr);
+    finish(task, *self, false);
   }
 }
 
-Task* Scheduler::finish(Task* task, Worker* self) {
+Task* Scheduler::finish(Task* task, Worker& self, bool want_immediate) {
   Task* ready_list = nullptr;
   AccessRecord* recs = task->records();
   for (std::uint32_t i = 0; i < task->access_count; ++i) release_access(recs[i], ready_list);
   task->extra_records.reset();
   task->access_count = 0;
-  if (on_main_thread()) {
+  if (self.index == 0) {
     task_pool_.give_local(task);
   } else {
     task_pool_.give(task);
   }
-  completed_.fetch_add(1, std::memory_order_acq_rel);
+  self.completed.increment();
   Task* immediate = nullptr;
-  Worker* owner = self ? self : tls_worker;
-  dispatch_ready(ready_list, owner, self ? &immediate : nullptr);
+  dispatch_ready(ready_list, &self, want_immediate ? &immediate : nullptr);
   notify_main();
   return immediate;
 }
@@ -525,8 +542,7 @@ void Scheduler::wait_until(Pred done) {
 void Scheduler::check_hang(std::uint64_t& last_progress,
                            std::chrono::steady_clock::time_point& since) {
   if (options_.hang_timeout_s <= 0) return;
-  const std::uint64_t progress = completed_.load(std::memory_order_relaxed) +
-                                 bodies_run_.load(std::memory_order_relaxed) +
+  const std::uint64_t progress = tasks_completed() + bodies_run() +
                                  (engine_ ? engine_->completions() : 0);
   const auto now = std::chrono::steady_clock::now();
   if (progress != last_progress) {
@@ -551,7 +567,7 @@ void Scheduler::check_hang(std::uint64_t& last_progress,
 }
 
 void Scheduler::wait_all() {
-  wait_until([&] { return completed_.load(std::memory_order_acquire) == submitted_; });
+  wait_until([&] { return tasks_completed() == submitted_; });
   rethrow_error();
 }
 
@@ -573,7 +589,7 @@ void Scheduler::record_error(Task* task, std::exception_ptr error) {
 void Scheduler::rethrow_error() {
   if (!failed_.load(std::memory_order_acquire)) return;
   // Drain what is still running so nothing outlives the wait that reports the error.
-  wait_until([&] { return completed_.load(std::memory_order_acquire) == submitted_; });
+  wait_until([&] { return tasks_completed() == submitted_; });
   std::exception_ptr error;
   std::string name;
   {
@@ -594,7 +610,7 @@ void Scheduler::rethrow_error() {
 
 void Scheduler::describe_waiting(std::ostream& out) const {
   out << fmt::format("runtime: {} tasks submitted, {} bodies run, {} completed\n", submitted_,
-                     bodies_run_.load(), completed_.load());
+                     bodies_run(), tasks_completed());
   for (const HandleState& h : handles_) {
     auto& lock = const_cast<SpinLock&>(h.lock);
     std::lock_guard<SpinLock> guard(lock);

@@ -17,8 +17,20 @@
 
 namespace tessera::detail {
 
+/// A monotone counter written only by its owning thread: increments need no locked
+/// instruction, and readers sum the counters of all threads.
+struct alignas(64) OwnedCounter {
+  std::atomic<std::uint64_t> value{0};
+  void increment() {
+    value.store(value.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  }
+  std::uint64_t load() const { return value.load(std::memory_order_acquire); }
+};
+
 struct alignas(64) Worker {
   explicit Worker(int index, std::uint64_t seed) : index(index), rng(seed + index) {}
+  OwnedCounter bodies_run;  // tasks whose body returned on this thread
+  OwnedCounter completed;   // tasks finished (successors released) on this thread
   WorkStealingDeque<Task*> high;
   WorkStealingDeque<Task*> normal;
   int index;
@@ -42,7 +54,8 @@ class Scheduler {
 
   void set_observer(Observer* observer) { observer_ = observer; }
   void set_progress_engine(ProgressEngine* engine) { engine_ = engine; }
-  std::uint64_t tasks_completed() const { return completed_.load(std::memory_order_acquire); }
+  std::uint64_t tasks_completed() const;
+  std::uint64_t bodies_run() const;
   std::uint64_t tasks_submitted() const { return submitted_; }
   void describe_waiting(std::ostream& out) const;
 
@@ -56,13 +69,15 @@ class Scheduler {
   template <class Pred>
   void wait_until(Pred done);
   bool on_main_thread() const;
+  /// The calling thread's worker in this scheduler, or nullptr for a foreign thread.
+  Worker* current_worker() const;
   void worker_loop(int index);
   Task* find_task(Worker& self);
   Task* steal_from_others(Worker& self, bool high);
   /// Runs a ready task; returns a released successor to run next on this worker.
   Task* run(Task* task, Worker& self);
   /// Releases a finished task's accesses; returns an immediate successor if `self`.
-  Task* finish(Task* task, Worker* self);
+  Task* finish(Task* task, Worker& self, bool want_immediate);
   void release_access(AccessRecord& record, Task*& ready_list);
   void complete_group(HandleState& handle, Group* group, Task*& ready_list);
   void make_ready(Task* task, Worker& self);
@@ -76,6 +91,7 @@ class Scheduler {
   TaskInfo info_of(Task* task, std::span<AccessInfo> scratch) const;
 
   RuntimeOptions options_;
+  std::thread::id main_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
 
@@ -84,8 +100,6 @@ class Scheduler {
   std::atomic<int> main_queue_size_{0};
 
   std::uint64_t submitted_ = 0;               // main thread only
-  std::atomic<std::uint64_t> bodies_run_{0};  // tasks whose body returned
-  std::atomic<std::uint64_t> completed_{0};
   std::atomic<int> high_queued_{0};
 
   alignas(64) std::atomic<std::uint32_t> epoch_{0};

@@ -25,15 +25,22 @@ struct Group;
 /// Test-and-test-and-set lock for the few instructions a handle update takes.
 class SpinLock {
  public:
+  /// With a single thread nothing can contend, so locking is skipped (a locked
+  /// instruction costs more than everything else a task update does).
+  void set_uncontended(bool on) { uncontended_ = on; }
   void lock() {
+    if (uncontended_) return;
     while (flag_.exchange(true, std::memory_order_acquire)) {
       while (flag_.load(std::memory_order_relaxed)) std::this_thread::yield();
     }
   }
-  void unlock() { flag_.store(false, std::memory_order_release); }
+  void unlock() {
+    if (!uncontended_) flag_.store(false, std::memory_order_release);
+  }
 
  private:
   std::atomic<bool> flag_{false};
+  bool uncontended_ = false;
 };
 
 /// A reducing task's private slot. Outlives the task: it is folded when the whole group
@@ -85,6 +92,7 @@ struct Task {
   std::uint64_t id = 0;
   std::atomic<int> pending{0};
   std::atomic<int> holds{0};
+  bool held = false;  // set by TaskContext::hold on the executing thread
   std::uint32_t access_count = 0;
   Priority priority = Priority::normal;
   bool main_only = false;
