@@ -62,6 +62,18 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
     }
   }
 
+  senders_.resize(static_cast<std::size_t>(g.dependence_sets()));
+  receivers_.resize(static_cast<std::size_t>(g.dependence_sets()));
+  for (long dset = 0; dset < g.dependence_sets(); ++dset) {
+    for (long x = first_; x < end_; ++x) {
+      const auto remote = [&](long p) { return !is_local(p); };
+      const auto consumers = table_.consumers(dset, x);
+      const auto producers = table_.producers(dset, x);
+      if (std::any_of(consumers.begin(), consumers.end(), remote)) senders_[dset].push_back(x);
+      if (std::any_of(producers.begin(), producers.end(), remote)) receivers_[dset].push_back(x);
+    }
+  }
+
   for (int parity = 0; parity < 2; ++parity) {
     outputs_.emplace_back(local_points, output_bytes);
     receives_.emplace_back(static_cast<std::size_t>(slots), output_bytes);
@@ -128,9 +140,10 @@ void GraphExecution::submit_exchange(long t) {
   Exec& exec = session_.exec();
   const int parity = static_cast<int>((t - 1) & 1);
   const auto bytes = static_cast<std::size_t>(config_.output_bytes);
+  const long dset = g.dependence_set_at(t);
   // Each output of t - 1 goes once to every other rank that consumes it at t (consumers
   // come in ascending point order, hence in ascending owner order).
-  for (long y = first_; y < end_; ++y) {
+  for (long y : senders_[dset]) {
     if (!g.exists(t - 1, y)) continue;
     peers_.clear();
     table_.for_each_consumer(t - 1, y, [&](long x) {
@@ -144,7 +157,7 @@ void GraphExecution::submit_exchange(long t) {
     }
   }
   // One receive per remote producer that some local task of timestep t reads.
-  for (long x = first_; x < end_; ++x) {
+  for (long x : receivers_[dset]) {
     if (!g.exists(t, x)) continue;
     table_.for_each_input(t, x, [&](long y) {
       if (is_local(y) || stamp_[y] == t) return;
@@ -236,6 +249,9 @@ Handle GraphExecution::input_handle(long t, long point) const {
 }
 
 bool GraphExecution::has_remote_consumer(long t, long point) const {
+  if (t + 1 >= config_.graph.timesteps) return false;
+  const auto& senders = senders_[config_.graph.dependence_set_at(t + 1)];
+  if (!std::binary_search(senders.begin(), senders.end(), point)) return false;
   bool remote = false;
   table_.for_each_consumer(t, point, [&](long x) { remote = remote || !is_local(x); });
   return remote;

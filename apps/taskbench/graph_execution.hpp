@@ -114,6 +114,12 @@ class GraphExecution {
   mutable std::mutex failure_mutex_;
   std::string first_failure_;
 
+  // Per dependence set: local points with a consumer on another rank (they send), and
+  // local points with a producer on another rank (they receive); existence at a given
+  // timestep is checked when submitting.
+  std::vector<std::vector<long>> senders_;
+  std::vector<std::vector<long>> receivers_;
+
   // Reused during submission.
   std::vector<Access> accesses_;
   std::vector<long> stamp_;
