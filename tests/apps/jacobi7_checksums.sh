@@ -78,6 +78,13 @@ for r in 2d_dataflow_np2_t2 2d_forkjoin_np4_t2; do
 done
 echo "2-D: checksum $(field "$tmp/2d_bsp_np1.json" checksum) in all"
 
+# More ranks than blocks: ranks without blocks still take part in every reduction.
+sparse=(--blocks 3 1 1 --block-cells 4 5 6 --iters 12 --check-every 5)
+run sparse_bsp_np1 1 --exec bsp "${sparse[@]}"
+run sparse_dataflow_np4 4 --exec dataflow "${sparse[@]}"
+[[ "$(invariant "$tmp/sparse_dataflow_np4.json")" == "$(invariant "$tmp/sparse_bsp_np1.json")" ]] ||
+  fail "4 ranks on 3 blocks differ from 1 rank"
+
 # Second order: iterate to convergence on 16^3 and 32^3 cells (h = 1/17 and 1/33).
 run coarse 1 --exec dataflow --threads 2 --blocks 2 2 2 --block-cells 8 8 8 --iters 900 --check-every 0
 run fine 2 --exec dataflow --threads 1 --blocks 2 2 2 --block-cells 16 16 16 --iters 3200 --check-every 0
