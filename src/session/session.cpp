@@ -17,11 +17,13 @@ namespace tessera {
 
 namespace {
 
+// Rank for error messages; -1 once MPI is gone (e.g. the error unwound a Session).
 int world_rank() {
-  int initialized = 0;
+  int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
-  int rank = 0;
-  if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Finalized(&finalized);
+  int rank = -1;
+  if (initialized && !finalized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
 }
 
@@ -194,7 +196,8 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   nlohmann::json merged = nlohmann::json::object();
   if (rank_ == 0) {
     for (int r = 0; r < size_; ++r) {
-      for (auto& [name, seconds] : nlohmann::json::parse(all.substr(offsets[r], lengths[r])).items()) {
+      const nlohmann::json rank_phases = nlohmann::json::parse(all.substr(offsets[r], lengths[r]));
+      for (const auto& [name, seconds] : rank_phases.items()) {
         merged[name] = std::max(merged.value(name, 0.0), seconds.get<double>());
       }
     }
