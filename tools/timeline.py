@@ -89,8 +89,9 @@ def colour_map(traces):
     for t in traces:
         total.update(t.time_by_name())
     cmap = plt.get_cmap("tab20")
-    # Reds and blues last: they mean MPI sends and receives on the MPI rows.
-    order = [2, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 0, 1, 6, 7]
+    # Distinct hues first (tab20's dark shades, then the light ones); reds and blues
+    # last, as they mean MPI sends and receives on the MPI rows.
+    order = [2, 4, 8, 10, 12, 16, 18, 14, 3, 5, 9, 11, 13, 17, 19, 15, 0, 1, 6, 7]
     named = [name for name, _ in total.most_common(MAX_NAMED)]
     colours = {name: cmap(order[i % len(order)]) for i, name in enumerate(named)}
     return colours, named, len(total) > len(named)

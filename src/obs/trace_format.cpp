@@ -1,7 +1,5 @@
 #include "obs/trace_format.hpp"
 
-#include <iterator>
-
 namespace tessera::obs {
 
 void append_json_string(fmt::memory_buffer& out, std::string_view text) {
@@ -22,7 +20,7 @@ void append_json_string(fmt::memory_buffer& out, std::string_view text) {
         break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
+          fmt::format_to(fmt::appender(out), "\\u{:04x}", static_cast<unsigned>(c));
         } else {
           out.push_back(c);
         }
@@ -36,8 +34,14 @@ void append_microseconds(fmt::memory_buffer& out, std::int64_t ns) {
   const bool negative = ns < 0;
   const std::uint64_t magnitude =
       negative ? ~static_cast<std::uint64_t>(ns) + 1 : static_cast<std::uint64_t>(ns);
-  fmt::format_to(std::back_inserter(out), "{}{}.{:03}", negative ? "-" : "", magnitude / 1000,
-                 magnitude % 1000);
+  if (negative) out.push_back('-');
+  const fmt::format_int whole(magnitude / 1000);
+  out.append(whole.data(), whole.data() + whole.size());
+  const auto fraction = static_cast<unsigned>(magnitude % 1000);
+  const char digits[4] = {'.', static_cast<char>('0' + fraction / 100),
+                          static_cast<char>('0' + fraction / 10 % 10),
+                          static_cast<char>('0' + fraction % 10)};
+  out.append(digits, digits + 4);
 }
 
 }  // namespace tessera::obs

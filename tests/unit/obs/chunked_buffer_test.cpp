@@ -53,5 +53,16 @@ TEST(ChunkedBuffer, AppendsNeverMoveEarlierElements) {
   EXPECT_EQ(*first, 1);
 }
 
+TEST(ChunkedBuffer, PopulatedChunksArePageAlignedAndKeepTheirElements) {
+  constexpr std::size_t kPerChunk = detail::kPopulatedChunkBytes / sizeof(std::int64_t);
+  ChunkedBuffer<std::int64_t, kPerChunk> buffer;
+  const std::size_t n = kPerChunk + 10;
+  for (std::size_t i = 0; i < n; ++i) buffer.push_back(static_cast<std::int64_t>(i) * 3);
+  EXPECT_EQ(buffer.chunk_count(), 2u);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&buffer[0]) % 4096, 0u);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&buffer[kPerChunk]) % 4096, 0u);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(buffer[i], static_cast<std::int64_t>(i) * 3);
+}
+
 }  // namespace
 }  // namespace tessera::obs
