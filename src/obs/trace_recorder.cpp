@@ -475,8 +475,10 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
         list += fmt::format("{}{}", list.empty() ? "" : ",", field(r));
       return list;
     };
+    // Our own section goes last: Perfetto stops reading at a top-level key it does not
+    // know, and by then it has every event.
     fmt::format_to(it,
-                   "\n],\n\"displayTimeUnit\":\"ms\",\n\"tessera\":{{\"ranks\":{},\"clock\":\"{}\","
+                   "\n],\n\"tessera\":{{\"ranks\":{},\"clock\":\"{}\","
                    "\"threads\":[{}],"
                    "\"tasks_submitted\":[{}],\"clock_offset_ns\":[{}],\"lane_ns\":[{}]}}}}\n",
                    size, obs::ticks_are_tsc() ? "tsc" : "steady",
