@@ -177,6 +177,8 @@ void Driver::validate_all_pending() {
 
 bool Driver::maybe_rebalance() {
   if (options_.lb_opt == 0 || options_.uniform_refine != 0) return false;
+  // Blocking collectives on the main thread, in the refinement phase: every rank reaches
+  // them in the same order, and no task depends on them.
   const MPI_Comm comm = session_.comm().mpi();
   int local = mesh_->local_count();
   int min_b = 0, max_b = 0, sum_b = 0;

@@ -1,8 +1,9 @@
 // Ghost exchange plan and tasks. A Link moves one face (or one quarter of a face, across a
 // level jump) from a sender block to a receiver block; the payload is what the receiver
-// stores, so one pair of functions (pack_link / unpack_link) serves on-rank copies and
-// messages alike. Tasks hold raw pointers to block data taken when the plan is built:
-// slots never move, and the BlockStore's tables are only touched by the main thread.
+// stores, so one pair of functions (pack_link / unpack_link) serves messages and on-rank
+// level jumps alike (on-rank same-level faces are copied plane to plane, same values).
+// Tasks hold raw pointers to block data taken when the plan is built: slots never move, and
+// the BlockStore's tables are only touched by the main thread.
 #include "tessera/amr_halo.hpp"
 
 #include <fmt/format.h>
