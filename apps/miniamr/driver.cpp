@@ -51,13 +51,13 @@ void fill_initial(const tessera::BlockShape& s, const tessera::BlockPlace& place
 }  // namespace
 
 Driver::Driver(tessera::Session& session, const Options& options)
-    : session_(session), options_(options), phases_(session.exec()), objects_(options.objects) {}
+    : session_(session), options_(options), objects_(options.objects) {}
 
 Driver::~Driver() = default;
 
 void Driver::initialize() {
   tessera::Exec& exec = session_.exec();
-  phases_.begin("init");
+  exec.begin_phase("init");
   tessera::AmrMeshOptions mo;
   mo.root_blocks = options_.root_blocks();
   mo.shape.cells = options_.block_cells;
@@ -92,7 +92,7 @@ void Driver::initialize() {
   reference_sums_.clear();
   for (const auto& s : sums) reference_sums_.push_back(s.value());
   validated_rounds_ = 1;
-  phases_.end();
+  exec.end_phase();
 }
 
 void Driver::stage(int ts, int stage_index) {
@@ -108,11 +108,11 @@ void Driver::stage(int ts, int stage_index) {
   if (checksum) checksums_->begin_round(next_round_, mesh, SumKind::plain);
   const int points = options_.stencil;
   for (int g = 0; g < shape.groups(); ++g) {
-    phases_.begin("halo");
+    exec.begin_phase("halo");
     mesh.exchange(g);
-    phases_.end();
+    exec.end_phase();
 
-    phases_.begin("stencil");
+    exec.begin_phase("stencil");
     const int first = shape.group_first(g), vars = shape.group_vars(g);
     for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
       double* block = mesh.data(b);
@@ -125,23 +125,23 @@ void Driver::stage(int ts, int stage_index) {
           },
           mesh.is_skeleton(b) ? exec.skeleton_priority() : tessera::Priority::normal);
     }
-    phases_.end();
+    exec.end_phase();
 
     if (checksum) {
-      phases_.begin("checksum");
+      exec.begin_phase("checksum");
       checksums_->submit_group(mesh, g);
-      phases_.end();
+      exec.end_phase();
     }
   }
   if (checksum) {
-    phases_.begin("checksum");
+    exec.begin_phase("checksum");
     checksums_->end_round();
     round_timestep_.push_back(ts);
     ++next_round_;
     ++totals_.checksums;
     // Delayed validation: wait for the previous checksum, not for this stage.
     if (next_round_ - 2 >= validated_rounds_) validate(next_round_ - 2);
-    phases_.end();
+    exec.end_phase();
   }
 }
 
@@ -190,10 +190,10 @@ bool Driver::maybe_rebalance() {
   if (!(max_b > min_b + 1 && ratio > options_.inbalance / 100.0)) return false;
   const bool verbose = (options_.report_perf & 8) != 0;
   if (verbose) session_.say("before ave {} min {} max {}", sum_b / ranks, min_b, max_b);
-  phases_.begin("balance");
+  session_.exec().begin_phase("balance");
   totals_.moved += mesh_->rebalance();
   ++totals_.balance_steps;
-  phases_.end();
+  session_.exec().end_phase();
   local = mesh_->local_count();
   MPI_Allreduce(&local, &min_b, 1, MPI_INT, MPI_MIN, comm);
   MPI_Allreduce(&local, &max_b, 1, MPI_INT, MPI_MAX, comm);
@@ -203,7 +203,7 @@ bool Driver::maybe_rebalance() {
 
 void Driver::refine_step(int ts) {
   tessera::Exec& exec = session_.exec();
-  phases_.begin("refine");
+  exec.begin_phase("refine");
   exec.barrier();
   validate_all_pending();
   ++totals_.refine_steps;
@@ -226,9 +226,9 @@ void Driver::refine_step(int ts) {
     totals_.splits += counts.split;
     totals_.merges += counts.merged;
     if (options_.lb_opt == 2) {
-      phases_.end();
+      exec.end_phase();
       maybe_rebalance();
-      phases_.begin("refine");
+      exec.begin_phase("refine");
     }
   }
   RefinementRecord record;
@@ -241,7 +241,7 @@ void Driver::refine_step(int ts) {
     session_.say("Total number of blocks at timestep {} is {}", ts, record.total);
   }
   totals_.refinements.push_back(std::move(record));
-  phases_.end();
+  exec.end_phase();
   maybe_rebalance();
 
   const std::int64_t capacity = static_cast<std::int64_t>(options_.max_blocks) *
@@ -258,11 +258,11 @@ void Driver::refine_step(int ts) {
 }
 
 void Driver::plot(int ts) {
-  phases_.begin("plot");
+  session_.exec().begin_phase("plot");
   const std::string path = fmt::format("{}_ts{:04d}.vtk", options_.plot_prefix, ts);
   tessera::write_forest_vtk(mesh_->forest(), path);
   session_.progress("miniamr: mesh written to {}", path);
-  phases_.end();
+  session_.exec().end_phase();
 }
 
 void Driver::final_checksum() {
@@ -304,14 +304,14 @@ int Driver::run() {
     }
     if (options_.plot_freq > 0 && ts % options_.plot_freq == 0) plot(ts);
   }
-  phases_.begin("checksum");
+  exec.begin_phase("checksum");
   exec.barrier();
   validate_all_pending();
-  phases_.end();
+  exec.end_phase();
   totals_.loop_seconds = seconds_since(loop_start);
-  phases_.begin("final_checksum");
+  exec.begin_phase("final_checksum");
   final_checksum();
-  phases_.end();
+  exec.end_phase();
 
   const MPI_Comm comm = session_.comm().mpi();
   std::int64_t counts[3] = {totals_.splits, totals_.merges, 0};

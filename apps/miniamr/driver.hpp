@@ -18,7 +18,6 @@
 
 #include "checksums.hpp"
 #include "options.hpp"
-#include "phase_clock.hpp"
 #include "tessera/amr_mesh.hpp"
 #include "tessera/session.hpp"
 
@@ -59,8 +58,6 @@ class Driver {
   /// the mesh outgrew --max_blocks).
   int run();
   const RunTotals& totals() const { return totals_; }
-  /// Main-thread seconds per phase on this rank.
-  const std::map<std::string, double>& phase_seconds() const { return phases_.seconds(); }
   /// The app's fields of the JSON report.
   nlohmann::json json() const;
 
@@ -77,7 +74,6 @@ class Driver {
 
   tessera::Session& session_;
   Options options_;
-  PhaseClock phases_;
   std::unique_ptr<tessera::AmrMesh> mesh_;
   std::unique_ptr<Checksums> checksums_;
   std::vector<tessera::RefineObject> objects_;

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     miniamr::Driver driver(session, options);
     const int code = driver.run();
     if ((options.report_perf & 4) != 0)
-      miniamr::print_report(session, options, driver.totals(), driver.phase_seconds());
+      miniamr::print_report(session, options, driver.totals(), session.exec().phase_seconds());
     session.finish(driver.json());
     return code;
   });
