@@ -47,8 +47,8 @@ struct BlockShape {
   }
 };
 
-/// Slots of block data with their handles. Main thread only, except data(), which tasks
-/// use on the slots they were given.
+/// Slots of block data with their handles. Main thread only: tasks get raw pointers from
+/// data() at submission (a slot's memory never moves while the store lives).
 class BlockStore {
  public:
   BlockStore(Runtime& runtime, BlockShape shape);

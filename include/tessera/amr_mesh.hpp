@@ -21,6 +21,8 @@
 
 namespace tessera {
 
+/// Shape of an AmrMesh: the level-0 brick, the cells and variables of every block, and how
+/// ghosts are exchanged.
 struct AmrMeshOptions {
   std::array<int, 3> root_blocks{1, 1, 1};  ///< level-0 blocks along x, y, z
   BlockShape shape;
@@ -33,6 +35,7 @@ struct AdaptCounts {
   std::int64_t merged = 0;  ///< families of 8 merged into 1
 };
 
+/// The adaptive mesh with its data. Not copyable.
 class AmrMesh {
  public:
   /// Collective. Creates the level-0 brick and a slot for every local block (contents

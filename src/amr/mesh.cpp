@@ -17,7 +17,7 @@ std::array<int, 3> child_offset(int c) {
   return {c % 2, (c / 2) % 2, c / 4};
 }
 
-// Each parent cell becomes 2x2x2 child cells holding a eighth of its value.
+// Each parent cell becomes 2x2x2 child cells holding an eighth of its value.
 void split_into(const BlockShape& s, const double* parent, int child, double* out) {
   const auto off = child_offset(child);
   const int hx = s.cells[0] / 2, hy = s.cells[1] / 2, hz = s.cells[2] / 2;
