@@ -137,6 +137,9 @@ void validate_options(tessera::Session& session, Options& o,
     }
     o.objects.push_back(obj);
   }
+  // As the reference: the 27-point stencil does not keep the sum across level jumps.
+  if (o.stencil == 27 && o.num_refine > 0 && o.uniform_refine == 0)
+    session.say("WARNING: 27 point stencil with non-uniform refinement: answers may diverge");
 }
 
 }  // namespace miniamr
