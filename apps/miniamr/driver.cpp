@@ -314,7 +314,7 @@ int Driver::run() {
   exec.end_phase();
 
   const MPI_Comm comm = session_.comm().mpi();
-  std::int64_t counts[3] = {totals_.splits, totals_.merges, 0};
+  std::int64_t counts[2] = {totals_.splits, totals_.merges};
   MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, comm);
   totals_.splits = counts[0];
   totals_.merges = counts[1];
