@@ -141,6 +141,7 @@ void GraphExecution::submit_exchange(long t) {
   const int parity = static_cast<int>((t - 1) & 1);
   const auto bytes = static_cast<std::size_t>(config_.output_bytes);
   const long dset = g.dependence_set_at(t);
+  exec.begin_phase("exchange");
   // Each output of t - 1 goes once to every other rank that consumes it at t (consumers
   // come in ascending point order, hence in ascending owner order).
   for (long y : senders_[dset]) {
@@ -168,8 +169,7 @@ void GraphExecution::submit_exchange(long t) {
     });
   }
   // Under forkjoin every exchange completes before the timestep computes (like Task
-  // Bench's bulk-synchronous MPI driver). Phases are not named with begin_phase: see
-  // docs/apps/taskbench.md (Session::finish mishandles named phases for now).
+  // Bench's bulk-synchronous MPI driver).
   exec.end_phase();
 }
 
@@ -178,6 +178,7 @@ void GraphExecution::submit_compute(long t) {
   Exec& exec = session_.exec();
   const int parity = static_cast<int>(t & 1);
   const Priority skeleton = exec.skeleton_priority();
+  exec.begin_phase("compute");
   for (long x = first_; x < end_; ++x) {
     if (!g.exists(t, x)) continue;
     const std::size_t i = local_index(x);
