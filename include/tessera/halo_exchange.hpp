@@ -34,12 +34,17 @@ class HaloExchange {
   /// with this exchange's nvars (std::invalid_argument otherwise). Main thread only;
   /// returns once the tasks are submitted (under bsp and forkjoin: once they ran).
   void exchange(BlockField& field);
+  /// The on-rank part of exchange(): only the local copies, nothing sent or received
+  /// (ghosts facing other ranks keep their values). For measuring compute without
+  /// communication. Same requirements as exchange().
+  void exchange_local(BlockField& field);
 
   const HaloPlan& plan() const { return plan_; }
   /// Messages this rank sends per exchange.
   std::size_t messages_per_exchange() const { return plan_.sends().messages.size(); }
 
  private:
+  void check_field(const BlockField& field) const;
   void submit_packs(BlockField& field, int group);
   void submit_messages(int group);
   void submit_copies(BlockField& field);

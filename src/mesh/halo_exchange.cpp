@@ -52,12 +52,23 @@ HaloExchange::HaloExchange(const HaloPlan& plan, int nvars, Comm& comm, Exec& ex
   }
 }
 
-void HaloExchange::exchange(BlockField& field) {
+void HaloExchange::check_field(const BlockField& field) const {
   if (&field.mesh() != &plan_.mesh() || field.nvars() != nvars_) {
     throw std::invalid_argument(
         fmt::format("halo exchange of field '{}': expected {} variable(s) on the plan's mesh",
                     field.name(), nvars_));
   }
+}
+
+void HaloExchange::exchange_local(BlockField& field) {
+  check_field(field);
+  exec_.begin_phase("halo");
+  submit_copies(field);
+  exec_.end_phase();
+}
+
+void HaloExchange::exchange(BlockField& field) {
+  check_field(field);
   for (int group = 0; group < plan_.group_count(); ++group) {
     exec_.begin_phase("halo");
     submit_packs(field, group);

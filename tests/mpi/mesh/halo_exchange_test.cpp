@@ -159,6 +159,46 @@ INSTANTIATE_TEST_SUITE_P(ModelsThreadsAndOptions, HaloExchangeMpi,
                            return describe(info.param) + "_" + std::to_string(info.index);
                          });
 
+TEST(HaloExchangeMpi, LocalExchangeFillsOnlyGhostsFacingBlocksOfThisRank) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  Runtime runtime(runtime_options_for(ExecModel::dataflow, 2));
+  Comm comm(runtime, MPI_COMM_WORLD);
+  Exec exec(ExecModel::dataflow, runtime);
+  const UniformMesh mesh({3, 3, 2}, {3, 2, 2}, 1, rank, ranks);
+  const HaloPlan plan(mesh, {});
+  HaloExchange halo(plan, 1, comm, exec);
+  BlockField u(mesh, runtime, "u", 1);
+  const BlockLayout& layout = u.layout();
+  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
+    std::fill(u.data(b), u.data(b) + layout.size(), kSentinel);
+    for (int k = 0; k < 2; ++k)
+      for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < 3; ++i) {
+          u.data(b)[layout.index(0, i, j, k)] = static_cast<double>(mesh.local_block(b).id);
+        }
+  }
+  halo.exchange_local(u);
+  runtime.wait_all();
+  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
+    const MeshBlock& block = mesh.local_block(b);
+    for (Direction d : halo_directions(HaloShape::faces)) {
+      const Box ghosts = layout.ghost_region(d);
+      const GlobalBlockId nb = block.neighbour[d.index()];
+      const bool local = block.neighbour_local[d.index()] != kNotLocal;
+      const double expected = local ? static_cast<double>(nb) : kSentinel;
+      for (int k = ghosts.lo.z; k < ghosts.hi.z; ++k)
+        for (int j = ghosts.lo.y; j < ghosts.hi.y; ++j)
+          for (int i = ghosts.lo.x; i < ghosts.hi.x; ++i) {
+            ASSERT_EQ(u.data(b)[layout.index(0, i, j, k)], expected)
+                << "rank " << rank << " block " << block.id << " direction " << direction_name(d);
+          }
+    }
+  }
+  EXPECT_EQ(comm.stats().messages_sent, 0u);
+}
+
 TEST(HaloExchangeMpi, RejectsAFieldWithAnotherVariableCount) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
