@@ -1,7 +1,9 @@
+#include "tessera/trace.hpp"
+
 #include <fmt/compile.h>
 #include <fmt/format.h>
-
 #include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -22,7 +24,6 @@
 #include "obs/tick_clock.hpp"
 #include "obs/trace_format.hpp"
 #include "obs/worker_index_check.hpp"
-#include "tessera/trace.hpp"
 
 namespace tessera {
 
@@ -33,7 +34,7 @@ constexpr int kMpiThreadBase = 1000;
 /// Largest piece of text sent in one MPI message (counts are ints).
 constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
 
-// Event times are ticks (obs::ordered_ticks), converted to nanoseconds when written.
+// Event times are ticks (obs/tick_clock.hpp), converted to nanoseconds when written.
 
 /// A task body's execution on one worker.
 struct TaskSpan {
