@@ -54,7 +54,8 @@ class Exec {
   bool skeleton_priorities_ = true;
   const char* current_ = nullptr;
   std::chrono::steady_clock::time_point since_{};
-  std::map<std::string, double> seconds_;
+  // Keyed by the literal's address: entering a phase is a pointer lookup, no string.
+  std::map<const char*, double> seconds_;
 };
 
 }  // namespace tessera

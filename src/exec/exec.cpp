@@ -46,7 +46,9 @@ void Exec::close_phase() {
 
 std::map<std::string, double> Exec::phase_seconds() {
   close_phase();
-  return seconds_;
+  std::map<std::string, double> by_name;
+  for (const auto& [name, seconds] : seconds_) by_name[name] += seconds;
+  return by_name;
 }
 
 }  // namespace tessera

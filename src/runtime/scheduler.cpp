@@ -328,7 +328,9 @@ Task* Scheduler::run(Task* task, Worker& self) {
     AccessInfo scratch[1];
     observer_->on_begin(info_of(task, {scratch, 0}), self.index);
   }
-  if (!failed_.load(std::memory_order_relaxed)) {
+  // After a failure, bodies are skipped so the error surfaces quickly, except those of
+  // communication tasks: peers wait for their messages and would otherwise hang.
+  if (task->main_only || !failed_.load(std::memory_order_relaxed)) {
     try {
       task->body(ctx);
     } catch (...) {
@@ -650,9 +652,17 @@ TaskInfo Scheduler::info_of(Task* task, std::span<AccessInfo> scratch) const {
 }
 
 void Scheduler::report_on_submit(Task* task) {
-  constexpr std::size_t kMax = 64;
-  AccessInfo infos[kMax];
-  const std::size_t n = std::min<std::size_t>(task->access_count, kMax);
+  // Observers (the trace checker) recompute dependencies from the full access list, so
+  // a task with many accesses gets a heap list rather than a truncated one.
+  constexpr std::size_t kInline = 16;
+  AccessInfo inline_infos[kInline];
+  std::vector<AccessInfo> heap_infos;
+  const std::size_t n = task->access_count;
+  AccessInfo* infos = inline_infos;
+  if (n > kInline) {
+    heap_infos.resize(n);
+    infos = heap_infos.data();
+  }
   AccessRecord* recs = task->records();
   for (std::size_t i = 0; i < n; ++i) infos[i] = AccessInfo{recs[i].handle->id, recs[i].mode};
   observer_->on_submit(info_of(task, {infos, n}));
