@@ -18,9 +18,9 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
-#include <unordered_map>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tessera/exact_sum.hpp"
@@ -102,8 +102,15 @@ class Comm : public ProgressEngine {
   /// The buffer must stay valid until the task completes. Main thread only.
   void isend(Handle h, const void* data, std::size_t bytes, int peer, int tag,
              TaskAttributes attributes = {}, const char* name = "isend");
+  /// As above, for a message assembled from several data (e.g. aggregated halo buffer
+  /// sections): the task has exactly `accesses`.
+  void isend(std::span<const Access> accesses, const void* data, std::size_t bytes, int peer,
+             int tag, TaskAttributes attributes = {}, const char* name = "isend");
   /// Submits a receive task: writes `h`; receives exactly `bytes` bytes into `data`.
   void irecv(Handle h, void* data, std::size_t bytes, int peer, int tag,
+             TaskAttributes attributes = {}, const char* name = "irecv");
+  /// As above, with the task's accesses given explicitly.
+  void irecv(std::span<const Access> accesses, void* data, std::size_t bytes, int peer, int tag,
              TaskAttributes attributes = {}, const char* name = "irecv");
   /// Submits a reproducible sum: readwrite on `h`; every rank's *sum is replaced by the
   /// exact global sum (bitwise identical for any number of ranks and arrival order).
@@ -145,7 +152,7 @@ class Comm : public ProgressEngine {
     CompletionToken token;
     CommEvent event;
     std::chrono::steady_clock::time_point posted;
-    ExactSum* sum = nullptr;                          // iallreduce_sum: result destination
+    ExactSum* sum = nullptr;                             // iallreduce_sum: result destination
     std::unique_ptr<std::vector<std::int64_t>> scratch;  // iallreduce_sum: limbs in flight
   };
   /// A ready operation not yet posted: posting is ordered per channel.
@@ -163,8 +170,12 @@ class Comm : public ProgressEngine {
   static std::uint64_t channel_key(CommEvent::Kind kind, int peer, int tag);
   /// Submits a main-thread task that posts via `post` once its dependencies are met and
   /// every earlier operation of the same channel was posted.
-  void submit_ordered(const char* name, Access access, CommEvent::Kind kind, int peer, int tag,
-                      TaskAttributes attributes, PostFunction post);
+  void submit_ordered(const char* name, std::span<const Access> accesses, CommEvent::Kind kind,
+                      int peer, int tag, TaskAttributes attributes, PostFunction post);
+  /// Shared body of isend and irecv.
+  void submit_point_to_point(CommEvent::Kind kind, std::span<const Access> accesses, void* data,
+                             std::size_t bytes, int peer, int tag, TaskAttributes attributes,
+                             const char* name);
   void post_in_order(Channel& channel, std::uint64_t sequence, CompletionToken token,
                      const PostFunction& post);
   void track(MPI_Request request, Pending pending);

@@ -21,19 +21,24 @@ void check_mpi(int code, const char* call) {
 int message_count(std::size_t bytes, const char* what) {
   if (bytes > static_cast<std::size_t>(INT_MAX)) {
     throw std::invalid_argument(
-        fmt::format("{}: message of {} bytes exceeds the {} bytes one MPI message may carry",
-                    what, bytes, INT_MAX));
+        fmt::format("{}: message of {} bytes exceeds the {} bytes one MPI message may carry", what,
+                    bytes, INT_MAX));
   }
   return static_cast<int>(bytes);
 }
 
 const char* kind_name(CommEvent::Kind kind) {
   switch (kind) {
-    case CommEvent::Kind::send: return "send";
-    case CommEvent::Kind::recv: return "recv";
-    case CommEvent::Kind::allreduce: return "allreduce";
-    case CommEvent::Kind::barrier: return "barrier";
-    case CommEvent::Kind::custom: return "custom";
+    case CommEvent::Kind::send:
+      return "send";
+    case CommEvent::Kind::recv:
+      return "recv";
+    case CommEvent::Kind::allreduce:
+      return "allreduce";
+    case CommEvent::Kind::barrier:
+      return "barrier";
+    case CommEvent::Kind::custom:
+      return "custom";
   }
   return "?";
 }
@@ -101,8 +106,8 @@ TagSpace Comm::allocate_tags(const std::string& purpose, int count) {
   }
   if (static_cast<long long>(next_tag_) + count - 1 > tag_ub_) {
     throw std::runtime_error(fmt::format(
-        "tag space exhausted: '{}' needs {} tags but only {} remain below MPI_TAG_UB = {}",
-        purpose, count, tag_ub_ + 1 - next_tag_, tag_ub_));
+        "tag space exhausted: '{}' needs {} tags but only {} remain below MPI_TAG_UB = {}", purpose,
+        count, tag_ub_ + 1 - next_tag_, tag_ub_));
   }
   TagSpace space(purpose, next_tag_, count);
   next_tag_ += count;
@@ -117,12 +122,12 @@ std::uint64_t Comm::channel_key(CommEvent::Kind kind, int peer, int tag) {
          static_cast<std::uint32_t>(tag);
 }
 
-void Comm::submit_ordered(const char* name, Access access, CommEvent::Kind kind, int peer,
-                          int tag, TaskAttributes attributes, PostFunction post) {
+void Comm::submit_ordered(const char* name, std::span<const Access> accesses, CommEvent::Kind kind,
+                          int peer, int tag, TaskAttributes attributes, PostFunction post) {
   const std::uint64_t key = channel_key(kind, peer, tag);
   const std::uint64_t sequence = ++channels_[key].submitted;
   runtime_.submit(
-      name, {access},
+      name, accesses,
       [this, key, sequence, post = std::move(post)](TaskContext& ctx) {
         post_in_order(channels_[key], sequence, ctx.hold(), post);
       },
@@ -158,59 +163,78 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionTok
 
 void Comm::isend(Handle h, const void* data, std::size_t bytes, int peer, int tag,
                  TaskAttributes attributes, const char* name) {
-  const int count = message_count(bytes, "isend");
-  submit_ordered(name, read(h), CommEvent::Kind::send, peer, tag, attributes,
-                 [this, data, count, peer, tag, name](CompletionToken token) {
-                   MPI_Request request;
-                   check_mpi(MPI_Isend(data, count, MPI_BYTE, peer, tag, comm_, &request),
-                             "MPI_Isend");
-                   track(request, Pending{std::move(token),
-                                          CommEvent{CommEvent::Kind::send, peer, tag,
-                                                    static_cast<std::size_t>(count), next_id(),
-                                                    name},
-                                          {}, nullptr, nullptr});
-                 });
+  const Access access = read(h);
+  isend({&access, 1}, data, bytes, peer, tag, attributes, name);
+}
+
+void Comm::isend(std::span<const Access> accesses, const void* data, std::size_t bytes, int peer,
+                 int tag, TaskAttributes attributes, const char* name) {
+  // MPI_Isend does not write the buffer; the shared path only needs a non-const pointer
+  // for the receive side.
+  submit_point_to_point(CommEvent::Kind::send, accesses, const_cast<void*>(data), bytes, peer, tag,
+                        attributes, name);
 }
 
 void Comm::irecv(Handle h, void* data, std::size_t bytes, int peer, int tag,
                  TaskAttributes attributes, const char* name) {
-  const int count = message_count(bytes, "irecv");
-  submit_ordered(name, write(h), CommEvent::Kind::recv, peer, tag, attributes,
-                 [this, data, count, peer, tag, name](CompletionToken token) {
-                   MPI_Request request;
-                   check_mpi(MPI_Irecv(data, count, MPI_BYTE, peer, tag, comm_, &request),
-                             "MPI_Irecv");
-                   track(request, Pending{std::move(token),
-                                          CommEvent{CommEvent::Kind::recv, peer, tag,
-                                                    static_cast<std::size_t>(count), next_id(),
-                                                    name},
-                                          {}, nullptr, nullptr});
-                 });
+  const Access access = write(h);
+  irecv({&access, 1}, data, bytes, peer, tag, attributes, name);
+}
+
+void Comm::irecv(std::span<const Access> accesses, void* data, std::size_t bytes, int peer, int tag,
+                 TaskAttributes attributes, const char* name) {
+  submit_point_to_point(CommEvent::Kind::recv, accesses, data, bytes, peer, tag, attributes, name);
+}
+
+void Comm::submit_point_to_point(CommEvent::Kind kind, std::span<const Access> accesses, void* data,
+                                 std::size_t bytes, int peer, int tag, TaskAttributes attributes,
+                                 const char* name) {
+  const bool send = kind == CommEvent::Kind::send;
+  const int count = message_count(bytes, send ? "isend" : "irecv");
+  submit_ordered(
+      name, accesses, kind, peer, tag, attributes,
+      [this, kind, send, data, count, peer, tag, name](CompletionToken token) {
+        MPI_Request request;
+        if (send) {
+          check_mpi(MPI_Isend(data, count, MPI_BYTE, peer, tag, comm_, &request), "MPI_Isend");
+        } else {
+          check_mpi(MPI_Irecv(data, count, MPI_BYTE, peer, tag, comm_, &request), "MPI_Irecv");
+        }
+        track(request,
+              Pending{std::move(token),
+                      CommEvent{kind, peer, tag, static_cast<std::size_t>(count), next_id(), name},
+                      {},
+                      nullptr,
+                      nullptr});
+      });
 }
 
 void Comm::iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes) {
-  submit_ordered("allreduce_sum", readwrite(h), CommEvent::Kind::allreduce, -1, 0, attributes,
+  const Access access = readwrite(h);
+  submit_ordered("allreduce_sum", {&access, 1}, CommEvent::Kind::allreduce, -1, 0, attributes,
                  [this, sum](CompletionToken token) {
                    auto words = std::make_unique<std::vector<std::int64_t>>(ExactSum::kLimbs + 1);
                    sum->normalize();
                    for (int i = 0; i < ExactSum::kLimbs; ++i) (*words)[i] = sum->limbs()[i];
                    (*words)[ExactSum::kLimbs] = sum->special();
                    MPI_Request request;
-                   check_mpi(MPI_Iallreduce(MPI_IN_PLACE, words->data(), 1, exact_type_,
-                                            exact_op_, comm_, &request),
+                   check_mpi(MPI_Iallreduce(MPI_IN_PLACE, words->data(), 1, exact_type_, exact_op_,
+                                            comm_, &request),
                              "MPI_Iallreduce");
-                   track(request,
-                         Pending{std::move(token),
-                                 CommEvent{CommEvent::Kind::allreduce, -1, 0,
-                                           words->size() * sizeof(std::int64_t), next_id(),
-                                           "allreduce_sum"},
-                                 {}, sum, std::move(words)});
+                   track(request, Pending{std::move(token),
+                                          CommEvent{CommEvent::Kind::allreduce, -1, 0,
+                                                    words->size() * sizeof(std::int64_t), next_id(),
+                                                    "allreduce_sum"},
+                                          {},
+                                          sum,
+                                          std::move(words)});
                  });
 }
 
 void Comm::iallreduce(Handle h, void* data, int count, MPI_Datatype type, MPI_Op op,
                       TaskAttributes attributes) {
-  submit_ordered("allreduce", readwrite(h), CommEvent::Kind::allreduce, -1, 0, attributes,
+  const Access access = readwrite(h);
+  submit_ordered("allreduce", {&access, 1}, CommEvent::Kind::allreduce, -1, 0, attributes,
                  [this, data, count, type, op](CompletionToken token) {
                    int size = 0;
                    MPI_Type_size(type, &size);
@@ -221,27 +245,34 @@ void Comm::iallreduce(Handle h, void* data, int count, MPI_Datatype type, MPI_Op
                                           CommEvent{CommEvent::Kind::allreduce, -1, 0,
                                                     static_cast<std::size_t>(size) * count,
                                                     next_id(), "allreduce"},
-                                          {}, nullptr, nullptr});
+                                          {},
+                                          nullptr,
+                                          nullptr});
                  });
 }
 
 void Comm::ibarrier(Handle h, TaskAttributes attributes) {
-  submit_ordered("barrier", readwrite(h), CommEvent::Kind::allreduce, -1, 0, attributes,
-                 [this](CompletionToken token) {
-                   MPI_Request request;
-                   check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
-                   track(request, Pending{std::move(token),
-                                          CommEvent{CommEvent::Kind::barrier, -1, 0, 0, next_id(),
-                                                    "barrier"},
-                                          {}, nullptr, nullptr});
-                 });
+  const Access access = readwrite(h);
+  submit_ordered(
+      "barrier", {&access, 1}, CommEvent::Kind::allreduce, -1, 0, attributes,
+      [this](CompletionToken token) {
+        MPI_Request request;
+        check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
+        track(request, Pending{std::move(token),
+                               CommEvent{CommEvent::Kind::barrier, -1, 0, 0, next_id(), "barrier"},
+                               {},
+                               nullptr,
+                               nullptr});
+      });
 }
 
 void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
                 std::size_t bytes) {
-  track(request,
-        Pending{ctx.hold(), CommEvent{kind, peer, tag, bytes, next_id(), ctx.name()}, {}, nullptr,
-                nullptr});
+  track(request, Pending{ctx.hold(),
+                         CommEvent{kind, peer, tag, bytes, next_id(), ctx.name()},
+                         {},
+                         nullptr,
+                         nullptr});
 }
 
 void Comm::track(MPI_Request request, Pending pending) {

@@ -8,18 +8,6 @@
 
 namespace tessera {
 
-namespace {
-
-void check_mpi(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw std::runtime_error(fmt::format("{} failed: {}", call, std::string(text, length)));
-}
-
-}  // namespace
-
 HaloExchange::HaloExchange(const HaloPlan& plan, int nvars, Comm& comm, Exec& exec,
                            const std::string& name)
     : plan_(plan), nvars_(nvars), comm_(comm), exec_(exec) {
@@ -121,9 +109,8 @@ void HaloExchange::submit_packs(BlockField& field, int group) {
 }
 
 void HaloExchange::submit_messages(int group) {
-  Runtime& runtime = comm_.runtime();
   const HaloSide& receives = plan_.receives();
-  const TaskAttributes attributes = Comm::comm_attributes(exec_.skeleton_priority());
+  const TaskAttributes attributes(exec_.skeleton_priority());
   for (const HaloMessage& m : receives.messages) {
     if (m.group != group) continue;
     accesses_.clear();
@@ -134,15 +121,7 @@ void HaloExchange::submit_messages(int group) {
     const int tag = tags_.tag(m.tag_index);
     TaskAttributes a = attributes;
     a.tags = TaskTags{peer, tag};
-    runtime.submit(
-        "halo.recv", std::span<const Access>(accesses_),
-        [this, data, count, peer, tag](TaskContext& ctx) {
-          MPI_Request request;
-          check_mpi(MPI_Irecv(data, count, MPI_DOUBLE, peer, tag, comm_.mpi(), &request),
-                    "MPI_Irecv");
-          comm_.bind(ctx, request, CommEvent::Kind::recv, peer, tag, count * sizeof(double));
-        },
-        a);
+    comm_.irecv(accesses_, data, count * sizeof(double), peer, tag, a, "halo.recv");
   }
   const HaloSide& sends = plan_.sends();
   for (const HaloMessage& m : sends.messages) {
@@ -157,15 +136,7 @@ void HaloExchange::submit_messages(int group) {
     const int tag = tags_.tag(m.tag_index);
     TaskAttributes a = attributes;
     a.tags = TaskTags{peer, tag};
-    runtime.submit(
-        "halo.send", std::span<const Access>(accesses_),
-        [this, data, count, peer, tag](TaskContext& ctx) {
-          MPI_Request request;
-          check_mpi(MPI_Isend(data, count, MPI_DOUBLE, peer, tag, comm_.mpi(), &request),
-                    "MPI_Isend");
-          comm_.bind(ctx, request, CommEvent::Kind::send, peer, tag, count * sizeof(double));
-        },
-        a);
+    comm_.isend(accesses_, data, count * sizeof(double), peer, tag, a, "halo.send");
   }
 }
 
