@@ -38,10 +38,10 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
       end_(distribution_.end(session.rank())),
       corrupt_(corrupt),
       tags_(
-          session.comm().allocate_tags("taskbench", static_cast<int>(2 * config.graph.max_width))),
+          session.comm().allocate_tags("taskbench", static_cast<int>(kSlots * config.graph.max_width))),
       scratch_(static_cast<std::size_t>(end_ - first_),
                static_cast<std::size_t>(config.scratch_bytes)),
-      verified_(std::make_unique<Counter[]>(2 * static_cast<std::size_t>(end_ - first_))),
+      verified_(std::make_unique<Counter[]>(kSlots * static_cast<std::size_t>(end_ - first_))),
       stamp_(static_cast<std::size_t>(config.graph.max_width), -1) {
   Runtime& runtime = session_.runtime();
   const TaskGraph& g = config_.graph;
@@ -74,18 +74,18 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
     }
   }
 
-  for (int parity = 0; parity < 2; ++parity) {
+  for (int slot = 0; slot < kSlots; ++slot) {
     outputs_.emplace_back(local_points, output_bytes);
     receives_.emplace_back(static_cast<std::size_t>(slots), output_bytes);
     auto& out = output_handles_.emplace_back();
     for (long x = first_; x < end_; ++x) {
-      out.push_back(runtime.create_handle(fmt::format("output[{}] of point {}", parity, x)));
+      out.push_back(runtime.create_handle(fmt::format("output[{}] of point {}", slot, x)));
     }
     auto& in = receive_handles_.emplace_back(static_cast<std::size_t>(slots));
     for (long y = 0; y < g.max_width; ++y) {
       if (remote_slot_[y] >= 0) {
         in[remote_slot_[y]] =
-            runtime.create_handle(fmt::format("received[{}] of point {}", parity, y));
+            runtime.create_handle(fmt::format("received[{}] of point {}", slot, y));
       }
     }
   }
@@ -117,11 +117,13 @@ void GraphExecution::submit_graph() {
   for (long t = 0; t < g.timesteps; ++t) {
     if (t > 0) submit_exchange(t);
     submit_compute(t);
-    // Bounded lookahead: the last writer of a point's parity-(t - 1) output is its task
-    // of timestep t - 1.
-    for (long x = first_; x < end_ && t > 0; ++x) {
-      if (g.exists(t - 1, x)) {
-        session_.runtime().wait_for(output_handles_[(t - 1) & 1][local_index(x)]);
+    // Bounded lookahead: submission runs kSlots - 1 timesteps ahead of execution, so it
+    // stays off the critical path and receives are posted early. The last writer of a
+    // point's output in slot (t - kSlots + 1) % kSlots is its task of that timestep.
+    const long oldest = t - (kSlots - 1);
+    for (long x = first_; x < end_ && oldest >= 0; ++x) {
+      if (g.exists(oldest, x)) {
+        session_.runtime().wait_for(output_handles_[slot_of(oldest)][local_index(x)]);
         break;
       }
     }
@@ -130,7 +132,7 @@ void GraphExecution::submit_graph() {
 
 long long GraphExecution::inputs_verified() const {
   long long sum = 0;
-  for (long i = 0; i < 2 * (end_ - first_); ++i) sum += verified_[i].value;
+  for (long i = 0; i < kSlots * (end_ - first_); ++i) sum += verified_[i].value;
   return sum;
 }
 
@@ -138,7 +140,7 @@ void GraphExecution::submit_exchange(long t) {
   const TaskGraph& g = config_.graph;
   Comm& comm = session_.comm();
   Exec& exec = session_.exec();
-  const int parity = static_cast<int>((t - 1) & 1);
+  const int slot = slot_of(t - 1);
   const auto bytes = static_cast<std::size_t>(config_.output_bytes);
   const long dset = g.dependence_set_at(t);
   exec.begin_phase("exchange");
@@ -153,8 +155,8 @@ void GraphExecution::submit_exchange(long t) {
     });
     const std::size_t i = local_index(y);
     for (int peer : peers_) {
-      comm.isend(output_handles_[parity][i], outputs_[parity][i].data(), bytes, peer,
-                 tags_.tag(parity * g.max_width + y), {}, "taskbench_send");
+      comm.isend(output_handles_[slot][i], outputs_[slot][i].data(), bytes, peer,
+                 tags_.tag(slot * g.max_width + y), {}, "taskbench_send");
     }
   }
   // One receive per remote producer that some local task of timestep t reads.
@@ -163,9 +165,9 @@ void GraphExecution::submit_exchange(long t) {
     table_.for_each_input(t, x, [&](long y) {
       if (is_local(y) || stamp_[y] == t) return;
       stamp_[y] = t;
-      const auto slot = static_cast<std::size_t>(remote_slot_[y]);
-      comm.irecv(receive_handles_[parity][slot], receives_[parity][slot].data(), bytes, owner_[y],
-                 tags_.tag(parity * g.max_width + y), {}, "taskbench_recv");
+      const auto r = static_cast<std::size_t>(remote_slot_[y]);
+      comm.irecv(receive_handles_[slot][r], receives_[slot][r].data(), bytes, owner_[y],
+                 tags_.tag(slot * g.max_width + y), {}, "taskbench_recv");
     });
   }
   // Under forkjoin every exchange completes before the timestep computes (like Task
@@ -176,14 +178,14 @@ void GraphExecution::submit_exchange(long t) {
 void GraphExecution::submit_compute(long t) {
   const TaskGraph& g = config_.graph;
   Exec& exec = session_.exec();
-  const int parity = static_cast<int>(t & 1);
+  const int slot = slot_of(t);
   const Priority skeleton = exec.skeleton_priority();
   exec.begin_phase("compute");
   for (long x = first_; x < end_; ++x) {
     if (!g.exists(t, x)) continue;
     const std::size_t i = local_index(x);
     accesses_.clear();
-    accesses_.push_back(write(output_handles_[parity][i]));
+    accesses_.push_back(write(output_handles_[slot][i]));
     table_.for_each_input(t, x, [&](long y) { accesses_.push_back(read(input_handle(t - 1, y))); });
     if (config_.scratch_bytes > 0) accesses_.push_back(readwrite(scratch_handles_[i]));
     // Tasks whose output leaves the rank run first, so their messages leave early.
@@ -204,7 +206,7 @@ void GraphExecution::execute(long t, long x) {
     ++index;
   });
   const std::size_t i = local_index(x);
-  const std::span<std::byte> out = outputs_[t & 1][i];
+  const std::span<std::byte> out = outputs_[slot_of(t)][i];
   write_output(out, t, x);
   if (corrupt_ && corrupt_->first == t && corrupt_->second == x) write_output(out, t, x + 1);
   std::span<std::byte> scratch;
@@ -218,7 +220,7 @@ void GraphExecution::execute(long t, long x) {
     }
   }
   run_kernel(config_.kernel, config_.graph.graph_index, t, x, scratch);
-  verified_[static_cast<std::size_t>(t & 1) * static_cast<std::size_t>(end_ - first_) + i].value +=
+  verified_[static_cast<std::size_t>(slot_of(t)) * static_cast<std::size_t>(end_ - first_) + i].value +=
       index;
 }
 
@@ -238,15 +240,15 @@ std::string GraphExecution::first_failure() const {
 }
 
 std::span<std::byte> GraphExecution::input_buffer(long t, long point) const {
-  const int parity = static_cast<int>(t & 1);
-  if (is_local(point)) return outputs_[parity][local_index(point)];
-  return receives_[parity][static_cast<std::size_t>(remote_slot_[point])];
+  const int slot = slot_of(t);
+  if (is_local(point)) return outputs_[slot][local_index(point)];
+  return receives_[slot][static_cast<std::size_t>(remote_slot_[point])];
 }
 
 Handle GraphExecution::input_handle(long t, long point) const {
-  const int parity = static_cast<int>(t & 1);
-  if (is_local(point)) return output_handles_[parity][local_index(point)];
-  return receive_handles_[parity][static_cast<std::size_t>(remote_slot_[point])];
+  const int slot = slot_of(t);
+  if (is_local(point)) return output_handles_[slot][local_index(point)];
+  return receive_handles_[slot][static_cast<std::size_t>(remote_slot_[point])];
 }
 
 bool GraphExecution::has_remote_consumer(long t, long point) const {

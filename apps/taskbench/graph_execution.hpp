@@ -2,12 +2,12 @@
 // One rank's share of a Task Bench graph as tessera tasks.
 //
 // Each rank owns a contiguous block of points (BlockDistribution). Task (t, x) writes its
-// output buffer for timestep parity t % 2 and reads the buffers of its inputs at parity
-// (t - 1) % 2: the producer's own output when the producer is local, or a receive buffer
+// output buffer in slot t % kSlots and reads the buffers of its inputs in slot
+// (t - 1) % kSlots: the producer's own output when the producer is local, or a receive buffer
 // filled by a communication task when it lives on another rank. Every (producer, consumer
-// rank) edge of a timestep is one message, tagged by (parity, producer), sent by an isend
+// rank) edge of a timestep is one message, tagged by (slot, producer), sent by an isend
 // task reading the producer's output and received by an irecv task writing the receive
-// buffer. The runtime orders everything else: a buffer is overwritten two timesteps later
+// buffer. The runtime orders everything else: a buffer is overwritten kSlots timesteps later
 // only after all its readers (local tasks, sends) completed.
 
 #include <atomic>
@@ -70,7 +70,11 @@ class GraphExecution {
     std::size_t stride_;
     std::unique_ptr<std::byte, Free> data_;
   };
-  /// Inputs checked by the tasks writing one (parity, point) output. Those tasks are
+  /// Buffers per point, cycled over timesteps; submission runs kSlots - 1 timesteps
+  /// ahead of the oldest unfinished one.
+  static constexpr int kSlots = 2;
+  static int slot_of(long t) { return static_cast<int>(t % kSlots); }
+  /// Inputs checked by the tasks writing one (slot, point) output. Those tasks are
   /// ordered by the runtime (they write the same handle), so a plain integer suffices.
   struct alignas(64) Counter {
     long long value = 0;
@@ -101,14 +105,14 @@ class GraphExecution {
   CorruptTask corrupt_;
   TagSpace tags_;
 
-  std::vector<BufferArray> outputs_;  // [parity][local point]
+  std::vector<BufferArray> outputs_;  // [slot][local point]
   std::vector<std::vector<Handle>> output_handles_;
   std::vector<long> remote_slot_;      // [point] -> receive slot, -1 if never received
-  std::vector<BufferArray> receives_;  // [parity][slot]
+  std::vector<BufferArray> receives_;  // [slot][remote slot]
   std::vector<std::vector<Handle>> receive_handles_;
   BufferArray scratch_;
   std::vector<Handle> scratch_handles_;
-  std::unique_ptr<Counter[]> verified_;  // [parity * local points + local point]
+  std::unique_ptr<Counter[]> verified_;  // [slot * local points + local point]
   std::vector<int> owner_;               // [point] -> rank
   std::atomic<long long> failures_{0};
   mutable std::mutex failure_mutex_;

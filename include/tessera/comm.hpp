@@ -15,7 +15,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <span>
@@ -65,7 +64,8 @@ class CommObserver {
   virtual ~CommObserver() = default;
   virtual void on_post(const CommEvent& event) = 0;
   virtual void on_complete(const CommEvent& event) = 0;
-  /// Time the main thread spent in the lane (posting/testing), seconds, per call.
+  /// Time the main thread spent completing finished requests in the lane, seconds, per
+  /// call (polls that find nothing finished are waiting, not lane time).
   virtual void on_lane_time(double seconds) = 0;
 };
 
@@ -141,26 +141,37 @@ class Comm : public ProgressEngine {
   bool progress() override;
   std::uint64_t completions() const override { return completions_; }
   void describe(std::ostream& out) const override;
-  void idle_wait(double seconds) override { stats_.wait_s += seconds; }
+  void idle_wait(std::int64_t ticks) override { idle_ticks_ += ticks; }
 
-  const CommStats& stats() const { return stats_; }
+  /// Counters so far; wait_s is converted from ticks here (after at least 1 ms of run).
+  CommStats stats() const;
   /// Adds an observer (not owned). Main thread only.
   void add_observer(CommObserver* observer) { observers_.push_back(observer); }
 
  private:
+  /// One MPI operation as submitted, posted when its turn on its channel comes. Kept
+  /// small and free of allocations: it travels inside the task body.
+  struct Operation {
+    void* data = nullptr;  // buffer; the ExactSum for an exact allreduce
+    MPI_Datatype type = MPI_BYTE;
+    MPI_Op op = MPI_OP_NULL;  // exact_op_ marks an exact allreduce of an ExactSum
+    int count = 0;
+    int peer = -1;
+    int tag = 0;
+    CommEvent::Kind kind = CommEvent::Kind::custom;
+  };
   struct Pending {
     CompletionToken token;
     CommEvent event;
-    std::chrono::steady_clock::time_point posted;
+    std::chrono::steady_clock::time_point posted;  // coarse: only for hang reports
     ExactSum* sum = nullptr;                             // iallreduce_sum: result destination
     std::unique_ptr<std::vector<std::int64_t>> scratch;  // iallreduce_sum: limbs in flight
   };
-  /// A ready operation not yet posted: posting is ordered per channel.
-  using PostFunction = std::function<void(CompletionToken)>;
   struct DeferredPost {
     std::uint64_t sequence;
     CompletionToken token;
-    PostFunction post;
+    Operation operation;
+    const char* name;
   };
   struct Channel {
     std::uint64_t submitted = 0;  // operations submitted on this channel (main thread)
@@ -168,16 +179,14 @@ class Comm : public ProgressEngine {
     std::vector<DeferredPost> waiting;
   };
   static std::uint64_t channel_key(CommEvent::Kind kind, int peer, int tag);
-  /// Submits a main-thread task that posts via `post` once its dependencies are met and
-  /// every earlier operation of the same channel was posted.
-  void submit_ordered(const char* name, std::span<const Access> accesses, CommEvent::Kind kind,
-                      int peer, int tag, TaskAttributes attributes, PostFunction post);
-  /// Shared body of isend and irecv.
+  void submit_ordered(const char* name, std::span<const Access> accesses, TaskAttributes attributes,
+                      const Operation& operation);
   void submit_point_to_point(CommEvent::Kind kind, std::span<const Access> accesses, void* data,
                              std::size_t bytes, int peer, int tag, TaskAttributes attributes,
                              const char* name);
   void post_in_order(Channel& channel, std::uint64_t sequence, CompletionToken token,
-                     const PostFunction& post);
+                     const Operation& operation, const char* name);
+  void post(const Operation& operation, CompletionToken token, const char* name);
   void track(MPI_Request request, Pending pending);
   void finish(std::size_t index);
   std::uint64_t next_id() { return ++operation_counter_; }
@@ -193,6 +202,9 @@ class Comm : public ProgressEngine {
   std::uint64_t completions_ = 0;
   std::uint64_t operation_counter_ = 0;
   CommStats stats_;
+  std::int64_t idle_ticks_ = 0;
+  std::int64_t reference_ticks_ = 0;  // obs::TickReference taken at construction
+  std::int64_t reference_ns_ = 0;
   std::vector<CommObserver*> observers_;
   MPI_Datatype exact_type_ = MPI_DATATYPE_NULL;
   MPI_Op exact_op_ = MPI_OP_NULL;
@@ -200,7 +212,8 @@ class Comm : public ProgressEngine {
   std::size_t deferred_count_ = 0;
   std::string error_;  // first failure seen while completing requests, thrown after
   std::vector<int> indices_;
-  std::vector<MPI_Status> statuses_;
+  std::vector<MPI_Status> completed_;  // MPI_Testsome's statuses, in completion order
+  std::vector<MPI_Status> statuses_;   // the same, per request slot
 };
 
 }  // namespace tessera

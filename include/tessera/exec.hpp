@@ -2,7 +2,7 @@
 // Execution models (layer `exec`), chosen at run time. Apps are written once against
 // Exec; the model decides how their tasks run.
 
-#include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,7 +28,7 @@ RuntimeOptions runtime_options_for(ExecModel model, int threads);
 /// The model as seen by app and mesh code: phase boundaries and phase timing.
 class Exec {
  public:
-  Exec(ExecModel model, Runtime& runtime) : model_(model), runtime_(runtime) {}
+  Exec(ExecModel model, Runtime& runtime);
 
   ExecModel model() const { return model_; }
   /// Starts accounting main-thread wall time to phase `name` (a string literal).
@@ -53,9 +53,14 @@ class Exec {
   Runtime& runtime_;
   bool skeleton_priorities_ = true;
   const char* current_ = nullptr;
-  std::chrono::steady_clock::time_point since_{};
+  // Phases change several times per step in fine-grained runs: spans are measured in
+  // cycle-counter ticks (a few ns to read, where the steady clock costs tens) and
+  // converted to seconds when reported.
+  std::int64_t reference_ticks_ = 0;
+  std::int64_t reference_ns_ = 0;
+  std::int64_t since_ = 0;
   // Keyed by the literal's address: entering a phase is a pointer lookup, no string.
-  std::map<const char*, double> seconds_;
+  std::map<const char*, std::int64_t> ticks_;
 };
 
 }  // namespace tessera

@@ -39,9 +39,21 @@ struct TaskInfo {
 /// Receives task events. Callbacks may run concurrently on any worker (`worker` is the
 /// 0-based worker index, 0 = the submitting thread) and must be thread-safe and short.
 /// on_submit is called on the submitting thread, in submission order.
+/// Callbacks an observer needs, as a bit set: the runtime skips the others, and with
+/// them the work of describing the task.
+enum ObserverEvents : unsigned {
+  kObserveSubmit = 1u << 0,
+  kObserveReady = 1u << 1,
+  kObserveBegin = 1u << 2,
+  kObserveEnd = 1u << 3,
+  kObserveAll = kObserveSubmit | kObserveReady | kObserveBegin | kObserveEnd,
+};
+
 class Observer {
  public:
   virtual ~Observer() = default;
+  /// The callbacks this observer wants; read once, when it is attached.
+  virtual unsigned events() const { return kObserveAll; }
   virtual void on_submit(const TaskInfo& task) = 0;
   virtual void on_ready(const TaskInfo& task, int worker) = 0;
   virtual void on_begin(const TaskInfo& task, int worker) = 0;

@@ -33,6 +33,8 @@ class RunStats : public Observer, public CommObserver {
   void start();
   void stop();
 
+  /// Only task begin and end matter to the statistics.
+  unsigned events() const override { return kObserveBegin | kObserveEnd; }
   void on_submit(const TaskInfo& task) override;
   void on_ready(const TaskInfo& task, int worker) override;
   void on_begin(const TaskInfo& task, int worker) override;

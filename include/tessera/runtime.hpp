@@ -46,6 +46,11 @@ struct RuntimeOptions {
   /// Called on the main thread with the diagnostic text when a hang is detected. The
   /// default prints it to stderr and aborts the process.
   std::function<void(const std::string&)> on_hang;
+  /// Rounds an idle thread polls (pause instruction, queues, communication lane) before
+  /// it starts yielding its core and then sleeping. Long spins give the lowest latency
+  /// when every thread has a core; when cores are oversubscribed, a short one lets the
+  /// thread that has work run (Session picks it from the node's ranks and threads).
+  int idle_spin_rounds = 4096;
 };
 
 /// Per-task options at submission. Implicitly constructible from a Priority.
@@ -114,8 +119,9 @@ class ProgressEngine {
   /// Appends a human description of what is still in flight (for hang reports).
   virtual void describe(std::ostream& out) const = 0;
   /// Told how long the main thread just spent polling with operations in flight and no
-  /// task to run (time lost to waiting on communication).
-  virtual void idle_wait(double seconds) { (void)seconds; }
+  /// task to run (time lost to waiting on communication), in cycle-counter ticks
+  /// (obs::fast_ticks units: reading them is cheap enough for every idle stretch).
+  virtual void idle_wait(std::int64_t ticks) { (void)ticks; }
 };
 
 /// Thrown from a wait when a task threw; names the task and carries the original message.

@@ -62,6 +62,11 @@ class TraceRecorder : public Observer, public CommObserver {
 class ObserverList : public Observer, public CommObserver {
  public:
   void add(Observer* o) { task_observers_.push_back(o); }
+  unsigned events() const override {
+    unsigned events = 0;
+    for (const auto* o : task_observers_) events |= o->events();
+    return events;
+  }
   void add(CommObserver* o) { comm_observers_.push_back(o); }
   void on_submit(const TaskInfo& t) override {
     for (auto* o : task_observers_) o->on_submit(t);

@@ -1,8 +1,11 @@
 #include "tessera/comm.hpp"
 
+#include "obs/tick_clock.hpp"
+
 #include <fmt/format.h>
 
 #include <climits>
+#include <ctime>
 #include <ostream>
 #include <stdexcept>
 
@@ -60,6 +63,15 @@ void exact_sum_op(void* in, void* inout, int* len, MPI_Datatype*) {
   }
 }
 
+// Post time of a request, for the age shown in hang reports: millisecond resolution is
+// plenty, and the coarse clock costs a few ns where the precise one costs tens.
+std::chrono::steady_clock::time_point coarse_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return std::chrono::steady_clock::time_point(std::chrono::seconds(ts.tv_sec) +
+                                               std::chrono::nanoseconds(ts.tv_nsec));
+}
+
 }  // namespace
 
 int TagSpace::tag(std::int64_t i) const {
@@ -81,7 +93,17 @@ Comm::Comm(Runtime& runtime, MPI_Comm comm) : runtime_(runtime), comm_(comm) {
             "MPI_Type_contiguous");
   check_mpi(MPI_Type_commit(&exact_type_), "MPI_Type_commit");
   check_mpi(MPI_Op_create(&exact_sum_op, 1, &exact_op_), "MPI_Op_create");
+  const obs::TickReference reference = obs::TickReference::now();
+  reference_ticks_ = reference.ticks;
+  reference_ns_ = reference.ns;
   runtime_.set_progress_engine(this);
+}
+
+CommStats Comm::stats() const {
+  CommStats s = stats_;
+  const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
+  s.wait_s = static_cast<double>(clock.duration_ns(idle_ticks_)) * 1e-9;
+  return s;
 }
 
 Comm::~Comm() {
@@ -117,19 +139,21 @@ TagSpace Comm::allocate_tags(const std::string& purpose, int count) {
 std::uint64_t Comm::channel_key(CommEvent::Kind kind, int peer, int tag) {
   // Point-to-point matching in MPI is per (peer, tag, communicator) in posting order, and
   // collectives must be posted in the same order on every rank: one channel each.
+  if (kind == CommEvent::Kind::barrier) kind = CommEvent::Kind::allreduce;
   const auto k = static_cast<std::uint64_t>(kind);
   return (k << 62) ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer)) << 31) ^
          static_cast<std::uint32_t>(tag);
 }
 
-void Comm::submit_ordered(const char* name, std::span<const Access> accesses, CommEvent::Kind kind,
-                          int peer, int tag, TaskAttributes attributes, PostFunction post) {
-  const std::uint64_t key = channel_key(kind, peer, tag);
-  const std::uint64_t sequence = ++channels_[key].submitted;
+void Comm::submit_ordered(const char* name, std::span<const Access> accesses,
+                          TaskAttributes attributes, const Operation& operation) {
+  // Map nodes never move, so the task keeps a pointer rather than looking the key up again.
+  Channel* channel = &channels_[channel_key(operation.kind, operation.peer, operation.tag)];
+  const std::uint64_t sequence = ++channel->submitted;
   runtime_.submit(
       name, accesses,
-      [this, key, sequence, post = std::move(post)](TaskContext& ctx) {
-        post_in_order(channels_[key], sequence, ctx.hold(), post);
+      [this, channel, sequence, operation](TaskContext& ctx) {
+        post_in_order(*channel, sequence, ctx.hold(), operation, ctx.name());
       },
       comm_attributes(attributes));
 }
@@ -138,13 +162,13 @@ void Comm::submit_ordered(const char* name, std::span<const Access> accesses, Co
 // become ready in, so messages match the same way under every schedule and the result
 // never depends on task completion order. A task ready too early parks its post here.
 void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionToken token,
-                         const PostFunction& post) {
+                         const Operation& operation, const char* name) {
   if (sequence != channel.posted + 1) {
-    channel.waiting.push_back(DeferredPost{sequence, std::move(token), post});
+    channel.waiting.push_back(DeferredPost{sequence, std::move(token), operation, name});
     ++deferred_count_;
     return;
   }
-  post(std::move(token));
+  post(operation, std::move(token), name);
   ++channel.posted;
   for (bool again = true; again;) {
     again = false;
@@ -153,12 +177,56 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionTok
       DeferredPost next = std::move(*it);
       channel.waiting.erase(it);
       --deferred_count_;
-      next.post(std::move(next.token));
+      post(next.operation, std::move(next.token), next.name);
       ++channel.posted;
       again = true;
       break;
     }
   }
+}
+
+void Comm::post(const Operation& o, CompletionToken token, const char* name) {
+  MPI_Request request;
+  Pending pending{std::move(token), CommEvent{o.kind, o.peer, o.tag, 0, 0, name}, {}, nullptr,
+                  nullptr};
+  switch (o.kind) {
+    case CommEvent::Kind::send:
+      check_mpi(MPI_Isend(o.data, o.count, MPI_BYTE, o.peer, o.tag, comm_, &request), "MPI_Isend");
+      pending.event.bytes = static_cast<std::size_t>(o.count);
+      break;
+    case CommEvent::Kind::recv:
+      check_mpi(MPI_Irecv(o.data, o.count, MPI_BYTE, o.peer, o.tag, comm_, &request), "MPI_Irecv");
+      pending.event.bytes = static_cast<std::size_t>(o.count);
+      break;
+    case CommEvent::Kind::allreduce:
+      if (o.op == exact_op_) {
+        auto* sum = static_cast<ExactSum*>(o.data);
+        auto words = std::make_unique<std::vector<std::int64_t>>(ExactSum::kLimbs + 1);
+        sum->normalize();
+        for (int i = 0; i < ExactSum::kLimbs; ++i) (*words)[i] = sum->limbs()[i];
+        (*words)[ExactSum::kLimbs] = sum->special();
+        check_mpi(MPI_Iallreduce(MPI_IN_PLACE, words->data(), 1, exact_type_, exact_op_, comm_,
+                                 &request),
+                  "MPI_Iallreduce");
+        pending.event.bytes = words->size() * sizeof(std::int64_t);
+        pending.sum = sum;
+        pending.scratch = std::move(words);
+      } else {
+        int size = 0;
+        MPI_Type_size(o.type, &size);
+        check_mpi(MPI_Iallreduce(MPI_IN_PLACE, o.data, o.count, o.type, o.op, comm_, &request),
+                  "MPI_Iallreduce");
+        pending.event.bytes = static_cast<std::size_t>(size) * static_cast<std::size_t>(o.count);
+      }
+      break;
+    case CommEvent::Kind::barrier:
+      check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
+      break;
+    case CommEvent::Kind::custom:
+      throw std::logic_error("Comm::post: custom operations are bound, not posted");
+  }
+  pending.event.id = next_id();
+  track(request, std::move(pending));
 }
 
 void Comm::isend(Handle h, const void* data, std::size_t bytes, int peer, int tag,
@@ -189,81 +257,27 @@ void Comm::irecv(std::span<const Access> accesses, void* data, std::size_t bytes
 void Comm::submit_point_to_point(CommEvent::Kind kind, std::span<const Access> accesses, void* data,
                                  std::size_t bytes, int peer, int tag, TaskAttributes attributes,
                                  const char* name) {
-  const bool send = kind == CommEvent::Kind::send;
-  const int count = message_count(bytes, send ? "isend" : "irecv");
-  submit_ordered(
-      name, accesses, kind, peer, tag, attributes,
-      [this, kind, send, data, count, peer, tag, name](CompletionToken token) {
-        MPI_Request request;
-        if (send) {
-          check_mpi(MPI_Isend(data, count, MPI_BYTE, peer, tag, comm_, &request), "MPI_Isend");
-        } else {
-          check_mpi(MPI_Irecv(data, count, MPI_BYTE, peer, tag, comm_, &request), "MPI_Irecv");
-        }
-        track(request,
-              Pending{std::move(token),
-                      CommEvent{kind, peer, tag, static_cast<std::size_t>(count), next_id(), name},
-                      {},
-                      nullptr,
-                      nullptr});
-      });
+  const int count = message_count(bytes, kind == CommEvent::Kind::send ? "isend" : "irecv");
+  submit_ordered(name, accesses, attributes, Operation{data, MPI_BYTE, MPI_OP_NULL, count, peer, tag, kind});
 }
 
 void Comm::iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes) {
   const Access access = readwrite(h);
-  submit_ordered("allreduce_sum", {&access, 1}, CommEvent::Kind::allreduce, -1, 0, attributes,
-                 [this, sum](CompletionToken token) {
-                   auto words = std::make_unique<std::vector<std::int64_t>>(ExactSum::kLimbs + 1);
-                   sum->normalize();
-                   for (int i = 0; i < ExactSum::kLimbs; ++i) (*words)[i] = sum->limbs()[i];
-                   (*words)[ExactSum::kLimbs] = sum->special();
-                   MPI_Request request;
-                   check_mpi(MPI_Iallreduce(MPI_IN_PLACE, words->data(), 1, exact_type_, exact_op_,
-                                            comm_, &request),
-                             "MPI_Iallreduce");
-                   track(request, Pending{std::move(token),
-                                          CommEvent{CommEvent::Kind::allreduce, -1, 0,
-                                                    words->size() * sizeof(std::int64_t), next_id(),
-                                                    "allreduce_sum"},
-                                          {},
-                                          sum,
-                                          std::move(words)});
-                 });
+  submit_ordered("allreduce_sum", {&access, 1}, attributes,
+                 Operation{sum, exact_type_, exact_op_, 1, -1, 0, CommEvent::Kind::allreduce});
 }
 
 void Comm::iallreduce(Handle h, void* data, int count, MPI_Datatype type, MPI_Op op,
                       TaskAttributes attributes) {
   const Access access = readwrite(h);
-  submit_ordered("allreduce", {&access, 1}, CommEvent::Kind::allreduce, -1, 0, attributes,
-                 [this, data, count, type, op](CompletionToken token) {
-                   int size = 0;
-                   MPI_Type_size(type, &size);
-                   MPI_Request request;
-                   check_mpi(MPI_Iallreduce(MPI_IN_PLACE, data, count, type, op, comm_, &request),
-                             "MPI_Iallreduce");
-                   track(request, Pending{std::move(token),
-                                          CommEvent{CommEvent::Kind::allreduce, -1, 0,
-                                                    static_cast<std::size_t>(size) * count,
-                                                    next_id(), "allreduce"},
-                                          {},
-                                          nullptr,
-                                          nullptr});
-                 });
+  submit_ordered("allreduce", {&access, 1}, attributes,
+                 Operation{data, type, op, count, -1, 0, CommEvent::Kind::allreduce});
 }
 
 void Comm::ibarrier(Handle h, TaskAttributes attributes) {
   const Access access = readwrite(h);
-  submit_ordered(
-      "barrier", {&access, 1}, CommEvent::Kind::allreduce, -1, 0, attributes,
-      [this](CompletionToken token) {
-        MPI_Request request;
-        check_mpi(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier");
-        track(request, Pending{std::move(token),
-                               CommEvent{CommEvent::Kind::barrier, -1, 0, 0, next_id(), "barrier"},
-                               {},
-                               nullptr,
-                               nullptr});
-      });
+  submit_ordered("barrier", {&access, 1}, attributes,
+                 Operation{nullptr, MPI_BYTE, MPI_OP_NULL, 0, -1, 0, CommEvent::Kind::barrier});
 }
 
 void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
@@ -276,7 +290,7 @@ void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int
 }
 
 void Comm::track(MPI_Request request, Pending pending) {
-  pending.posted = std::chrono::steady_clock::now();
+  pending.posted = coarse_now();
   for (CommObserver* o : observers_) o->on_post(pending.event);
   if (pending.event.kind == CommEvent::Kind::send) {
     ++stats_.messages_sent;
@@ -313,18 +327,20 @@ void Comm::finish(std::size_t index) {
 
 bool Comm::progress() {
   if (requests_.empty()) return deferred_count_ > 0;
-  const auto start = observers_.empty() ? std::chrono::steady_clock::time_point{}
-                                        : std::chrono::steady_clock::now();
   const int n = static_cast<int>(requests_.size());
   indices_.resize(n);
-  // Statuses are kept per request slot so finish() can check received sizes.
-  std::vector<MPI_Status> completed(n);
+  completed_.resize(n);
   int outcount = 0;
-  check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed.data()),
+  check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
             "MPI_Testsome");
   if (outcount > 0 && outcount != MPI_UNDEFINED) {
+    // Lane time is the handling of finished requests; a poll that finds nothing is
+    // waiting, accounted by the scheduler as idle time.
+    const auto start = observers_.empty() ? std::chrono::steady_clock::time_point{}
+                                          : std::chrono::steady_clock::now();
+    // Statuses are kept per request slot so finish() can check received sizes.
     statuses_.resize(n);
-    for (int k = 0; k < outcount; ++k) statuses_[indices_[k]] = completed[k];
+    for (int k = 0; k < outcount; ++k) statuses_[indices_[k]] = completed_[k];
     for (int k = 0; k < outcount; ++k) finish(static_cast<std::size_t>(indices_[k]));
     std::size_t keep = 0;
     for (std::size_t i = 0; i < requests_.size(); ++i) {
@@ -337,13 +353,13 @@ bool Comm::progress() {
     }
     requests_.resize(keep);
     pending_.resize(keep);
+    if (!observers_.empty()) {
+      const double s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (CommObserver* o : observers_) o->on_lane_time(s);
+    }
   }
   if (!error_.empty()) throw std::runtime_error(std::exchange(error_, std::string()));
-  if (!observers_.empty()) {
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (CommObserver* o : observers_) o->on_lane_time(s);
-  }
   return !requests_.empty() || deferred_count_ > 0;
 }
 

@@ -1,5 +1,7 @@
 #include "tessera/exec.hpp"
 
+#include "obs/tick_clock.hpp"
+
 namespace tessera {
 
 std::string_view to_string(ExecModel model) {
@@ -25,10 +27,15 @@ RuntimeOptions runtime_options_for(ExecModel model, int threads) {
   return options;
 }
 
+Exec::Exec(ExecModel model, Runtime& runtime) : model_(model), runtime_(runtime) {
+  const obs::TickReference reference = obs::TickReference::now();
+  reference_ticks_ = reference.ticks;
+  reference_ns_ = reference.ns;
+}
+
 void Exec::begin_phase(const char* name) {
   close_phase();
   current_ = name;
-  since_ = std::chrono::steady_clock::now();
 }
 
 void Exec::end_phase() {
@@ -38,16 +45,16 @@ void Exec::end_phase() {
 void Exec::barrier() { runtime_.wait_all(); }
 
 void Exec::close_phase() {
-  if (!current_) return;
-  const auto now = std::chrono::steady_clock::now();
-  seconds_[current_] += std::chrono::duration<double>(now - since_).count();
+  const std::int64_t now = obs::fast_ticks();
+  if (current_) ticks_[current_] += now - since_;
   since_ = now;
 }
 
 std::map<std::string, double> Exec::phase_seconds() {
   close_phase();
+  const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
   std::map<std::string, double> by_name;
-  for (const auto& [name, seconds] : seconds_) by_name[name] += seconds;
+  for (const auto& [name, ticks] : ticks_) by_name[name] += clock.duration_ns(ticks) * 1e-9;
   return by_name;
 }
 

@@ -1,12 +1,12 @@
 #include "tessera/run_stats.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "obs/chunked_buffer.hpp"
@@ -76,7 +76,10 @@ struct RunStats::Impl {
   std::vector<std::unique_ptr<WorkerState>> workers;
   // Main thread only.
   obs::TickReference reference = obs::TickReference::now();
-  std::unordered_map<std::uint64_t, std::int64_t> posted;  // operation id -> post ticks
+  // Operations posted and not yet known complete, by ascending id (ids grow with every
+  // post; ticks < 0 marks one completed out of order). A sliding window rather than a
+  // map: no allocation per message, and completions are mostly in posting order.
+  std::deque<std::pair<std::uint64_t, std::int64_t>> posted;
   std::vector<obs::Interval> requests;                     // completed operations, ticks
   std::int64_t lane_ns = 0;
   std::uint64_t messages = 0;
@@ -123,7 +126,7 @@ void RunStats::on_end(const TaskInfo& task, int worker) {
 }
 
 void RunStats::on_post(const CommEvent& event) {
-  impl_->posted[event.id] = obs::fast_ticks();
+  impl_->posted.emplace_back(event.id, obs::fast_ticks());
   if (event.kind == CommEvent::Kind::send) {
     ++impl_->messages;
     impl_->bytes += event.bytes;
@@ -131,10 +134,15 @@ void RunStats::on_post(const CommEvent& event) {
 }
 
 void RunStats::on_complete(const CommEvent& event) {
-  const auto it = impl_->posted.find(event.id);
-  if (it == impl_->posted.end()) return;  // posted before this observer was attached
+  auto& posted = impl_->posted;
+  const auto it = std::lower_bound(
+      posted.begin(), posted.end(), event.id,
+      [](const std::pair<std::uint64_t, std::int64_t>& p, std::uint64_t id) { return p.first < id; });
+  // Not found: posted before this observer was attached.
+  if (it == posted.end() || it->first != event.id || it->second < 0) return;
   impl_->requests.push_back({it->second, obs::fast_ticks()});
-  impl_->posted.erase(it);
+  it->second = -1;
+  while (!posted.empty() && posted.front().second < 0) posted.pop_front();
 }
 
 void RunStats::on_lane_time(double seconds) {
@@ -184,7 +192,9 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
   }
   std::vector<obs::Interval> requests = s.requests;
   // Requests still in flight count until the end of the measured interval.
-  for (const auto& [id, posted] : s.posted) requests.push_back({posted, hi});
+  for (const auto& [id, posted] : s.posted) {
+    if (posted >= 0) requests.push_back({posted, hi});
+  }
   const obs::OverlapTotals overlap_ticks =
       obs::measure_overlap(obs::clip_intervals(obs::merge_intervals(requests), lo, hi), busy);
   const obs::OverlapTotals overlap{clock.duration_ns(overlap_ticks.in_flight),

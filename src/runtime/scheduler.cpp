@@ -1,7 +1,10 @@
 #include "runtime/scheduler.hpp"
 
+#include "obs/tick_clock.hpp"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -57,9 +60,16 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
     throw std::invalid_argument(fmt::format("threads must be >= 1 (got {})", options_.threads));
   }
   if (options_.sequential) options_.threads = 1;
+  if (options_.idle_spin_rounds < 1) options_.idle_spin_rounds = 1;
+  // More threads than cores: a spinning thread would keep the one with work off its core.
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores > 0 && static_cast<unsigned>(options_.threads) > cores) {
+    options_.idle_spin_rounds = std::min(options_.idle_spin_rounds, kOversubscribedSpinRounds);
+  }
   for (int i = 0; i < options_.threads; ++i) {
     workers_.push_back(std::make_unique<Worker>(i, options_.steal_seed));
   }
+  main_queue_lock_.set_uncontended(options_.threads == 1);
   main_thread_ = std::this_thread::get_id();
   for (int i = 1; i < options_.threads; ++i) {
     threads_.emplace_back([this, i] { worker_loop(i); });
@@ -192,7 +202,7 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
       g->waiters = &r;
     }
   }
-  if (observer_) report_on_submit(task);
+  if (observe_ & kObserveSubmit) report_on_submit(task);
   // Drop the guard; whoever brings pending to zero makes the task ready. When no access
   // waited, no other thread knows the task, so no locked instruction is needed.
   if (!waited || task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -225,12 +235,12 @@ void Scheduler::end_batch() {
     Task* t = list;
     list = t->next_free;
     t->next_free = nullptr;
-    if (observer_) {
+    if (observe_ & kObserveReady) {
       AccessInfo scratch[1];
       observer_->on_ready(info_of(t, {scratch, 0}), 0);
     }
     if (t->main_only) {
-      std::lock_guard<std::mutex> lock(main_queue_mutex_);
+      std::lock_guard<SpinLock> lock(main_queue_lock_);
       main_queue_.push_back(t);
       main_queue_size_.fetch_add(1, std::memory_order_release);
     } else if (t->priority == Priority::high) {
@@ -245,13 +255,13 @@ void Scheduler::end_batch() {
 }
 
 void Scheduler::make_ready(Task* task, Worker& self) {
-  if (observer_) {
+  if (observe_ & kObserveReady) {
     AccessInfo scratch[1];
     observer_->on_ready(info_of(task, {scratch, 0}), self.index);
   }
   if (task->main_only) {
     {
-      std::lock_guard<std::mutex> lock(main_queue_mutex_);
+      std::lock_guard<SpinLock> lock(main_queue_lock_);
       main_queue_.push_back(task);
       main_queue_size_.fetch_add(1, std::memory_order_release);
     }
@@ -301,7 +311,7 @@ Task* Scheduler::steal_from_others(Worker& self, bool high) {
 
 Task* Scheduler::find_task(Worker& self) {
   if (self.index == 0 && main_queue_size_.load(std::memory_order_acquire) > 0) {
-    std::lock_guard<std::mutex> lock(main_queue_mutex_);
+    std::lock_guard<SpinLock> lock(main_queue_lock_);
     if (!main_queue_.empty()) {
       Task* t = main_queue_.front();
       main_queue_.pop_front();
@@ -324,7 +334,7 @@ Task* Scheduler::find_task(Worker& self) {
 
 Task* Scheduler::run(Task* task, Worker& self) {
   TaskContext ctx(task, self.index);
-  if (observer_) {
+  if (observe_ & kObserveBegin) {
     AccessInfo scratch[1];
     observer_->on_begin(info_of(task, {scratch, 0}), self.index);
   }
@@ -338,7 +348,7 @@ Task* Scheduler::run(Task* task, Worker& self) {
     }
   }
   task->body.reset();
-  if (observer_) {
+  if (observe_ & kObserveEnd) {
     AccessInfo scratch[1];
     observer_->on_end(info_of(task, {scratch, 0}), self.index);
   }
@@ -438,7 +448,7 @@ void Scheduler::dispatch_ready(Task* list, Worker* self, Task** immediate) {
     make_ready(t, *self);
   }
   if (pick) {
-    if (observer_) {
+    if (observe_ & kObserveReady) {
       AccessInfo scratch[1];
       observer_->on_ready(info_of(pick, {scratch, 0}), self->index);
     }
@@ -452,6 +462,7 @@ void Scheduler::worker_loop(int index) {
   tls_owner = this;
   Task* next = nullptr;
   int idle_rounds = 0;
+  const int spin = options_.idle_spin_rounds;
   while (true) {
     Task* t = next ? next : find_task(self);
     next = nullptr;
@@ -461,11 +472,11 @@ void Scheduler::worker_loop(int index) {
       continue;
     }
     if (stop_.load(std::memory_order_acquire)) break;
-    if (++idle_rounds < 64) {
+    if (++idle_rounds < spin) {
       cpu_relax();
       continue;
     }
-    if (idle_rounds < 128) {
+    if (idle_rounds < spin + kYieldRounds) {
       std::this_thread::yield();
       continue;
     }
@@ -483,15 +494,16 @@ template <class Pred>
 void Scheduler::wait_until(Pred done) {
   Worker& self = *workers_[0];
   std::uint64_t last_progress = ~std::uint64_t{0};
-  auto since = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point since{};  // set by the first check_hang
   int idle_rounds = 0;
-  // Start of the current stretch of polling with requests in flight and nothing to run.
-  std::chrono::steady_clock::time_point idle_since{};
+  const int spin = options_.idle_spin_rounds;
+  // Start of the current stretch of polling with requests in flight and nothing to run;
+  // cycle-counter ticks, since a fine-grained run has such a stretch every step.
+  std::int64_t idle_since = 0;
   bool idle = false;
   auto end_idle = [&] {
     if (idle) {
-      engine_->idle_wait(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - idle_since).count());
+      engine_->idle_wait(obs::fast_ticks() - idle_since);
       idle = false;
     }
   };
@@ -501,10 +513,11 @@ void Scheduler::wait_until(Pred done) {
       end_idle();
       idle_rounds = 0;
       // Run the task and its immediate successors, returning to the communication lane
-      // between tasks so receives are posted and requests completed promptly.
+      // between compute tasks so receives are posted and requests completed promptly
+      // (a communication task next is lane work itself: it runs at once).
       while (t) {
         t = run(t, self);
-        if (t && engine_) {
+        if (t && engine_ && !t->main_only) {
           engine_->progress();
           if (main_queue_size_.load(std::memory_order_acquire) > 0) {
             make_ready(t, self);
@@ -517,11 +530,11 @@ void Scheduler::wait_until(Pred done) {
     if (done()) break;
     if (comm_in_flight && !idle) {
       idle = true;
-      idle_since = std::chrono::steady_clock::now();
+      idle_since = obs::fast_ticks();
     } else if (!comm_in_flight) {
       end_idle();
     }
-    if (++idle_rounds < 64) {
+    if (++idle_rounds < spin) {
       cpu_relax();
       continue;
     }

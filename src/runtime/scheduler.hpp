@@ -52,7 +52,10 @@ class Scheduler {
   void wait_for(HandleState* handle);
   void complete(Task* task);
 
-  void set_observer(Observer* observer) { observer_ = observer; }
+  void set_observer(Observer* observer) {
+    observer_ = observer;
+    observe_ = observer ? observer->events() : 0u;
+  }
   void set_progress_engine(ProgressEngine* engine) { engine_ = engine; }
   std::uint64_t tasks_completed() const;
   std::uint64_t bodies_run() const;
@@ -64,6 +67,10 @@ class Scheduler {
   /// Ready tasks per thread queued on the submitter beyond which a new ready task runs
   /// inline at submission.
   static constexpr std::int64_t kInlineThreshold = 64;
+  /// Rounds an idle worker yields its core (after spinning) before it sleeps.
+  static constexpr int kYieldRounds = 64;
+  /// Idle spin used when the runtime has more threads than the machine has cores.
+  static constexpr int kOversubscribedSpinRounds = 64;
 
  private:
   template <class Pred>
@@ -95,7 +102,7 @@ class Scheduler {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
 
-  std::mutex main_queue_mutex_;
+  SpinLock main_queue_lock_;  // held for a push or a pop only
   std::deque<Task*> main_queue_;
   std::atomic<int> main_queue_size_{0};
 
@@ -110,6 +117,7 @@ class Scheduler {
   std::atomic<bool> main_sleeping_{false};
 
   Observer* observer_ = nullptr;
+  unsigned observe_ = 0;  // observer_->events(), or 0 without an observer
   ProgressEngine* engine_ = nullptr;
 
   std::mutex error_mutex_;

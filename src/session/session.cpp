@@ -17,6 +17,22 @@ namespace tessera {
 
 namespace {
 
+/// Idle spin before yielding when the node has more threads than cores: the thread that
+/// has work must get the core soon (OpenMPI likewise yields when oversubscribed). The
+/// runtime does the same on its own for its threads; only the job can count ranks.
+constexpr int kOversubscribedSpinRounds = 64;
+
+/// Threads of this job on this rank's node: ranks sharing the node times threads per
+/// rank (collective over MPI_COMM_WORLD).
+int threads_on_node(int threads_per_rank) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int ranks = 1;
+  MPI_Comm_size(node, &ranks);
+  MPI_Comm_free(&node);
+  return ranks * threads_per_rank;
+}
+
 // Rank for error messages; -1 once MPI is gone (e.g. the error unwound a Session).
 int world_rank() {
   int initialized = 0, finalized = 0;
@@ -125,6 +141,9 @@ void Session::start() {
   RuntimeOptions ro = runtime_options_for(options_.exec, options_.threads);
   ro.hang_timeout_s = options_.hang_timeout_s;
   ro.steal_seed = options_.steal_seed;
+  if (threads_on_node(options_.threads) > static_cast<int>(std::thread::hardware_concurrency())) {
+    ro.idle_spin_rounds = kOversubscribedSpinRounds;
+  }
   const int rank = rank_;
   const std::string app = app_;
   ro.on_hang = [rank, app](const std::string& text) {
@@ -204,7 +223,7 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   }
 
   nlohmann::json stats = stats_->collect(MPI_COMM_WORLD);
-  const CommStats& cs = comm_->stats();
+  const CommStats cs = comm_->stats();
   double sums[3] = {static_cast<double>(cs.messages_sent), static_cast<double>(cs.bytes_sent),
                     cs.wait_s};
   MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
