@@ -159,7 +159,7 @@ class Runtime {
   }
 
   /// Submits a task: `body` (callable as f() or f(TaskContext&)) runs once all earlier
-  /// tasks with conflicting accesses completed. Main thread only.
+  /// tasks with conflicting accesses completed. Main thread only, never from a task body.
   template <class F>
   void submit(const char* name, std::initializer_list<Access> accesses, F&& body,
               TaskAttributes attributes = {}) {

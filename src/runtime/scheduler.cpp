@@ -1,14 +1,13 @@
 #include "runtime/scheduler.hpp"
 
-#include "obs/tick_clock.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 #include <sstream>
 #include <stdexcept>
+
+#include "obs/tick_clock.hpp"
 
 namespace tessera::detail {
 
@@ -20,20 +19,6 @@ inline void cpu_relax() {
   __builtin_ia32_pause();
 }
 
-bool is_exclusive(AccessMode m) {
-  return m == AccessMode::write || m == AccessMode::readwrite;
-}
-
-/// Folds two accesses of one task to the same handle into one.
-AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
-  if (a == b) return a;
-  if (a == AccessMode::reduce || b == AccessMode::reduce) {
-    throw std::invalid_argument(fmt::format(
-        "task accesses handle '{}' as reduce and as {}: a reduce access cannot be combined", handle,
-        to_string(a == AccessMode::reduce ? b : a)));
-  }
-  return AccessMode::readwrite;
-}
 }  // namespace
 
 std::uint64_t Scheduler::tasks_completed() const {
@@ -107,122 +92,6 @@ Task* Scheduler::new_task(const char* name, const TaskAttributes& attributes) {
   t->main_only = attributes.main_thread_only;
   t->id = ++submitted_;
   return t;
-}
-
-void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
-  // Merge repeated handles so a task never waits on itself. A rejected access list
-  // leaves no trace: the task is returned unsubmitted.
-  std::uint32_t n = 0;
-  AccessRecord* recs = task->inline_records;
-  try {
-    if (accesses.size() > Task::kInlineAccesses) {
-      task->extra_records = std::make_unique<AccessRecord[]>(accesses.size());
-      recs = task->extra_records.get();
-    }
-    for (const Access& a : accesses) {
-      if (!a.handle.valid()) throw std::invalid_argument("task access on an invalid handle");
-      HandleState* hs = a.handle.state();
-      std::uint32_t j = 0;
-      while (j < n && recs[j].handle != hs) ++j;
-      if (j < n) {
-        recs[j].mode = merge_modes(recs[j].mode, a.mode, hs->name);
-      } else {
-        if (a.mode == AccessMode::reduce && !hs->reduction) {
-          throw std::invalid_argument(fmt::format(
-              "reduce access on handle '{}', which was not created as a reduction handle",
-              hs->name));
-        }
-        recs[n] = AccessRecord{};
-        recs[n].handle = hs;
-        recs[n].mode = a.mode;
-        recs[n].task = task;
-        ++n;
-      }
-    }
-  } catch (...) {
-    task->body.reset();
-    task->extra_records.reset();
-    task_pool_.give(task);
-    --submitted_;
-    throw;
-  }
-  task->access_count = n;
-  task->holds.store(1, std::memory_order_relaxed);
-  task->held = false;
-  task->pending.store(1, std::memory_order_relaxed);  // guard until analysis is done
-  bool waited = false;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    AccessRecord& r = recs[i];
-    HandleState& h = *r.handle;
-    const bool shareable = r.mode == AccessMode::read || r.mode == AccessMode::reduce;
-    if (r.mode == AccessMode::reduce) r.reducer = new ReducerEntry{h.reduction->make_slot()};
-    std::lock_guard<SpinLock> lock(h.lock);
-    Group* last = h.last;
-    Group* g;
-    if (last && shareable && last->kind == r.mode) {
-      g = last;
-      ++g->unfinished;
-    } else {
-      g = group_pool_.take();
-      g->seq = ++h.next_seq;
-      g->kind = r.mode;
-      g->unfinished = 1;
-      g->next = nullptr;
-      g->waiters = nullptr;
-      g->reducers_head = g->reducers_tail = nullptr;
-      if (is_exclusive(r.mode) || r.mode == AccessMode::reduce) h.last_writer_seq = g->seq;
-      if (!last) {
-        g->ready = true;
-        h.first = g;
-      } else if (last->ready && last->unfinished == 0) {
-        // The previous group is complete and nobody else refers to it.
-        group_pool_.give_local(last);
-        g->ready = true;
-        h.first = g;
-      } else {
-        g->ready = false;
-        last->next = g;
-      }
-      h.last = g;
-    }
-    r.group = g;
-    if (r.mode == AccessMode::reduce) {
-      if (g->reducers_tail) {
-        g->reducers_tail->next = r.reducer;
-      } else {
-        g->reducers_head = r.reducer;
-      }
-      g->reducers_tail = r.reducer;
-    }
-    if (!g->ready) {
-      // Count the wait before the lock drops: the group may complete right after.
-      task->pending.fetch_add(1, std::memory_order_relaxed);
-      waited = true;
-      r.next_waiter = g->waiters;
-      g->waiters = &r;
-    }
-  }
-  if (observe_ & kObserveSubmit) report_on_submit(task);
-  // Drop the guard; whoever brings pending to zero makes the task ready. When no access
-  // waited, no other thread knows the task, so no locked instruction is needed.
-  if (!waited || task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    if (batching_) {
-      task->next_free = batch_ready_;
-      batch_ready_ = task;
-    } else if (!options_.sequential && !task->main_only && task->priority == Priority::normal &&
-               workers_[0]->normal.size() >= kInlineThreshold * options_.threads) {
-      // Throttle: with this much queued work, running the task now costs no parallelism
-      // and keeps the queues (and memory) bounded, as libgomp does beyond 64 tasks/thread.
-      if (Task* next = run(task, *workers_[0])) make_ready(next, *workers_[0]);
-    } else {
-      make_ready(task, *workers_[0]);
-    }
-  }
-  if (options_.sequential) {
-    const std::uint64_t target = submitted_;
-    wait_until([&] { return bodies_run() >= target; });
-    rethrow_error();
-  }
 }
 
 void Scheduler::end_batch() {
@@ -332,7 +201,7 @@ Task* Scheduler::find_task(Worker& self) {
   return t;
 }
 
-Task* Scheduler::run(Task* task, Worker& self) {
+void Scheduler::execute_body(Task* task, Worker& self) {
   TaskContext ctx(task, self.index);
   if (observe_ & kObserveBegin) {
     AccessInfo scratch[1];
@@ -353,6 +222,10 @@ Task* Scheduler::run(Task* task, Worker& self) {
     observer_->on_end(info_of(task, {scratch, 0}), self.index);
   }
   self.bodies_run.increment();
+}
+
+Task* Scheduler::run(Task* task, Worker& self) {
+  execute_body(task, self);
   // Without a hold nobody else can complete the task: finish without a locked RMW.
   if (!task->held || task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     return finish(task, self, true);
@@ -384,46 +257,6 @@ Task* Scheduler::finish(Task* task, Worker& self, bool want_immediate) {
   dispatch_ready(ready_list, &self, want_immediate ? &immediate : nullptr);
   notify_main();
   return immediate;
-}
-
-void Scheduler::release_access(AccessRecord& r, Task*& ready_list) {
-  HandleState& h = *r.handle;
-  std::lock_guard<SpinLock> lock(h.lock);
-  Group* g = r.group;
-  if (--g->unfinished == 0 && g->ready) complete_group(h, g, ready_list);
-}
-
-void Scheduler::complete_group(HandleState& h, Group* g, Task*& ready_list) {
-  if (g->kind == AccessMode::reduce) {
-    for (ReducerEntry* r = g->reducers_head; r;) {
-      ReducerEntry* next = r->next;
-      h.reduction->fold(r->slot);
-      h.reduction->drop_slot(r->slot);
-      delete r;
-      r = next;
-    }
-    g->reducers_head = g->reducers_tail = nullptr;
-  }
-  h.completed_seq.store(g->seq, std::memory_order_release);
-  Group* next = g->next;
-  if (!next) return;  // stays as h.first == h.last until superseded
-  h.first = next;
-  if (on_main_thread()) {
-    group_pool_.give_local(g);
-  } else {
-    group_pool_.give(g);
-  }
-  next->ready = true;
-  for (AccessRecord* w = next->waiters; w;) {
-    AccessRecord* after = w->next_waiter;
-    w->next_waiter = nullptr;
-    if (w->task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      w->task->next_free = ready_list;
-      ready_list = w->task;
-    }
-    w = after;
-  }
-  next->waiters = nullptr;
 }
 
 void Scheduler::dispatch_ready(Task* list, Worker* self, Task** immediate) {
@@ -581,6 +414,10 @@ void Scheduler::check_hang(std::uint64_t& last_progress,
   std::abort();
 }
 
+void Scheduler::wait_for_bodies(std::uint64_t target) {
+  wait_until([&] { return bodies_run() >= target; });
+}
+
 void Scheduler::wait_all() {
   wait_until([&] { return tasks_completed() == submitted_; });
   rethrow_error();
@@ -623,62 +460,8 @@ void Scheduler::rethrow_error() {
   }
 }
 
-void Scheduler::describe_waiting(std::ostream& out) const {
-  out << fmt::format("runtime: {} tasks submitted, {} bodies run, {} completed\n", submitted_,
-                     bodies_run(), tasks_completed());
-  for (const HandleState& h : handles_) {
-    auto& lock = const_cast<SpinLock&>(h.lock);
-    std::lock_guard<SpinLock> guard(lock);
-    for (const Group* g = h.first; g; g = g->next) {
-      if (g->ready) {
-        if (g->unfinished > 0) {
-          out << fmt::format("  handle '{}': {} {} access(es) not finished\n", h.name,
-                             g->unfinished, to_string(g->kind));
-        }
-        continue;
-      }
-      for (const AccessRecord* w = g->waiters; w; w = w->next_waiter) {
-        std::string tags;
-        for (int i = 0; i < w->task->tags.count; ++i) {
-          tags += fmt::format("{}{}", i ? "," : "", w->task->tags.values[i]);
-        }
-        out << fmt::format("  task '{}' #{} tags[{}] waits to {} handle '{}'\n", w->task->name,
-                           w->task->id, tags, to_string(w->mode), h.name);
-      }
-    }
-  }
-}
-
-void* Scheduler::reduction_slot(Task* task, HandleState* handle) {
-  AccessRecord* recs = task->records();
-  for (std::uint32_t i = 0; i < task->access_count; ++i) {
-    if (recs[i].handle == handle && recs[i].mode == AccessMode::reduce) {
-      return recs[i].reducer->slot;
-    }
-  }
-  throw std::logic_error(
-      fmt::format("task '{}' has no reduce access on handle '{}'", task->name, handle->name));
-}
-
 TaskInfo Scheduler::info_of(Task* task, std::span<AccessInfo> scratch) const {
   return TaskInfo{task->id, task->name, &task->tags, task->priority, task->main_only, scratch};
-}
-
-void Scheduler::report_on_submit(Task* task) {
-  // Observers (the trace checker) recompute dependencies from the full access list, so
-  // a task with many accesses gets a heap list rather than a truncated one.
-  constexpr std::size_t kInline = 16;
-  AccessInfo inline_infos[kInline];
-  std::vector<AccessInfo> heap_infos;
-  const std::size_t n = task->access_count;
-  AccessInfo* infos = inline_infos;
-  if (n > kInline) {
-    heap_infos.resize(n);
-    infos = heap_infos.data();
-  }
-  AccessRecord* recs = task->records();
-  for (std::size_t i = 0; i < n; ++i) infos[i] = AccessInfo{recs[i].handle->id, recs[i].mode};
-  observer_->on_submit(info_of(task, {infos, n}));
 }
 
 }  // namespace tessera::detail

@@ -75,6 +75,8 @@ class Scheduler {
  private:
   template <class Pred>
   void wait_until(Pred done);
+  /// Waits until `target` task bodies have run (sequential mode's wait per task).
+  void wait_for_bodies(std::uint64_t target);
   bool on_main_thread() const;
   /// The calling thread's worker in this scheduler, or nullptr for a foreign thread.
   Worker* current_worker() const;
@@ -83,6 +85,19 @@ class Scheduler {
   Task* steal_from_others(Worker& self, bool high);
   /// Runs a ready task; returns a released successor to run next on this worker.
   Task* run(Task* task, Worker& self);
+  /// Runs a task's body (with its observer calls), capturing what it throws.
+  void execute_body(Task* task, Worker& self);
+  /// Fills the task's access records from `accesses`, merging repeated handles; returns
+  /// their count. Throws (the task untouched otherwise) on an invalid access list.
+  std::uint32_t build_records(Task* task, std::span<const Access> accesses);
+  /// Whether a task ready now should run inline at submission (sequential mode, or the
+  /// queues are deep enough that running it costs no parallelism).
+  bool should_run_inline(const Task* task) const;
+  /// Runs a task at once if nothing is pending on any of its handles, without building
+  /// access groups for it; false (nothing done) otherwise.
+  bool try_run_inline(Task* task);
+  /// Appends the task's accesses to their handles' group chains; true if any must wait.
+  bool link_records(Task* task);
   /// Releases a finished task's accesses; returns an immediate successor if `self`.
   Task* finish(Task* task, Worker& self, bool want_immediate);
   void release_access(AccessRecord& record, Task*& ready_list);

@@ -1,0 +1,321 @@
+// Dependency analysis: how a submitted task's accesses join its handles' group chains,
+// how finishing tasks release them, and the inline path that skips the chains when a
+// task can run at once.
+#include <fmt/format.h>
+
+#include <ostream>
+#include <stdexcept>
+#include <vector>
+
+#include "runtime/scheduler.hpp"
+
+namespace tessera::detail {
+
+namespace {
+
+bool is_exclusive(AccessMode m) {
+  return m == AccessMode::write || m == AccessMode::readwrite;
+}
+
+/// Folds two accesses of one task to the same handle into one.
+AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
+  if (a == b) return a;
+  if (a == AccessMode::reduce || b == AccessMode::reduce) {
+    throw std::invalid_argument(fmt::format(
+        "task accesses handle '{}' as reduce and as {}: a reduce access cannot be combined", handle,
+        to_string(a == AccessMode::reduce ? b : a)));
+  }
+  return AccessMode::readwrite;
+}
+
+}  // namespace
+
+void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
+  try {
+    task->access_count = build_records(task, accesses);
+  } catch (...) {
+    // A rejected access list leaves no trace: the task is returned unsubmitted.
+    task->body.reset();
+    task->extra_records.reset();
+    task_pool_.give(task);
+    --submitted_;
+    throw;
+  }
+  task->holds.store(1, std::memory_order_relaxed);
+  task->held = false;
+  if (!batching_ && should_run_inline(task) && try_run_inline(task)) {
+    if (options_.sequential) rethrow_error();
+    return;
+  }
+  task->pending.store(1, std::memory_order_relaxed);  // guard until analysis is done
+  const bool waited = link_records(task);
+  if (observe_ & kObserveSubmit) report_on_submit(task);
+  // Drop the guard; whoever brings pending to zero makes the task ready. When no access
+  // waited, no other thread knows the task, so no locked instruction is needed.
+  if (!waited || task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (batching_) {
+      task->next_free = batch_ready_;
+      batch_ready_ = task;
+    } else if (should_run_inline(task)) {
+      if (Task* next = run(task, *workers_[0])) make_ready(next, *workers_[0]);
+    } else {
+      make_ready(task, *workers_[0]);
+    }
+  }
+  if (options_.sequential) {
+    // The task may wait behind a communication task still in flight.
+    wait_for_bodies(submitted_);
+    rethrow_error();
+  }
+}
+
+std::uint32_t Scheduler::build_records(Task* task, std::span<const Access> accesses) {
+  AccessRecord* recs = task->inline_records;
+  if (accesses.size() > Task::kInlineAccesses) {
+    task->extra_records = std::make_unique<AccessRecord[]>(accesses.size());
+    recs = task->extra_records.get();
+  }
+  std::uint32_t n = 0;
+  for (const Access& a : accesses) {
+    if (!a.handle.valid()) throw std::invalid_argument("task access on an invalid handle");
+    HandleState* hs = a.handle.state();
+    // Merge repeated handles so a task never waits on itself.
+    std::uint32_t j = 0;
+    while (j < n && recs[j].handle != hs) ++j;
+    if (j < n) {
+      recs[j].mode = merge_modes(recs[j].mode, a.mode, hs->name);
+      continue;
+    }
+    if (a.mode == AccessMode::reduce && !hs->reduction) {
+      throw std::invalid_argument(fmt::format(
+          "reduce access on handle '{}', which was not created as a reduction handle", hs->name));
+    }
+    recs[n] = AccessRecord{};
+    recs[n].handle = hs;
+    recs[n].mode = a.mode;
+    recs[n].task = task;
+    ++n;
+  }
+  return n;
+}
+
+bool Scheduler::should_run_inline(const Task* task) const {
+  if (task->main_only) return false;  // communication tasks hold; they go through the lane
+  if (options_.sequential) return true;
+  // Throttle: with this much queued work, running the task now costs no parallelism
+  // and keeps the queues (and memory) bounded, as libgomp does beyond 64 tasks/thread.
+  return task->priority == Priority::normal &&
+         workers_[0]->normal.size() >= kInlineThreshold * options_.threads;
+}
+
+bool Scheduler::try_run_inline(Task* task) {
+  AccessRecord* recs = task->records();
+  const std::uint32_t n = task->access_count;
+  constexpr std::uint32_t kMaxInlineAccesses = 8;
+  if (n > kMaxInlineAccesses) return false;
+  // A handle is idle when every group ever submitted on it completed: no task waits on
+  // it and no other thread will touch its chain until this thread appends to it.
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const HandleState& h = *recs[i].handle;
+    if (recs[i].mode == AccessMode::reduce) return false;  // reductions fold through groups
+    if (h.completed_seq.load(std::memory_order_acquire) != h.next_seq) return false;
+  }
+  std::uint64_t seqs[kMaxInlineAccesses];
+  for (std::uint32_t i = 0; i < n; ++i) {
+    HandleState& h = *recs[i].handle;
+    // The lock waits out a thread still leaving complete_group on the last group.
+    std::lock_guard<SpinLock> lock(h.lock);
+    if (h.last) group_pool_.give_local(h.last);
+    h.first = h.last = nullptr;
+    seqs[i] = ++h.next_seq;
+    if (is_exclusive(recs[i].mode)) h.last_writer_seq = seqs[i];
+  }
+  if (observe_ & kObserveSubmit) report_on_submit(task);
+  Worker& self = *workers_[0];
+  if (observe_ & kObserveReady) {
+    AccessInfo scratch[1];
+    observer_->on_ready(info_of(task, {scratch, 0}), 0);
+  }
+  execute_body(task, self);
+  if (task->held) {
+    // The body bound its completion to something still running: give each access the
+    // group it would have had, so later tasks wait for the completion as usual.
+    for (std::uint32_t i = 0; i < n; ++i) {
+      HandleState& h = *recs[i].handle;
+      std::lock_guard<SpinLock> lock(h.lock);
+      Group* g = group_pool_.take();
+      g->seq = seqs[i];
+      g->kind = recs[i].mode;
+      g->unfinished = 1;
+      g->next = nullptr;
+      g->waiters = nullptr;
+      g->reducers_head = g->reducers_tail = nullptr;
+      g->ready = true;
+      h.first = h.last = g;
+      recs[i].group = g;
+    }
+    if (task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(task, self, false);
+    return true;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    recs[i].handle->completed_seq.store(seqs[i], std::memory_order_release);
+  }
+  task->extra_records.reset();
+  task->access_count = 0;
+  task_pool_.give_local(task);
+  self.completed.increment();
+  return true;
+}
+
+bool Scheduler::link_records(Task* task) {
+  AccessRecord* recs = task->records();
+  bool waited = false;
+  for (std::uint32_t i = 0; i < task->access_count; ++i) {
+    AccessRecord& r = recs[i];
+    HandleState& h = *r.handle;
+    const bool shareable = r.mode == AccessMode::read || r.mode == AccessMode::reduce;
+    if (r.mode == AccessMode::reduce) r.reducer = new ReducerEntry{h.reduction->make_slot()};
+    std::lock_guard<SpinLock> lock(h.lock);
+    Group* last = h.last;
+    Group* g;
+    if (last && shareable && last->kind == r.mode) {
+      g = last;
+      ++g->unfinished;
+    } else {
+      g = group_pool_.take();
+      g->seq = ++h.next_seq;
+      g->kind = r.mode;
+      g->unfinished = 1;
+      g->next = nullptr;
+      g->waiters = nullptr;
+      g->reducers_head = g->reducers_tail = nullptr;
+      if (is_exclusive(r.mode) || r.mode == AccessMode::reduce) h.last_writer_seq = g->seq;
+      if (!last) {
+        g->ready = true;
+        h.first = g;
+      } else if (last->ready && last->unfinished == 0) {
+        // The previous group is complete and nobody else refers to it.
+        group_pool_.give_local(last);
+        g->ready = true;
+        h.first = g;
+      } else {
+        g->ready = false;
+        last->next = g;
+      }
+      h.last = g;
+    }
+    r.group = g;
+    if (r.mode == AccessMode::reduce) {
+      if (g->reducers_tail) {
+        g->reducers_tail->next = r.reducer;
+      } else {
+        g->reducers_head = r.reducer;
+      }
+      g->reducers_tail = r.reducer;
+    }
+    if (!g->ready) {
+      // Count the wait before the lock drops: the group may complete right after.
+      task->pending.fetch_add(1, std::memory_order_relaxed);
+      waited = true;
+      r.next_waiter = g->waiters;
+      g->waiters = &r;
+    }
+  }
+  return waited;
+}
+
+void Scheduler::release_access(AccessRecord& r, Task*& ready_list) {
+  HandleState& h = *r.handle;
+  std::lock_guard<SpinLock> lock(h.lock);
+  Group* g = r.group;
+  if (--g->unfinished == 0 && g->ready) complete_group(h, g, ready_list);
+}
+
+void Scheduler::complete_group(HandleState& h, Group* g, Task*& ready_list) {
+  if (g->kind == AccessMode::reduce) {
+    for (ReducerEntry* r = g->reducers_head; r;) {
+      ReducerEntry* next = r->next;
+      h.reduction->fold(r->slot);
+      h.reduction->drop_slot(r->slot);
+      delete r;
+      r = next;
+    }
+    g->reducers_head = g->reducers_tail = nullptr;
+  }
+  h.completed_seq.store(g->seq, std::memory_order_release);
+  Group* next = g->next;
+  if (!next) return;  // stays as h.first == h.last until superseded
+  h.first = next;
+  if (on_main_thread()) {
+    group_pool_.give_local(g);
+  } else {
+    group_pool_.give(g);
+  }
+  next->ready = true;
+  for (AccessRecord* w = next->waiters; w;) {
+    AccessRecord* after = w->next_waiter;
+    w->next_waiter = nullptr;
+    if (w->task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      w->task->next_free = ready_list;
+      ready_list = w->task;
+    }
+    w = after;
+  }
+  next->waiters = nullptr;
+}
+
+void Scheduler::describe_waiting(std::ostream& out) const {
+  out << fmt::format("runtime: {} tasks submitted, {} bodies run, {} completed\n", submitted_,
+                     bodies_run(), tasks_completed());
+  for (const HandleState& h : handles_) {
+    auto& lock = const_cast<SpinLock&>(h.lock);
+    std::lock_guard<SpinLock> guard(lock);
+    for (const Group* g = h.first; g; g = g->next) {
+      if (g->ready) {
+        if (g->unfinished > 0) {
+          out << fmt::format("  handle '{}': {} {} access(es) not finished\n", h.name,
+                             g->unfinished, to_string(g->kind));
+        }
+        continue;
+      }
+      for (const AccessRecord* w = g->waiters; w; w = w->next_waiter) {
+        std::string tags;
+        for (int i = 0; i < w->task->tags.count; ++i) {
+          tags += fmt::format("{}{}", i ? "," : "", w->task->tags.values[i]);
+        }
+        out << fmt::format("  task '{}' #{} tags[{}] waits to {} handle '{}'\n", w->task->name,
+                           w->task->id, tags, to_string(w->mode), h.name);
+      }
+    }
+  }
+}
+
+void* Scheduler::reduction_slot(Task* task, HandleState* handle) {
+  AccessRecord* recs = task->records();
+  for (std::uint32_t i = 0; i < task->access_count; ++i) {
+    if (recs[i].handle == handle && recs[i].mode == AccessMode::reduce) {
+      return recs[i].reducer->slot;
+    }
+  }
+  throw std::logic_error(
+      fmt::format("task '{}' has no reduce access on handle '{}'", task->name, handle->name));
+}
+
+void Scheduler::report_on_submit(Task* task) {
+  // Observers (the trace checker) recompute dependencies from the full access list, so
+  // a task with many accesses gets a heap list rather than a truncated one.
+  constexpr std::size_t kInline = 16;
+  AccessInfo inline_infos[kInline];
+  std::vector<AccessInfo> heap_infos;
+  const std::size_t n = task->access_count;
+  AccessInfo* infos = inline_infos;
+  if (n > kInline) {
+    heap_infos.resize(n);
+    infos = heap_infos.data();
+  }
+  AccessRecord* recs = task->records();
+  for (std::size_t i = 0; i < n; ++i) infos[i] = AccessInfo{recs[i].handle->id, recs[i].mode};
+  observer_->on_submit(info_of(task, {infos, n}));
+}
+
+}  // namespace tessera::detail
