@@ -137,6 +137,41 @@ TEST(Holds, SuccessorsWaitForTheHoldToBeReleased) {
   EXPECT_TRUE(successor_saw_release.load());
 }
 
+TEST(Holds, TaskRunAtSubmissionStillHoldsItsSuccessors) {
+  // Enough queued tasks that the next ready one runs inline at submission (the
+  // throttle), on a handle nobody waits on: the path that builds no access groups.
+  Runtime rt(RuntimeOptions{.threads = 1});
+  for (int i = 0; i < 64; ++i) rt.submit("filler", {}, [] {});
+  Handle h = rt.create_handle("h");
+  TokenBox box;
+  bool ran_inline = false;
+  rt.submit("held", {write(h)}, [&](TaskContext& ctx) {
+    ran_inline = true;
+    box.put(ctx.hold());
+  });
+  ASSERT_TRUE(ran_inline) << "the held task should have run at submission";
+  bool released = false;
+  bool successor_saw_release = false;
+  rt.submit("successor", {read(h)}, [&] { successor_saw_release = released; });
+  released = true;
+  rt.complete(box.take());
+  rt.wait_for(h);
+  rt.wait_all();
+  EXPECT_TRUE(successor_saw_release);
+}
+
+TEST(Sequential, WaitForReturnsAfterTasksThatRanAtSubmission) {
+  Runtime rt(RuntimeOptions{.sequential = true});
+  Handle h = rt.create_handle("h");
+  int value = 0;
+  for (int i = 0; i < 5; ++i) rt.submit("add", {readwrite(h)}, [&] { ++value; });
+  rt.submit("read", {read(h)}, [&] { EXPECT_EQ(value, 5); });
+  rt.wait_for(h);
+  EXPECT_EQ(value, 5);
+  rt.wait_all();
+  EXPECT_EQ(rt.tasks_completed(), 6u);
+}
+
 TEST(Exceptions, TaskExceptionIsRethrownWithTheTaskName) {
   for (int threads : {1, 2}) {
     Runtime rt(RuntimeOptions{.threads = threads});
