@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "tessera/runtime.hpp"
 
@@ -59,8 +61,9 @@ class Exec {
   std::int64_t reference_ticks_ = 0;
   std::int64_t reference_ns_ = 0;
   std::int64_t since_ = 0;
-  // Keyed by the literal's address: entering a phase is a pointer lookup, no string.
-  std::map<const char*, std::int64_t> ticks_;
+  // Keyed by the literal's address (apps have a handful of phases): entering a phase
+  // is a short scan of pointers, no string and no allocation.
+  std::vector<std::pair<const char*, std::int64_t>> ticks_;
 };
 
 }  // namespace tessera

@@ -46,7 +46,12 @@ void Exec::barrier() { runtime_.wait_all(); }
 
 void Exec::close_phase() {
   const std::int64_t now = obs::fast_ticks();
-  if (current_) ticks_[current_] += now - since_;
+  if (current_) {
+    auto it = ticks_.begin();
+    while (it != ticks_.end() && it->first != current_) ++it;
+    if (it == ticks_.end()) it = ticks_.insert(it, {current_, 0});
+    it->second += now - since_;
+  }
   since_ = now;
 }
 

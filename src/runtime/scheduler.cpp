@@ -33,7 +33,12 @@ std::uint64_t Scheduler::bodies_run() const {
   return sum;
 }
 
-bool Scheduler::on_main_thread() const { return std::this_thread::get_id() == main_thread_; }
+bool Scheduler::on_main_thread() const {
+  // The thread-local pair is set by the newest runtime's main thread and its workers; an
+  // older runtime still alive on the same thread falls back to comparing thread ids.
+  if (tls_owner == this) return tls_worker->index == 0;
+  return std::this_thread::get_id() == main_thread_;
+}
 
 Worker* Scheduler::current_worker() const {
   if (tls_owner == this) return tls_worker;
@@ -56,12 +61,16 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   }
   main_queue_lock_.set_uncontended(options_.threads == 1);
   main_thread_ = std::this_thread::get_id();
+  tls_worker = workers_[0].get();
+  tls_owner = this;
   for (int i = 1; i < options_.threads; ++i) {
     threads_.emplace_back([this, i] { worker_loop(i); });
   }
 }
 
 Scheduler::~Scheduler() {
+  // A later runtime may reuse this address: its main thread must not match stale state.
+  if (tls_owner == this) tls_owner = nullptr;
   stop_.store(true, std::memory_order_seq_cst);
   epoch_.fetch_add(1, std::memory_order_seq_cst);
   epoch_.notify_all();
