@@ -64,9 +64,10 @@ class CommObserver {
   virtual ~CommObserver() = default;
   virtual void on_post(const CommEvent& event) = 0;
   virtual void on_complete(const CommEvent& event) = 0;
-  /// Time the main thread spent completing finished requests in the lane, seconds, per
-  /// call (polls that find nothing finished are waiting, not lane time).
-  virtual void on_lane_time(double seconds) = 0;
+  /// Time the main thread spent completing finished requests in the lane, per call, in
+  /// cycle-counter ticks (obs::fast_ticks units: cheap enough to read per completion).
+  /// Polls that find nothing finished are waiting, not lane time.
+  virtual void on_lane_time(std::int64_t ticks) = 0;
 };
 
 /// Totals kept by the lane.

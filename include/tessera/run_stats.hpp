@@ -41,7 +41,7 @@ class RunStats : public Observer, public CommObserver {
   void on_end(const TaskInfo& task, int worker) override;
   void on_post(const CommEvent& event) override;
   void on_complete(const CommEvent& event) override;
-  void on_lane_time(double seconds) override;
+  void on_lane_time(std::int64_t ticks) override;
 
   /// Collective over `comm` (main thread, after all tasks completed). Returns, on every
   /// rank, the totals over all ranks:

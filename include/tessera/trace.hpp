@@ -45,7 +45,7 @@ class TraceRecorder : public Observer, public CommObserver {
   void on_end(const TaskInfo& task, int worker) override;
   void on_post(const CommEvent& event) override;
   void on_complete(const CommEvent& event) override;
-  void on_lane_time(double seconds) override;
+  void on_lane_time(std::int64_t ticks) override;
 
   /// Collective over `comm` (main thread, after all tasks completed): every rank formats
   /// its events, rank 0 streams them to `path` atomically (temporary name + rename).
@@ -86,8 +86,8 @@ class ObserverList : public Observer, public CommObserver {
   void on_complete(const CommEvent& e) override {
     for (auto* o : comm_observers_) o->on_complete(e);
   }
-  void on_lane_time(double s) override {
-    for (auto* o : comm_observers_) o->on_lane_time(s);
+  void on_lane_time(std::int64_t ticks) override {
+    for (auto* o : comm_observers_) o->on_lane_time(ticks);
   }
 
  private:

@@ -336,8 +336,7 @@ bool Comm::progress() {
   if (outcount > 0 && outcount != MPI_UNDEFINED) {
     // Lane time is the handling of finished requests; a poll that finds nothing is
     // waiting, accounted by the scheduler as idle time.
-    const auto start = observers_.empty() ? std::chrono::steady_clock::time_point{}
-                                          : std::chrono::steady_clock::now();
+    const std::int64_t start = observers_.empty() ? 0 : obs::fast_ticks();
     // Statuses are kept per request slot so finish() can check received sizes.
     statuses_.resize(n);
     for (int k = 0; k < outcount; ++k) statuses_[indices_[k]] = completed_[k];
@@ -354,9 +353,8 @@ bool Comm::progress() {
     requests_.resize(keep);
     pending_.resize(keep);
     if (!observers_.empty()) {
-      const double s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      for (CommObserver* o : observers_) o->on_lane_time(s);
+      const std::int64_t ticks = obs::fast_ticks() - start;
+      for (CommObserver* o : observers_) o->on_lane_time(ticks);
     }
   }
   if (!error_.empty()) throw std::runtime_error(std::exchange(error_, std::string()));

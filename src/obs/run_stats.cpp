@@ -81,7 +81,7 @@ struct RunStats::Impl {
   // map: no allocation per message, and completions are mostly in posting order.
   std::deque<std::pair<std::uint64_t, std::int64_t>> posted;
   std::vector<obs::Interval> requests;                     // completed operations, ticks
-  std::int64_t lane_ns = 0;
+  std::int64_t lane_ticks = 0;
   std::uint64_t messages = 0;
   std::uint64_t bytes = 0;
   std::int64_t start_ticks = 0;
@@ -145,8 +145,8 @@ void RunStats::on_complete(const CommEvent& event) {
   while (!posted.empty() && posted.front().second < 0) posted.pop_front();
 }
 
-void RunStats::on_lane_time(double seconds) {
-  impl_->lane_ns += static_cast<std::int64_t>(seconds * 1e9);
+void RunStats::on_lane_time(std::int64_t ticks) {
+  impl_->lane_ticks += ticks;
 }
 
 nlohmann::json RunStats::collect(MPI_Comm comm) const {
@@ -177,7 +177,7 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
     spans.reserve(w.spans.size());
     w.spans.for_each([&](const obs::Interval& i) { spans.push_back(i); });
     const std::vector<obs::Interval> clipped = obs::clip_intervals(spans, lo, hi);
-    const std::int64_t comm_ns = t == 0 ? s.lane_ns : 0;
+    const std::int64_t comm_ns = t == 0 ? clock.duration_ns(s.lane_ticks) : 0;
     threads.push_back(
         {{"rank", rank},
          {"thread", t},

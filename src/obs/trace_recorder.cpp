@@ -197,7 +197,7 @@ struct TraceRecorder::Impl {
   EventBuffer<AccessInfo> accesses;
   std::vector<CommRecord> comm;
   std::unordered_map<std::uint64_t, std::size_t> open_comm;  // operation id -> index in comm
-  std::int64_t lane_ns = 0;
+  std::int64_t lane_ticks = 0;
 };
 
 TraceRecorder::TraceRecorder(int threads, MPI_Comm comm) : impl_(std::make_unique<Impl>(threads)) {
@@ -259,8 +259,8 @@ void TraceRecorder::on_complete(const CommEvent& event) {
   s.open_comm.erase(it);
 }
 
-void TraceRecorder::on_lane_time(double seconds) {
-  impl_->lane_ns += static_cast<std::int64_t>(seconds * 1e9);
+void TraceRecorder::on_lane_time(std::int64_t ticks) {
+  impl_->lane_ticks += ticks;
 }
 
 void TraceRecorder::Impl::format_metadata(fmt::memory_buffer& out, int lanes) const {
@@ -441,7 +441,7 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
 
   const std::vector<RankSummary> summaries = gather_to_root(
       std::vector<RankSummary>{
-          {s.threads, static_cast<std::int64_t>(s.submits.size()), s.clock_offset_ns, s.lane_ns}},
+          {s.threads, static_cast<std::int64_t>(s.submits.size()), s.clock_offset_ns, clock.duration_ns(s.lane_ticks)}},
       out_comm, rank, size);
 
   if (rank != 0) {

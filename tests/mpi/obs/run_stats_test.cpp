@@ -66,7 +66,7 @@ class CompletionCounter : public CommObserver {
  public:
   void on_post(const CommEvent&) override { posted.fetch_add(1); }
   void on_complete(const CommEvent&) override { completed.fetch_add(1); }
-  void on_lane_time(double) override {}
+  void on_lane_time(std::int64_t) override {}
   std::atomic<int> posted{0};
   std::atomic<int> completed{0};
 };
