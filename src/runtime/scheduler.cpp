@@ -59,7 +59,8 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   for (int i = 0; i < options_.threads; ++i) {
     workers_.push_back(std::make_unique<Worker>(i, options_.steal_seed));
   }
-  main_queue_lock_.set_uncontended(options_.threads == 1);
+  single_thread_ = options_.threads == 1;
+  main_queue_lock_.set_uncontended(single_thread_);
   main_thread_ = std::this_thread::get_id();
   tls_worker = workers_[0].get();
   tls_owner = this;
@@ -198,13 +199,15 @@ Task* Scheduler::find_task(Worker& self) {
     }
   }
   if (high_queued_.load(std::memory_order_acquire) > 0) {
-    Task* t = self.high.pop();
+    Task* t = single_thread_ ? self.high.pop_unshared() : self.high.pop();
     if (!t) t = steal_from_others(self, true);
     if (t) {
       high_queued_.fetch_sub(1, std::memory_order_relaxed);
       return t;
     }
   }
+  // With one thread nobody steals: no fence is needed to pop.
+  if (single_thread_) return self.normal.pop_unshared();
   Task* t = self.normal.pop();
   if (!t) t = steal_from_others(self, false);
   return t;

@@ -113,6 +113,7 @@ class Scheduler {
   TaskInfo info_of(Task* task, std::span<AccessInfo> scratch) const;
 
   RuntimeOptions options_;
+  bool single_thread_ = false;  // one thread: no thieves, no contention
   std::thread::id main_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
