@@ -194,8 +194,7 @@ class Solver {
     constexpr double kLastLevelCacheBytes = 32 << 20;  // AMD EPYC's L3 per CCD
     const double field_bytes =
         static_cast<double>(u.layout().size()) * sizeof(double) * u.block_count();
-    return 3 * field_bytes > kLastLevelCacheBytes ? OutputStores::streaming
-                                                  : OutputStores::cached;
+    return 3 * field_bytes > kLastLevelCacheBytes ? OutputStores::streaming : OutputStores::cached;
   }
 
   void submit_sweeps(int it) {
@@ -213,8 +212,7 @@ class Solver {
           {read(u.interior(b)), read(u.ghosts(b)), read(f_.interior(b)), write(v.interior(b)),
            write(sweep_done_[b * kLookahead + it % kLookahead])},
           [layout = &u.layout(), c, in = u.data(b), rhs = f_.data(b), out = v.data(b),
-           stores = output_stores_] { jacobi_sweep(*layout, *c, in, rhs, out, stores);
-          },
+           stores = output_stores_] { jacobi_sweep(*layout, *c, in, rhs, out, stores); },
           TaskAttributes(priority, {block.id, it}));
     }
   }
