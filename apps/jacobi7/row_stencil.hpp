@@ -16,8 +16,9 @@ namespace tessera::jacobi7 {
 
 struct RowStencil {
   /// How far ahead the vector path prefetches the two streams that come from memory (u's
-  /// plane above and f): 4 KB, the best of 2, 4, 8 and 16 KB measured on 128-cell rows. The hardware
-  /// prefetchers alone keep too few lines in flight for one core to reach its bandwidth.
+  /// plane above and f): 4 KB, the best of 2, 4, 8 and 16 KB measured on 128-cell rows.
+  /// The hardware prefetchers alone keep too few lines in flight for one core to reach its
+  /// bandwidth.
   static constexpr int kPrefetchDoubles = 512;
 
   double cx, cy, cz, scale;
