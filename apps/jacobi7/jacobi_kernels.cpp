@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "row_stencil.hpp"
+
 namespace tessera::jacobi7 {
 
 namespace {
@@ -16,28 +18,20 @@ std::ptrdiff_t neighbour_step(const BlockLayout& layout, int axis) {
 }  // namespace
 
 void jacobi_sweep(const BlockLayout& layout, const StencilCoefficients& c, const double* u,
-                  const double* f, double* v) {
+                  const double* f, double* v, OutputStores stores) {
   const Int3 n = layout.cells();
   const std::ptrdiff_t dy = neighbour_step(layout, 1);
   const std::ptrdiff_t dz = neighbour_step(layout, 2);
-  const double cx = c.axis[0], cy = c.axis[1], cz = c.axis[2], scale = c.inverse_diagonal;
+  const RowStencil stencil{c.axis[0], c.axis[1], c.axis[2], c.inverse_diagonal};
   for (int k = 0; k < n.z; ++k) {
     for (int j = 0; j < n.y; ++j) {
       const std::ptrdiff_t row = layout.index(0, 0, j, k);
-      const double* __restrict centre = u + row;
-      const double* __restrict south = centre - dy;
-      const double* __restrict north = centre + dy;
-      const double* __restrict below = centre - dz;
-      const double* __restrict above = centre + dz;
-      const double* __restrict rhs = f + row;
-      double* __restrict out = v + row;
-      for (int i = 0; i < n.x; ++i) {
-        out[i] = (rhs[i] + cx * (centre[i - 1] + centre[i + 1]) + cy * (south[i] + north[i]) +
-                  cz * (below[i] + above[i])) *
-                 scale;
-      }
+      const double* centre = u + row;
+      stencil.apply(n.x, centre, centre - dy, centre + dy, centre - dz, centre + dz, f + row,
+                    v + row, stores);
     }
   }
+  if (stores == OutputStores::streaming) finish_streaming_stores();
 }
 
 BlockNorms block_norms(const BlockLayout& layout, const PoissonProblem& problem, Int3 origin,

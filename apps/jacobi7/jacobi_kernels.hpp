@@ -3,6 +3,7 @@
 // in a fixed order, so a block's results are bitwise the same whichever rank or thread
 // runs it.
 
+#include "output_stores.hpp"
 #include "poisson_problem.hpp"
 #include "tessera/block_layout.hpp"
 
@@ -14,9 +15,11 @@ inline constexpr double kBytesPerCellUpdate = 3 * sizeof(double);
 
 /// One Jacobi sweep on a block: v = (f + sum_a axis[a] (u_{-a} + u_{+a})) / diagonal for
 /// every interior cell. Reads u's interior and face ghosts and f's interior; writes v's
-/// interior. u, f and v must not overlap.
+/// interior. u, f and v must not overlap. The bits of v do not depend on `stores`; with
+/// OutputStores::streaming, v's stores bypass the caches and are complete (visible to other
+/// threads through the usual release/acquire) when the call returns.
 void jacobi_sweep(const BlockLayout& layout, const StencilCoefficients& c, const double* u,
-                  const double* f, double* v);
+                  const double* f, double* v, OutputStores stores);
 
 /// Sums over a block's interior cells, each accumulated in cell order.
 struct BlockNorms {

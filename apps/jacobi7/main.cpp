@@ -97,7 +97,8 @@ class Solver {
         halo_(plan_, 1, session.comm(), session.exec()),
         u_(mesh, session.runtime(), "u", 1),
         v_(mesh, session.runtime(), "v", 1),
-        f_(mesh, session.runtime(), "f", 1) {
+        f_(mesh, session.runtime(), "f", 1),
+        output_stores_(sweep_output_stores(u_)) {
     Runtime& runtime = session.runtime();
     for (Check& check : checks_) {
       check.residual_handle =
@@ -186,6 +187,16 @@ class Solver {
 
   static void add_exact(ExactSum& total, const ExactSum& part) { total.add(part); }
 
+  // A sweep's output is next read one iteration later, after every other local block has
+  // been swept: it stays in cache only if this rank's u, v and f all fit in the last-level
+  // cache; otherwise streaming stores save the read-for-ownership of every output line.
+  static OutputStores sweep_output_stores(const BlockField& u) {
+    constexpr double kLastLevelCacheBytes = 32 << 20;  // AMD EPYC's L3 per CCD
+    const double field_bytes =
+        static_cast<double>(u.layout().size()) * sizeof(double) * u.block_count();
+    return 3 * field_bytes > kLastLevelCacheBytes ? OutputStores::streaming : OutputStores::cached;
+  }
+
   void submit_sweeps(int it) {
     Runtime& runtime = session_.runtime();
     const BlockField& u = *u_now_;
@@ -200,9 +211,8 @@ class Solver {
           "jacobi",
           {read(u.interior(b)), read(u.ghosts(b)), read(f_.interior(b)), write(v.interior(b)),
            write(sweep_done_[b * kLookahead + it % kLookahead])},
-          [layout = &u.layout(), c, in = u.data(b), rhs = f_.data(b), out = v.data(b)] {
-            jacobi_sweep(*layout, *c, in, rhs, out);
-          },
+          [layout = &u.layout(), c, in = u.data(b), rhs = f_.data(b), out = v.data(b),
+           stores = output_stores_] { jacobi_sweep(*layout, *c, in, rhs, out, stores); },
           TaskAttributes(priority, {block.id, it}));
     }
   }
@@ -275,6 +285,7 @@ class Solver {
   int checks_submitted_ = 0;
   std::vector<Handle> sweep_done_;
   std::vector<CheckResult> history_;
+  OutputStores output_stores_;
 };
 
 int run(int argc, char** argv) {

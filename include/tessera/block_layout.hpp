@@ -11,10 +11,18 @@
 namespace tessera {
 
 /// Cell (i, j, k) of a block has 0 <= i < nx etc.; ghost cells have -gx <= i < 0 or
-/// nx <= i < nx + gx. Storage is [var][k][j][i] with i fastest and no padding, so a row of
-/// a variable is contiguous and a variable is one contiguous (nx+2gx)(ny+2gy)(nz+2gz) array.
+/// nx <= i < nx + gx. Storage is [var][k][j][i] with i fastest, so a row of a variable is
+/// contiguous. Rows are padded so that cell (0, j, k) of every row starts a 64-byte cache
+/// line (kRowAlignment doubles) when the block's array does: vector loads and streaming
+/// stores of a row's interior then never split a line, and a row's interior shares no line
+/// with another row. The gap between two rows' interiors holds the x ghosts of both (for
+/// nx a multiple of kRowAlignment and 2 gx <= kRowAlignment, one line per row: a sweep
+/// touches no more lines than without padding).
 class BlockLayout {
  public:
+  /// Doubles per 64-byte cache line: rows' interiors start on multiples of this.
+  static constexpr int kRowAlignment = 8;
+
   BlockLayout() = default;
   /// cells >= 1 and 0 <= ghost[a] <= cells[a] on every axis, nvars >= 1 (throws
   /// std::invalid_argument naming the bad value otherwise).
@@ -26,13 +34,16 @@ class BlockLayout {
   std::ptrdiff_t stride_y() const { return stride_y_; }
   std::ptrdiff_t stride_z() const { return stride_z_; }
   std::ptrdiff_t stride_var() const { return stride_var_; }
-  /// Doubles per block (all variables, ghosts included).
-  std::size_t size() const { return static_cast<std::size_t>(stride_var_) * nvars_; }
+  /// Doubles per block (all variables, ghosts and padding included).
+  std::size_t size() const {
+    return static_cast<std::size_t>(stride_var_ * nvars_ - stride_y_ + row_start_ + cells_.x +
+                                    ghost_.x);
+  }
 
   /// Offset of (var, i, j, k) from the start of the block's array (ghosts allowed).
   std::ptrdiff_t index(int var, int i, int j, int k) const {
     return var * stride_var_ + (k + ghost_.z) * stride_z_ + (j + ghost_.y) * stride_y_ +
-           (i + ghost_.x);
+           (i + row_start_);
   }
   /// The non-ghost cells.
   Box interior() const { return {{0, 0, 0}, cells_}; }
@@ -46,6 +57,7 @@ class BlockLayout {
   Int3 cells_{1, 1, 1};
   Int3 ghost_{};
   int nvars_ = 1;
+  std::ptrdiff_t row_start_ = 0;  // offset of cell i = 0 in its row: gx rounded up to a line
   std::ptrdiff_t stride_y_ = 1;
   std::ptrdiff_t stride_z_ = 1;
   std::ptrdiff_t stride_var_ = 1;

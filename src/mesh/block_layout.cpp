@@ -11,6 +11,11 @@ const char* axis_name(int axis) {
   return axis == 0 ? "x" : (axis == 1 ? "y" : "z");
 }
 
+std::ptrdiff_t round_up_to_line(std::ptrdiff_t doubles) {
+  constexpr std::ptrdiff_t line = BlockLayout::kRowAlignment;
+  return (doubles + line - 1) / line * line;
+}
+
 }  // namespace
 
 BlockLayout::BlockLayout(Int3 cells, Int3 ghost, int nvars)
@@ -27,7 +32,11 @@ BlockLayout::BlockLayout(Int3 cells, Int3 ghost, int nvars)
     }
   }
   if (nvars < 1) throw std::invalid_argument("nvars must be >= 1, got " + std::to_string(nvars));
-  stride_y_ = cells.x + 2 * ghost.x;
+  // Row r's interior starts at r * stride_y + row_start, both multiples of a line; its x
+  // ghosts sit just before and after it, in the gap of stride_y - nx >= 2 gx doubles that
+  // separates it from the next row's interior.
+  row_start_ = round_up_to_line(ghost.x);
+  stride_y_ = round_up_to_line(cells.x + 2 * ghost.x);
   stride_z_ = stride_y_ * (cells.y + 2 * ghost.y);
   stride_var_ = stride_z_ * (cells.z + 2 * ghost.z);
 }

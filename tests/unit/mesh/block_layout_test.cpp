@@ -10,14 +10,29 @@ namespace {
 
 TEST(BlockLayout, StoresVariablesOneAfterAnotherWithIFastest) {
   const BlockLayout layout({4, 3, 2}, {1, 1, 1}, 2);
-  EXPECT_EQ(layout.stride_y(), 6);
-  EXPECT_EQ(layout.stride_z(), 6 * 5);
-  EXPECT_EQ(layout.stride_var(), 6 * 5 * 4);
-  EXPECT_EQ(layout.size(), 2u * 6 * 5 * 4);
-  EXPECT_EQ(layout.index(0, -1, -1, -1), 0);
-  EXPECT_EQ(layout.index(0, 0, 0, 0), 1 + 6 + 30);
+  EXPECT_EQ(layout.stride_y(), 8);  // 4 + 2 ghosts, padded to a cache line
+  EXPECT_EQ(layout.stride_z(), 8 * 5);
+  EXPECT_EQ(layout.stride_var(), 8 * 5 * 4);
+  EXPECT_EQ(layout.index(0, -1, -1, -1), 7);
+  EXPECT_EQ(layout.index(0, 0, 0, 0), 8 + 8 + 40);
   EXPECT_EQ(layout.index(0, 1, 0, 0) - layout.index(0, 0, 0, 0), 1);
   EXPECT_EQ(layout.index(1, 4, 3, 2), static_cast<std::ptrdiff_t>(layout.size()) - 1);
+}
+
+TEST(BlockLayout, RowInteriorsStartOnCacheLinesAndRowsDoNotOverlap) {
+  for (const Int3 cells : {Int3{128, 4, 4}, Int3{13, 3, 2}, Int3{16, 2, 1}}) {
+    for (const int gx : {0, 1, 2, 4}) {
+      const BlockLayout layout(cells, {gx, 1, cells.z > 1 ? 1 : 0}, 2);
+      std::vector<int> owners(layout.size(), 0);
+      for (int var = 0; var < 2; ++var)
+        for (int k = -layout.ghost().z; k < cells.z + layout.ghost().z; ++k)
+          for (int j = -1; j <= cells.y; ++j) {
+            EXPECT_EQ(layout.index(var, 0, j, k) % BlockLayout::kRowAlignment, 0);
+            for (int i = -gx; i < cells.x + gx; ++i) ++owners.at(layout.index(var, i, j, k));
+          }
+      for (const int owner_count : owners) EXPECT_LE(owner_count, 1);
+    }
+  }
 }
 
 TEST(BlockLayout, RejectsGhostWiderThanTheBlock) {
