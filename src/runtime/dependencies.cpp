@@ -113,17 +113,19 @@ bool Scheduler::try_run_inline(Task* task) {
   const std::uint32_t n = task->access_count;
   constexpr std::uint32_t kMaxInlineAccesses = 8;
   if (n > kMaxInlineAccesses) return false;
-  // A handle is idle when every group ever submitted on it completed: no task waits on
-  // it and no other thread will touch its chain until this thread appends to it.
+  // A handle is idle when its last group is ready and has no unfinished member (a read
+  // may have joined a group that had completed): no task waits on it or runs with it,
+  // and only this thread can make it busy again. The lock waits out a thread still
+  // leaving complete_group on that group.
   for (std::uint32_t i = 0; i < n; ++i) {
-    const HandleState& h = *recs[i].handle;
     if (recs[i].mode == AccessMode::reduce) return false;  // reductions fold through groups
-    if (h.completed_seq.load(std::memory_order_acquire) != h.next_seq) return false;
+    HandleState& h = *recs[i].handle;
+    std::lock_guard<SpinLock> lock(h.lock);
+    if (h.last && !(h.last->ready && h.last->unfinished == 0)) return false;
   }
   std::uint64_t seqs[kMaxInlineAccesses];
   for (std::uint32_t i = 0; i < n; ++i) {
     HandleState& h = *recs[i].handle;
-    // The lock waits out a thread still leaving complete_group on the last group.
     std::lock_guard<SpinLock> lock(h.lock);
     if (h.last) group_pool_.give_local(h.last);
     h.first = h.last = nullptr;

@@ -1,5 +1,6 @@
 // Property test: random task programs over random handles and modes give, with 1, 2 and
-// 4 threads and random steal orders, exactly the result of sequential execution.
+// 4 threads, random steal orders, and queues deep enough that tasks run at submission,
+// exactly the result of sequential execution.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -54,7 +55,11 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
 // read/readwrite handles, then overwrites its write/readwrite handles with a hash of
 // what it read, and contributes to its reduce handles; the fold is not commutative, so
 // any reordering of reducers changes the result.
-std::vector<std::uint64_t> execute(Runtime& rt, const Program& p) {
+// With `fillers` > 0, the first third of the program runs to completion (wait_all), and
+// `fillers` empty tasks are queued before its last third: with that many queued, the
+// runtime runs ready tasks at submission (its throttle), the path that can skip access
+// groups, while tasks of the middle third still wait in groups that may have completed.
+std::vector<std::uint64_t> execute(Runtime& rt, const Program& p, int fillers = 0) {
   std::vector<std::uint64_t> values(p.handles, 0);
   std::vector<Handle> handles;
   for (int i = 0; i < p.handles; ++i) {
@@ -62,6 +67,10 @@ std::vector<std::uint64_t> execute(Runtime& rt, const Program& p) {
         "h", &values[i], [](std::uint64_t& into, std::uint64_t slot) { into = mix(into, slot); }));
   }
   for (std::size_t t = 0; t < p.tasks.size(); ++t) {
+    if (fillers > 0 && t == p.tasks.size() / 3) rt.wait_all();
+    if (fillers > 0 && t == 2 * p.tasks.size() / 3) {
+      for (int i = 0; i < fillers; ++i) rt.submit("filler", {}, [] {});
+    }
     const TaskSpec& spec = p.tasks[t];
     std::vector<Access> accesses;
     for (auto& [h, m] : spec.accesses) accesses.push_back(Access{handles[h], m});
@@ -97,25 +106,31 @@ TEST(RandomPrograms, ThreadedExecutionEqualsSequentialBitForBit) {
   const int count = program_count();
   std::mt19937_64 rng(20261121);
   Runtime sequential(RuntimeOptions{.sequential = true});
-  const int thread_counts[] = {1, 2, 4};
+  // Threads, and empty tasks queued before each program (64 per thread: the throttle).
+  struct Config {
+    int threads;
+    int fillers;
+  };
+  const Config configs[] = {{1, 0}, {2, 0}, {4, 0}, {1, 64}, {2, 128}};
   std::vector<std::unique_ptr<Runtime>> runtimes;
   int mismatches = 0;
   for (int i = 0; i < count; ++i) {
     // Fresh runtimes (and steal orders) every 250 programs.
     if (i % 250 == 0) {
       runtimes.clear();
-      for (int threads : thread_counts) {
+      for (const Config& c : configs) {
         runtimes.push_back(std::make_unique<Runtime>(
-            RuntimeOptions{.threads = threads, .steal_seed = rng() | 1, .hang_timeout_s = 60}));
+            RuntimeOptions{.threads = c.threads, .steal_seed = rng() | 1, .hang_timeout_s = 60}));
       }
     }
     const Program p = random_program(rng);
     const auto expected = execute(sequential, p);
     for (std::size_t k = 0; k < runtimes.size(); ++k) {
-      const auto got = execute(*runtimes[k], p);
+      const auto got = execute(*runtimes[k], p, configs[k].fillers);
       if (got != expected) {
         ++mismatches;
-        ADD_FAILURE() << "program " << i << " differs with " << thread_counts[k] << " threads";
+        ADD_FAILURE() << "program " << i << " differs with " << configs[k].threads
+                      << " threads and " << configs[k].fillers << " tasks queued before it";
       }
     }
     if (mismatches > 5) break;

@@ -160,6 +160,24 @@ TEST(Holds, TaskRunAtSubmissionStillHoldsItsSuccessors) {
   EXPECT_TRUE(successor_saw_release);
 }
 
+TEST(Holds, WriterRunAtSubmissionWaitsForAReaderThatJoinedACompletedGroup) {
+  // The reader joins the read group of a reader that already ran; a writer submitted
+  // behind it, when the queues are deep enough to run tasks at submission, must still
+  // wait for the reader (write after read).
+  Runtime rt(RuntimeOptions{.threads = 1});
+  Handle h = rt.create_handle("h");
+  int value = 0;
+  rt.submit("first-reader", {read(h)}, [] {});
+  rt.wait_all();
+  int seen = -1;
+  rt.submit("reader", {read(h)}, [&] { seen = value; });
+  for (int i = 0; i < 64; ++i) rt.submit("filler", {}, [] {});
+  rt.submit("writer", {write(h)}, [&] { value = 1; });
+  rt.wait_all();
+  EXPECT_EQ(seen, 0);
+  EXPECT_EQ(value, 1);
+}
+
 TEST(Sequential, WaitForReturnsAfterTasksThatRanAtSubmission) {
   Runtime rt(RuntimeOptions{.sequential = true});
   Handle h = rt.create_handle("h");
