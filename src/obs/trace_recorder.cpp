@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,6 +23,7 @@
 #include "obs/message_pairing.hpp"
 #include "obs/monotonic_clock.hpp"
 #include "obs/mpi_check.hpp"
+#include "obs/rank_ordered_file.hpp"
 #include "obs/tick_clock.hpp"
 #include "obs/trace_format.hpp"
 #include "obs/worker_index_check.hpp"
@@ -31,8 +34,6 @@ namespace {
 
 /// Thread id of the first MPI row of a rank; overlapping requests use 1001, 1002, ...
 constexpr int kMpiThreadBase = 1000;
-/// Largest piece of text sent in one MPI message (counts are ints).
-constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
 
 // Event times are ticks (obs/tick_clock.hpp), converted to nanoseconds when written.
 
@@ -51,15 +52,17 @@ struct ReadyMark {
   std::int64_t ticks;
 };
 
-/// What on_submit saw; accesses are stored separately, [first_access, +access_count).
-struct SubmitRecord {
-  std::uint64_t id;
-  TaskTags tags;
-  std::uint64_t first_access;
-  std::uint32_t access_count;
-  Priority priority;
-  bool main_thread_only;
-};
+/// What on_submit saw, packed into 64-bit words so the main thread stores little per task
+/// (recording cost is mostly memory): [id, counts and flags, tags..., accesses...] with
+/// counts and flags = access count | tag count << 32 | high priority << 40 | main thread
+/// only << 41, and each access = handle id << 2 | mode.
+namespace submit_words {
+constexpr int kTagCountShift = 32;
+constexpr std::uint64_t kHighPriority = std::uint64_t{1} << 40;
+constexpr std::uint64_t kMainThreadOnly = std::uint64_t{1} << 41;
+constexpr int kModeBits = 2;
+static_assert(static_cast<int>(AccessMode::reduce) < (1 << kModeBits));
+}  // namespace submit_words
 
 /// One MPI operation from post to completion (complete_ticks < 0: not completed).
 struct CommRecord {
@@ -144,17 +147,6 @@ std::vector<std::int64_t> scatter_from_root(const std::vector<std::int64_t>& all
   return mine;
 }
 
-/// Rank 0's verdict on an I/O step, shared so every rank fails together.
-void agree_or_throw(const std::string& error, MPI_Comm comm) {
-  int length = static_cast<int>(error.size());
-  obs::mpi_check(MPI_Bcast(&length, 1, MPI_INT, 0, comm), "MPI_Bcast");
-  if (length == 0) return;
-  std::string text = error;
-  text.resize(static_cast<std::size_t>(length));
-  obs::mpi_check(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm), "MPI_Bcast");
-  throw std::runtime_error(text);
-}
-
 }  // namespace
 
 struct TraceRecorder::Impl {
@@ -166,7 +158,7 @@ struct TraceRecorder::Impl {
     std::uint64_t running = 0;  // id of the task whose body runs now (0: none)
   };
 
-  explicit Impl(int thread_count) : threads(thread_count) {
+  Impl(int thread_count, RunStats* run_stats) : threads(thread_count), stats(run_stats) {
     if (threads < 1) {
       throw std::invalid_argument("TraceRecorder: threads must be >= 1 (got " +
                                   std::to_string(threads) + ")");
@@ -193,14 +185,16 @@ struct TraceRecorder::Impl {
   obs::TickReference reference = obs::TickReference::now();
   std::vector<std::unique_ptr<WorkerLog>> workers;
   // Main thread only.
-  EventBuffer<SubmitRecord> submits;
-  EventBuffer<AccessInfo> accesses;
+  EventBuffer<std::uint64_t> submits;  // packed records, see submit_words
+  std::uint64_t submitted = 0;
+  RunStats* stats;
   std::vector<CommRecord> comm;
   std::unordered_map<std::uint64_t, std::size_t> open_comm;  // operation id -> index in comm
   std::int64_t lane_ns = 0;
 };
 
-TraceRecorder::TraceRecorder(int threads, MPI_Comm comm) : impl_(std::make_unique<Impl>(threads)) {
+TraceRecorder::TraceRecorder(int threads, MPI_Comm comm, RunStats* stats)
+    : impl_(std::make_unique<Impl>(threads, stats)) {
   Impl& s = *impl_;
   const std::int64_t local_start = obs::monotonic_ns();
   obs::mpi_check(MPI_Comm_rank(comm, &s.rank), "MPI_Comm_rank");
@@ -214,10 +208,20 @@ TraceRecorder::~TraceRecorder() = default;
 
 void TraceRecorder::on_submit(const TaskInfo& task) {
   Impl& s = *impl_;
-  s.submits.push_back(SubmitRecord{task.id, task.tags ? *task.tags : TaskTags{}, s.accesses.size(),
-                                   static_cast<std::uint32_t>(task.accesses.size()), task.priority,
-                                   task.main_thread_only});
-  for (const AccessInfo& a : task.accesses) s.accesses.push_back(a);
+  const std::uint8_t tag_count = task.tags ? task.tags->count : 0;
+  std::uint64_t counts = task.accesses.size() |
+                         std::uint64_t{tag_count} << submit_words::kTagCountShift;
+  if (task.priority == Priority::high) counts |= submit_words::kHighPriority;
+  if (task.main_thread_only) counts |= submit_words::kMainThreadOnly;
+  s.submits.push_back(task.id);
+  s.submits.push_back(counts);
+  for (std::uint8_t i = 0; i < tag_count; ++i) {
+    s.submits.push_back(static_cast<std::uint64_t>(task.tags->values[i]));
+  }
+  for (const AccessInfo& a : task.accesses) {
+    s.submits.push_back(a.handle_id << submit_words::kModeBits | static_cast<std::uint64_t>(a.mode));
+  }
+  ++s.submitted;
 }
 
 void TraceRecorder::on_ready(const TaskInfo& task, int worker) {
@@ -227,9 +231,11 @@ void TraceRecorder::on_ready(const TaskInfo& task, int worker) {
 
 void TraceRecorder::on_begin(const TaskInfo& task, int worker) {
   obs::check_worker_index("TraceRecorder", worker, impl_->threads);
+  const std::int64_t begin = obs::ordered_ticks();
   Impl::WorkerLog& w = *impl_->workers[worker];
   w.running = task.id;
-  w.begin_ticks = obs::ordered_ticks();
+  w.begin_ticks = begin;
+  if (impl_->stats) impl_->stats->begin_at(worker, begin);
 }
 
 void TraceRecorder::on_end(const TaskInfo& task, int worker) {
@@ -241,6 +247,7 @@ void TraceRecorder::on_end(const TaskInfo& task, int worker) {
   Impl::WorkerLog& w = *impl_->workers[worker];
   w.spans.push_back(TaskSpan{task.id, task.name, w.begin_ticks, end});
   w.running = 0;
+  if (impl_->stats) impl_->stats->end_at(task.name, worker, end);
 }
 
 void TraceRecorder::on_post(const CommEvent& event) {
@@ -289,59 +296,86 @@ void TraceRecorder::Impl::format_metadata(fmt::memory_buffer& out, int lanes) co
 
 void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out,
                                        const obs::TickCalibration& clock) const {
-  auto it = fmt::appender(out);
-  const std::uint64_t first_id = submits.empty() ? 0 : submits[0].id;
-  const auto submit_of = [&](std::uint64_t id) -> const SubmitRecord* {
-    if (id < first_id || id - first_id >= submits.size()) return nullptr;
-    const SubmitRecord& r = submits[id - first_id];
-    return r.id == id ? &r : nullptr;
+  // Where each task's submit record starts, by id (ids are dense in submission order).
+  const std::uint64_t first_id = submits.empty() ? 0 : submits[0];
+  std::vector<std::size_t> record_at(submitted);
+  for (std::size_t at = 0, n = 0; n < submitted; ++n) {
+    record_at[n] = at;
+    const std::uint64_t counts = submits[at + 1];
+    at += 2 + (counts >> submit_words::kTagCountShift & 0xff) + (counts & 0xffffffff);
+  }
+  const auto record_of = [&](std::uint64_t id) -> std::optional<std::size_t> {
+    if (id < first_id || id - first_id >= submitted) return std::nullopt;
+    const std::size_t at = record_at[id - first_id];
+    if (submits[at] != id) return std::nullopt;
+    return at;
   };
-  std::vector<std::int64_t> ready_ticks(submits.size(), -1);
+  std::vector<std::int64_t> ready_ticks(submitted, -1);
   for (const auto& w : workers) {
     w->ready.for_each([&](const ReadyMark& m) {
-      if (submit_of(m.id)) ready_ticks[m.id - first_id] = m.ticks;
+      if (record_of(m.id)) ready_ticks[m.id - first_id] = m.ticks;
     });
   }
-  std::unordered_map<const char*, std::string> escaped_names;
+  // Each access's text after its handle id, by mode: ,"read"] ...
+  std::array<std::string, 4> mode_suffix;
+  for (int m = 0; m < 4; ++m) {
+    mode_suffix[m] = fmt::format(",\"{}\"]", to_string(static_cast<AccessMode>(m)));
+  }
   for (int t = 0; t < threads; ++t) {
+    // Everything before "ts" is the same for all tasks of one name on one thread.
+    std::unordered_map<const char*, std::string> prefixes;
+    const char* last_name = nullptr;
+    const std::string* prefix = nullptr;
     workers[t]->spans.for_each([&](const TaskSpan& span) {
-      auto [name, fresh] = escaped_names.try_emplace(span.name);
-      if (fresh) {
-        fmt::memory_buffer text;
-        obs::append_json_string(text, span.name ? span.name : "");
-        name->second = fmt::to_string(text);
+      if (span.name != last_name || !prefix) {
+        auto [entry, fresh] = prefixes.try_emplace(span.name);
+        if (fresh) {
+          fmt::memory_buffer text;
+          obs::append_json_string(text, span.name ? span.name : "");
+          entry->second = fmt::format(",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},"
+                                      "\"tid\":{},\"ts\":",
+                                      fmt::to_string(text), rank, t);
+        }
+        last_name = span.name;
+        prefix = &entry->second;
       }
-      fmt::format_to(
-          it,
-          FMT_COMPILE(
-              ",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":"),
-          name->second, rank, t);
+      const std::optional<std::size_t> record = record_of(span.id);
+      const std::uint64_t counts = record ? submits[*record + 1] : 0;
+      const std::size_t tag_count = counts >> submit_words::kTagCountShift & 0xff;
+      const std::size_t access_count = counts & 0xffffffff;
+      // Fixed fields and ready_ts fit in 256 bytes; a tag or an access in 40 each.
+      obs::TextCursor text(out, prefix->size() + 256 + 40 * (tag_count + access_count));
+      text.text(*prefix);
       // Durations are differences of aligned times, so ts + dur is exactly the aligned end.
       const std::int64_t begin = aligned(clock, span.begin_ticks);
-      obs::append_microseconds(out, begin);
-      out.append(std::string_view(",\"dur\":"));
-      obs::append_microseconds(out, aligned(clock, span.end_ticks) - begin);
-      fmt::format_to(it, FMT_COMPILE(",\"args\":{{\"id\":{}"), span.id);
-      if (const SubmitRecord* r = submit_of(span.id)) {
-        out.append(std::string_view(",\"tags\":["));
-        for (int i = 0; i < r->tags.count; ++i) {
-          fmt::format_to(it, FMT_COMPILE("{}{}"), i ? "," : "", r->tags.values[i]);
+      text.microseconds(begin);
+      text.text(",\"dur\":");
+      text.microseconds(aligned(clock, span.end_ticks) - begin);
+      text.text(",\"args\":{\"id\":");
+      text.integer(span.id);
+      if (record) {
+        std::size_t at = *record + 2;
+        text.text(",\"tags\":[");
+        for (std::size_t i = 0; i < tag_count; ++i, ++at) {
+          if (i) text.character(',');
+          text.integer(static_cast<std::int64_t>(submits[at]));
         }
-        out.append(std::string_view("],\"accesses\":["));
-        for (std::uint32_t i = 0; i < r->access_count; ++i) {
-          const AccessInfo& a = accesses[r->first_access + i];
-          fmt::format_to(it, FMT_COMPILE("{}[{},\"{}\"]"), i ? "," : "", a.handle_id,
-                         to_string(a.mode));
+        text.text("],\"accesses\":[");
+        for (std::size_t i = 0; i < access_count; ++i, ++at) {
+          const std::uint64_t access = submits[at];
+          text.text(i ? ",[" : "[");
+          text.integer(access >> submit_words::kModeBits);
+          text.text(mode_suffix[access & ((1u << submit_words::kModeBits) - 1)]);
         }
-        out.push_back(']');
-        if (r->priority == Priority::high) out.append(std::string_view(",\"priority\":\"high\""));
-        if (r->main_thread_only) out.append(std::string_view(",\"main_thread_only\":true"));
+        text.character(']');
+        if (counts & submit_words::kHighPriority) text.text(",\"priority\":\"high\"");
+        if (counts & submit_words::kMainThreadOnly) text.text(",\"main_thread_only\":true");
         if (const std::int64_t ready = ready_ticks[span.id - first_id]; ready >= 0) {
-          out.append(std::string_view(",\"ready_ts\":"));
-          obs::append_microseconds(out, aligned(clock, ready));
+          text.text(",\"ready_ts\":");
+          text.microseconds(aligned(clock, ready));
         }
       }
-      out.append(std::string_view("}}"));
+      text.text("}}");
     });
   }
 }
@@ -400,16 +434,6 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
   const int rank = s.rank;
   const int size = s.size;
 
-  // Rank 0 opens the file first so that a bad path fails on every rank before any work.
-  const std::string temporary = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
-  std::FILE* file = nullptr;
-  std::string error;
-  if (rank == 0) {
-    file = std::fopen(temporary.c_str(), "wb");
-    if (!file) error = fmt::format("--trace: cannot write '{}': {}", path, std::strerror(errno));
-  }
-  agree_or_throw(error, out_comm);
-
   // Pair sends with receives on rank 0; each rank gets a flow id per send/recv.
   std::vector<obs::MessageRecord> mine;
   std::vector<obs::Interval> spans;
@@ -441,35 +465,11 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
 
   const std::vector<RankSummary> summaries = gather_to_root(
       std::vector<RankSummary>{
-          {s.threads, static_cast<std::int64_t>(s.submits.size()), s.clock_offset_ns, s.lane_ns}},
+          {s.threads, static_cast<std::int64_t>(s.submitted), s.clock_offset_ns, s.lane_ns}},
       out_comm, rank, size);
 
-  if (rank != 0) {
-    const std::uint64_t length = text.size();
-    obs::mpi_check(MPI_Send(&length, 1, MPI_UINT64_T, 0, 0, out_comm), "MPI_Send");
-    for (std::size_t sent = 0; sent < text.size(); sent += kMaxMessageBytes) {
-      const int piece = static_cast<int>(std::min(kMaxMessageBytes, text.size() - sent));
-      obs::mpi_check(MPI_Send(text.data() + sent, piece, MPI_CHAR, 0, 0, out_comm), "MPI_Send");
-    }
-  } else {
-    bool ok = std::fputs("{\"traceEvents\":[\n", file) >= 0 &&
-              std::fwrite(text.data(), 1, text.size(), file) == text.size();
-    std::string received;
-    for (int r = 1; r < size; ++r) {
-      std::uint64_t length = 0;
-      obs::mpi_check(MPI_Recv(&length, 1, MPI_UINT64_T, r, 0, out_comm, MPI_STATUS_IGNORE),
-                     "MPI_Recv");
-      received.resize(length);
-      for (std::size_t got = 0; got < length; got += kMaxMessageBytes) {
-        const int piece = static_cast<int>(std::min<std::size_t>(kMaxMessageBytes, length - got));
-        obs::mpi_check(
-            MPI_Recv(received.data() + got, piece, MPI_CHAR, r, 0, out_comm, MPI_STATUS_IGNORE),
-            "MPI_Recv");
-      }
-      ok = ok && std::fwrite(received.data(), 1, received.size(), file) == received.size();
-    }
-    fmt::memory_buffer tail;
-    auto it = fmt::appender(tail);
+  fmt::memory_buffer tail;
+  if (rank == 0) {
     const auto column = [&](auto field) {
       std::string list;
       for (const RankSummary& r : summaries)
@@ -478,7 +478,7 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
     };
     // Our own section goes last: Perfetto stops reading at a top-level key it does not
     // know, and by then it has every event.
-    fmt::format_to(it,
+    fmt::format_to(fmt::appender(tail),
                    "\n],\n\"tessera\":{{\"ranks\":{},\"clock\":\"{}\","
                    "\"threads\":[{}],"
                    "\"tasks_submitted\":[{}],\"clock_offset_ns\":[{}],\"lane_ns\":[{}]}}}}\n",
@@ -487,15 +487,10 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
                    column([](const RankSummary& r) { return r.tasks_submitted; }),
                    column([](const RankSummary& r) { return r.clock_offset_ns; }),
                    column([](const RankSummary& r) { return r.lane_ns; }));
-    ok = ok && std::fwrite(tail.data(), 1, tail.size(), file) == tail.size();
-    ok = std::fclose(file) == 0 && ok;
-    if (ok && std::rename(temporary.c_str(), path.c_str()) != 0) ok = false;
-    if (!ok) {
-      error = fmt::format("--trace: cannot write '{}': {}", path, std::strerror(errno));
-      std::remove(temporary.c_str());
-    }
   }
-  agree_or_throw(error, out_comm);
+  obs::write_rank_ordered_file(path, "--trace", "{\"traceEvents\":[\n",
+                               std::string_view(text.data(), text.size()),
+                               std::string_view(tail.data(), tail.size()), out_comm);
 }
 
 }  // namespace tessera
