@@ -51,7 +51,8 @@ class TraceRecorder : public Observer, public CommObserver {
   void on_lane_time(double seconds) override;
 
   /// Collective over `comm` (main thread, after all tasks completed): every rank formats
-  /// its events, rank 0 streams them to `path` atomically (temporary name + rename).
+  /// its events a piece at a time and writes them itself into the one file (MPI-IO),
+  /// atomically (temporary name + rename); ranks' events may interleave in the file.
   /// On an I/O error every rank throws std::runtime_error naming the path. Operations
   /// still in flight are written up to now and marked "incomplete".
   void write(const std::string& path, MPI_Comm comm) const;

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "obs/mpi_check.hpp"
 
@@ -26,83 +26,89 @@ std::string mpi_error_text(int rc) {
   return std::string(text, static_cast<std::size_t>(length));
 }
 
-/// Every rank learns whether any rank failed; those that did not get a generic reason.
-void agree_or_throw(const std::string& error, const std::string& failed_elsewhere,
-                    MPI_Comm comm) {
-  int failed = error.empty() ? 0 : 1;
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-  if (failed) throw std::runtime_error(error.empty() ? failed_elsewhere : error);
-}
-
-/// Writes `text` at `offset`; returns an error text or "".
-std::string write_at(MPI_File file, std::uint64_t offset, std::string_view text) {
-  for (std::size_t done = 0; done < text.size(); done += kMaxCallBytes) {
-    const int count = static_cast<int>(std::min(kMaxCallBytes, text.size() - done));
-    const int rc = MPI_File_write_at(file, static_cast<MPI_Offset>(offset + done),
-                                     text.data() + done, count, MPI_CHAR, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return mpi_error_text(rc);
-  }
-  return {};
-}
+/// What each rank reports in a round.
+struct RoundEntry {
+  std::uint64_t bytes;
+  std::uint64_t more;
+  std::uint64_t failed;
+};
 
 }  // namespace
 
-void write_rank_ordered_file(const std::string& path, std::string_view label,
-                             std::string_view head, std::string_view piece, std::string_view tail,
-                             MPI_Comm comm) {
-  int rank = 0;
-  mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-  const auto failure = [&](const std::string& reason) {
-    return fmt::format("{}: cannot write '{}': {}", label, path, reason);
-  };
-  const std::string failed_elsewhere = failure("failed on another rank");
-
-  // Rank 0 creates the temporary file itself so that a bad path fails with the system's
-  // reason, on every rank, before anything is written.
-  std::string temporary = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
-  std::string error;
-  if (rank == 0) {
-    std::FILE* created = std::fopen(temporary.c_str(), "wb");
-    if (!created || std::fclose(created) != 0) error = failure(std::strerror(errno));
+RankOrderedFile::RankOrderedFile(std::string path, std::string label, MPI_Comm comm)
+    : path_(std::move(path)), label_(std::move(label)), comm_(comm) {
+  mpi_check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  mpi_check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  temporary_ = fmt::format("{}.tmp.{}", path_, static_cast<long>(::getpid()));
+  if (rank_ == 0) {
+    std::FILE* created = std::fopen(temporary_.c_str(), "wb");
+    if (!created || std::fclose(created) != 0) error_ = std::strerror(errno);
   }
-  agree_or_throw(error, failed_elsewhere, comm);
-  int name_length = static_cast<int>(temporary.size());
-  mpi_check(MPI_Bcast(&name_length, 1, MPI_INT, 0, comm), "MPI_Bcast");
-  temporary.resize(static_cast<std::size_t>(name_length));
-  mpi_check(MPI_Bcast(temporary.data(), name_length, MPI_CHAR, 0, comm), "MPI_Bcast");
-
-  const std::uint64_t mine = piece.size() + (rank == 0 ? head.size() : 0);
-  std::uint64_t offset = 0;
-  std::uint64_t total = 0;
-  mpi_check(MPI_Exscan(&mine, &offset, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Exscan");
-  if (rank == 0) offset = 0;  // MPI_Exscan leaves rank 0's result undefined
-  mpi_check(MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, comm), "MPI_Allreduce");
-
-  MPI_File file = MPI_FILE_NULL;
-  const int open_rc = MPI_File_open(comm, temporary.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
-  if (open_rc != MPI_SUCCESS) error = failure(mpi_error_text(open_rc));
-  if (open_rc == MPI_SUCCESS) {
-    if (rank == 0) {
-      error = write_at(file, 0, head);
-      if (error.empty()) error = write_at(file, head.size(), piece);
-      if (error.empty()) error = write_at(file, total, tail);
-    } else {
-      error = write_at(file, offset, piece);
-    }
-    if (!error.empty()) error = failure(error);
-    const int close_rc = MPI_File_close(&file);
-    if (close_rc != MPI_SUCCESS && error.empty()) error = failure(mpi_error_text(close_rc));
+  agree_or_throw();
+  int name_length = static_cast<int>(temporary_.size());
+  mpi_check(MPI_Bcast(&name_length, 1, MPI_INT, 0, comm_), "MPI_Bcast");
+  temporary_.resize(static_cast<std::size_t>(name_length));
+  mpi_check(MPI_Bcast(temporary_.data(), name_length, MPI_CHAR, 0, comm_), "MPI_Bcast");
+  const int rc = MPI_File_open(comm_, temporary_.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file_);
+  if (rc != MPI_SUCCESS) {
+    error_ = mpi_error_text(rc);
+    file_ = MPI_FILE_NULL;
   }
   try {
-    agree_or_throw(error, failed_elsewhere, comm);
-    if (rank == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) {
-      error = failure(std::strerror(errno));
-    }
-    agree_or_throw(error, failed_elsewhere, comm);
+    agree_or_throw();
   } catch (...) {
-    if (rank == 0) std::remove(temporary.c_str());
+    if (file_ != MPI_FILE_NULL) MPI_File_close(&file_);
+    if (rank_ == 0) std::remove(temporary_.c_str());
     throw;
   }
+}
+
+RankOrderedFile::~RankOrderedFile() {
+  if (committed_) return;
+  if (file_ != MPI_FILE_NULL) MPI_File_close(&file_);
+  if (rank_ == 0) std::remove(temporary_.c_str());
+}
+
+void RankOrderedFile::agree_or_throw() {
+  int failed = error_.empty() ? 0 : 1;
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
+  if (!failed) return;
+  throw std::runtime_error(fmt::format("{}: cannot write '{}': {}", label_, path_,
+                                       error_.empty() ? "failed on another rank" : error_));
+}
+
+bool RankOrderedFile::append_round(std::string_view piece, bool more) {
+  const RoundEntry mine{piece.size(), more ? 1u : 0u, error_.empty() ? 0u : 1u};
+  std::vector<RoundEntry> all(static_cast<std::size_t>(size_));
+  mpi_check(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_),
+            "MPI_Allgather");
+  // Everyone sees the same entries, so everyone stops at the same round.
+  if (std::any_of(all.begin(), all.end(), [](const RoundEntry& e) { return e.failed != 0; })) {
+    agree_or_throw();
+  }
+  std::uint64_t offset = written_;
+  for (int r = 0; r < rank_; ++r) offset += all[r].bytes;
+  for (const RoundEntry& e : all) written_ += e.bytes;
+  for (std::size_t done = 0; done < piece.size() && error_.empty(); done += kMaxCallBytes) {
+    const int count = static_cast<int>(std::min(kMaxCallBytes, piece.size() - done));
+    const int rc = MPI_File_write_at(file_, static_cast<MPI_Offset>(offset + done),
+                                     piece.data() + done, count, MPI_CHAR, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) error_ = mpi_error_text(rc);
+  }
+  return std::any_of(all.begin(), all.end(), [](const RoundEntry& e) { return e.more != 0; });
+}
+
+void RankOrderedFile::commit() {
+  agree_or_throw();
+  const int rc = MPI_File_close(&file_);
+  file_ = MPI_FILE_NULL;
+  if (rc != MPI_SUCCESS) error_ = mpi_error_text(rc);
+  agree_or_throw();
+  if (rank_ == 0 && std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    error_ = std::strerror(errno);
+  }
+  agree_or_throw();
+  committed_ = true;
 }
 
 }  // namespace tessera::obs

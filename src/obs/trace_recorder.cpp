@@ -1,14 +1,9 @@
 #include "tessera/trace.hpp"
 
-#include <fmt/compile.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -34,6 +29,9 @@ namespace {
 
 /// Thread id of the first MPI row of a rank; overlapping requests use 1001, 1002, ...
 constexpr int kMpiThreadBase = 1000;
+/// Text each rank formats per round of writing: large enough that the rounds' collective
+/// calls cost little, small enough to stay in cache until the kernel copies it.
+constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
 
 // Event times are ticks (obs/tick_clock.hpp), converted to nanoseconds when written.
 
@@ -171,8 +169,32 @@ struct TraceRecorder::Impl {
     return clock.to_ns(ticks) - clock_offset_ns - origin_ns;
   }
 
+  /// Formats this rank's task events piece by piece: a trace holds hundreds of MB of
+  /// text, written out a piece at a time from one reused buffer.
+  class TaskText {
+   public:
+    TaskText(const Impl& recorder, const obs::TickCalibration& clock);
+    /// Appends events until `out` holds at least `limit` bytes or every task is
+    /// written; returns whether tasks are left.
+    bool append(fmt::memory_buffer& out, std::size_t limit);
+
+   private:
+    void append_one(obs::TextCursor& text, const TaskSpan& span, const std::string& prefix) const;
+    std::optional<std::size_t> record_of(std::uint64_t id) const;
+
+    const Impl& s_;
+    const obs::TickCalibration& clock_;
+    std::uint64_t first_id_ = 0;
+    std::vector<std::size_t> record_at_;     // where each id's submit record starts
+    std::vector<std::int64_t> ready_ticks_;  // by id - first_id_, -1: none
+    std::array<std::string, 4> mode_suffix_;  // an access's text after its handle: ,"read"]
+    int thread_ = 0;         // next span to write: thread_, index next_
+    std::size_t next_ = 0;
+    // Everything before "ts" is the same for all tasks of one name on one thread.
+    std::unordered_map<const char*, std::string> prefixes_;  // of thread_
+  };
+
   void format_metadata(fmt::memory_buffer& out, int lanes) const;
-  void format_tasks(fmt::memory_buffer& out, const obs::TickCalibration& clock) const;
   void format_comm(fmt::memory_buffer& out, const obs::TickCalibration& clock,
                    const std::vector<int>& lanes, const std::vector<std::int64_t>& flow_ids,
                    std::int64_t write_ticks) const;
@@ -294,90 +316,96 @@ void TraceRecorder::Impl::format_metadata(fmt::memory_buffer& out, int lanes) co
   }
 }
 
-void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out,
-                                       const obs::TickCalibration& clock) const {
-  // Where each task's submit record starts, by id (ids are dense in submission order).
-  const std::uint64_t first_id = submits.empty() ? 0 : submits[0];
-  std::vector<std::size_t> record_at(submitted);
-  for (std::size_t at = 0, n = 0; n < submitted; ++n) {
-    record_at[n] = at;
-    const std::uint64_t counts = submits[at + 1];
+TraceRecorder::Impl::TaskText::TaskText(const Impl& recorder, const obs::TickCalibration& clock)
+    : s_(recorder), clock_(clock) {
+  // Ids are dense in submission order.
+  first_id_ = s_.submits.empty() ? 0 : s_.submits[0];
+  record_at_.resize(s_.submitted);
+  for (std::size_t at = 0, n = 0; n < s_.submitted; ++n) {
+    record_at_[n] = at;
+    const std::uint64_t counts = s_.submits[at + 1];
     at += 2 + (counts >> submit_words::kTagCountShift & 0xff) + (counts & 0xffffffff);
   }
-  const auto record_of = [&](std::uint64_t id) -> std::optional<std::size_t> {
-    if (id < first_id || id - first_id >= submitted) return std::nullopt;
-    const std::size_t at = record_at[id - first_id];
-    if (submits[at] != id) return std::nullopt;
-    return at;
-  };
-  std::vector<std::int64_t> ready_ticks(submitted, -1);
-  for (const auto& w : workers) {
+  ready_ticks_.assign(s_.submitted, -1);
+  for (const auto& w : s_.workers) {
     w->ready.for_each([&](const ReadyMark& m) {
-      if (record_of(m.id)) ready_ticks[m.id - first_id] = m.ticks;
+      if (record_of(m.id)) ready_ticks_[m.id - first_id_] = m.ticks;
     });
   }
-  // Each access's text after its handle id, by mode: ,"read"] ...
-  std::array<std::string, 4> mode_suffix;
   for (int m = 0; m < 4; ++m) {
-    mode_suffix[m] = fmt::format(",\"{}\"]", to_string(static_cast<AccessMode>(m)));
+    mode_suffix_[m] = fmt::format(",\"{}\"]", to_string(static_cast<AccessMode>(m)));
   }
-  for (int t = 0; t < threads; ++t) {
-    // Everything before "ts" is the same for all tasks of one name on one thread.
-    std::unordered_map<const char*, std::string> prefixes;
-    const char* last_name = nullptr;
-    const std::string* prefix = nullptr;
-    workers[t]->spans.for_each([&](const TaskSpan& span) {
-      if (span.name != last_name || !prefix) {
-        auto [entry, fresh] = prefixes.try_emplace(span.name);
-        if (fresh) {
-          fmt::memory_buffer text;
-          obs::append_json_string(text, span.name ? span.name : "");
-          entry->second = fmt::format(",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},"
-                                      "\"tid\":{},\"ts\":",
-                                      fmt::to_string(text), rank, t);
-        }
-        last_name = span.name;
-        prefix = &entry->second;
+}
+
+std::optional<std::size_t> TraceRecorder::Impl::TaskText::record_of(std::uint64_t id) const {
+  if (id < first_id_ || id - first_id_ >= s_.submitted) return std::nullopt;
+  const std::size_t at = record_at_[id - first_id_];
+  if (s_.submits[at] != id) return std::nullopt;
+  return at;
+}
+
+bool TraceRecorder::Impl::TaskText::append(fmt::memory_buffer& out, std::size_t limit) {
+  for (; thread_ < s_.threads; ++thread_, next_ = 0, prefixes_.clear()) {
+    const EventBuffer<TaskSpan>& spans = s_.workers[thread_]->spans;
+    for (; next_ < spans.size(); ++next_) {
+      if (out.size() >= limit) return true;
+      const TaskSpan& span = spans[next_];
+      auto [entry, fresh] = prefixes_.try_emplace(span.name);
+      if (fresh) {
+        fmt::memory_buffer name;
+        obs::append_json_string(name, span.name ? span.name : "");
+        entry->second = fmt::format(",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},"
+                                    "\"tid\":{},\"ts\":",
+                                    fmt::to_string(name), s_.rank, thread_);
       }
       const std::optional<std::size_t> record = record_of(span.id);
-      const std::uint64_t counts = record ? submits[*record + 1] : 0;
-      const std::size_t tag_count = counts >> submit_words::kTagCountShift & 0xff;
-      const std::size_t access_count = counts & 0xffffffff;
+      const std::uint64_t counts = record ? s_.submits[*record + 1] : 0;
+      const std::size_t items = (counts >> submit_words::kTagCountShift & 0xff) +
+                                (counts & 0xffffffff);
       // Fixed fields and ready_ts fit in 256 bytes; a tag or an access in 40 each.
-      obs::TextCursor text(out, prefix->size() + 256 + 40 * (tag_count + access_count));
-      text.text(*prefix);
-      // Durations are differences of aligned times, so ts + dur is exactly the aligned end.
-      const std::int64_t begin = aligned(clock, span.begin_ticks);
-      text.microseconds(begin);
-      text.text(",\"dur\":");
-      text.microseconds(aligned(clock, span.end_ticks) - begin);
-      text.text(",\"args\":{\"id\":");
-      text.integer(span.id);
-      if (record) {
-        std::size_t at = *record + 2;
-        text.text(",\"tags\":[");
-        for (std::size_t i = 0; i < tag_count; ++i, ++at) {
-          if (i) text.character(',');
-          text.integer(static_cast<std::int64_t>(submits[at]));
-        }
-        text.text("],\"accesses\":[");
-        for (std::size_t i = 0; i < access_count; ++i, ++at) {
-          const std::uint64_t access = submits[at];
-          text.text(i ? ",[" : "[");
-          text.integer(access >> submit_words::kModeBits);
-          text.text(mode_suffix[access & ((1u << submit_words::kModeBits) - 1)]);
-        }
-        text.character(']');
-        if (counts & submit_words::kHighPriority) text.text(",\"priority\":\"high\"");
-        if (counts & submit_words::kMainThreadOnly) text.text(",\"main_thread_only\":true");
-        if (const std::int64_t ready = ready_ticks[span.id - first_id]; ready >= 0) {
-          text.text(",\"ready_ts\":");
-          text.microseconds(aligned(clock, ready));
-        }
-      }
-      text.text("}}");
-    });
+      obs::TextCursor text(out, entry->second.size() + 256 + 40 * items);
+      append_one(text, span, entry->second);
+    }
   }
+  return false;
+}
+
+void TraceRecorder::Impl::TaskText::append_one(obs::TextCursor& text, const TaskSpan& span,
+                                               const std::string& prefix) const {
+  text.text(prefix);
+  // Durations are differences of aligned times, so ts + dur is exactly the aligned end.
+  const std::int64_t begin = s_.aligned(clock_, span.begin_ticks);
+  text.microseconds(begin);
+  text.text(",\"dur\":");
+  text.microseconds(s_.aligned(clock_, span.end_ticks) - begin);
+  text.text(",\"args\":{\"id\":");
+  text.integer(span.id);
+  if (const std::optional<std::size_t> record = record_of(span.id)) {
+    const std::uint64_t counts = s_.submits[*record + 1];
+    const std::size_t tag_count = counts >> submit_words::kTagCountShift & 0xff;
+    const std::size_t access_count = counts & 0xffffffff;
+    std::size_t at = *record + 2;
+    text.text(",\"tags\":[");
+    for (std::size_t i = 0; i < tag_count; ++i, ++at) {
+      if (i) text.character(',');
+      text.integer(static_cast<std::int64_t>(s_.submits[at]));
+    }
+    text.text("],\"accesses\":[");
+    for (std::size_t i = 0; i < access_count; ++i, ++at) {
+      const std::uint64_t access = s_.submits[at];
+      text.text(i ? ",[" : "[");
+      text.integer(access >> submit_words::kModeBits);
+      text.text(mode_suffix_[access & ((1u << submit_words::kModeBits) - 1)]);
+    }
+    text.character(']');
+    if (counts & submit_words::kHighPriority) text.text(",\"priority\":\"high\"");
+    if (counts & submit_words::kMainThreadOnly) text.text(",\"main_thread_only\":true");
+    if (const std::int64_t ready = ready_ticks_[span.id - first_id_]; ready >= 0) {
+      text.text(",\"ready_ts\":");
+      text.microseconds(s_.aligned(clock_, ready));
+    }
+  }
+  text.text("}}");
 }
 
 void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const obs::TickCalibration& clock,
@@ -454,20 +482,30 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
   const std::vector<int> lanes = obs::assign_lanes(spans);
   const int lane_count = lanes.empty() ? 0 : *std::max_element(lanes.begin(), lanes.end()) + 1;
 
+  obs::RankOrderedFile file(path, "--trace", out_comm);
+  // Rank 0's text opens the event list. Events of different ranks may interleave in the
+  // file: the format does not order them.
   fmt::memory_buffer text;
-  // About 200 bytes per task and 300 per MPI operation: one allocation, no regrowth.
-  std::size_t task_count = 0;
-  for (const auto& w : s.workers) task_count += w->spans.size();
-  text.reserve(4096 + 224 * task_count + 320 * s.comm.size());
+  text.reserve(kPieceBytes + (std::size_t{64} << 10));
+  if (rank == 0) text.append(std::string_view("{\"traceEvents\":[\n"));
   s.format_metadata(text, lane_count);
-  s.format_tasks(text, clock);
-  s.format_comm(text, clock, lanes, flows, write_ticks);
+  Impl::TaskText tasks(s, clock);
+  bool more = true;
+  bool comm_written = false;
+  for (bool any_more = true; any_more;) {
+    if (more) more = tasks.append(text, kPieceBytes);
+    if (!more && !comm_written) {
+      s.format_comm(text, clock, lanes, flows, write_ticks);
+      comm_written = true;
+    }
+    any_more = file.append_round(std::string_view(text.data(), text.size()), more);
+    text.clear();
+  }
 
   const std::vector<RankSummary> summaries = gather_to_root(
       std::vector<RankSummary>{
           {s.threads, static_cast<std::int64_t>(s.submitted), s.clock_offset_ns, s.lane_ns}},
       out_comm, rank, size);
-
   fmt::memory_buffer tail;
   if (rank == 0) {
     const auto column = [&](auto field) {
@@ -488,9 +526,8 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
                    column([](const RankSummary& r) { return r.clock_offset_ns; }),
                    column([](const RankSummary& r) { return r.lane_ns; }));
   }
-  obs::write_rank_ordered_file(path, "--trace", "{\"traceEvents\":[\n",
-                               std::string_view(text.data(), text.size()),
-                               std::string_view(tail.data(), tail.size()), out_comm);
+  file.append_round(std::string_view(tail.data(), tail.size()), false);
+  file.commit();
 }
 
 }  // namespace tessera
