@@ -2,8 +2,8 @@
 // One output file written by all ranks at once, in rounds: each round every rank hands in
 // a piece of text (possibly empty) and writes it itself at its offset with MPI-IO, so no
 // rank funnels the others' text through its memory, the file-system copies run in
-// parallel, and a writer can format into one small reused buffer (no page faults on a
-// file-sized buffer, and the text is still in cache when the kernel copies it).
+// parallel, and a writer can format into one reused buffer instead of a file-sized one
+// (whose fresh pages each cost a fault).
 
 #include <mpi.h>
 

@@ -29,9 +29,10 @@ namespace {
 
 /// Thread id of the first MPI row of a rank; overlapping requests use 1001, 1002, ...
 constexpr int kMpiThreadBase = 1000;
-/// Text each rank formats per round of writing: large enough that the rounds' collective
-/// calls cost little, small enough to stay in cache until the kernel copies it.
-constexpr std::size_t kPieceBytes = std::size_t{1} << 20;
+/// Text each rank formats per round of writing. Every round waits for the slowest rank's
+/// piece, so rounds must be few (1 MiB rounds lost ~3 ms each to such waits on a loaded
+/// machine); one reused buffer of this size is still far below a file-sized one.
+constexpr std::size_t kPieceBytes = std::size_t{4} << 20;
 
 // Event times are ticks (obs/tick_clock.hpp), converted to nanoseconds when written.
 
@@ -179,7 +180,9 @@ struct TraceRecorder::Impl {
     bool append(fmt::memory_buffer& out, std::size_t limit);
 
    private:
-    void append_one(obs::TextCursor& text, const TaskSpan& span, const std::string& prefix) const;
+    /// One event; `record`: where its submit record starts, if it has one.
+    void append_one(obs::TextCursor& text, const TaskSpan& span,
+                    std::optional<std::size_t> record) const;
     std::optional<std::size_t> record_of(std::uint64_t id) const;
 
     const Impl& s_;
@@ -192,6 +195,8 @@ struct TraceRecorder::Impl {
     std::size_t next_ = 0;
     // Everything before "ts" is the same for all tasks of one name on one thread.
     std::unordered_map<const char*, std::string> prefixes_;  // of thread_
+    const char* last_name_ = nullptr;  // the name prefix_ belongs to
+    const std::string* prefix_ = nullptr;
   };
 
   void format_metadata(fmt::memory_buffer& out, int lanes) const;
@@ -345,34 +350,38 @@ std::optional<std::size_t> TraceRecorder::Impl::TaskText::record_of(std::uint64_
 }
 
 bool TraceRecorder::Impl::TaskText::append(fmt::memory_buffer& out, std::size_t limit) {
-  for (; thread_ < s_.threads; ++thread_, next_ = 0, prefixes_.clear()) {
+  for (; thread_ < s_.threads; ++thread_, next_ = 0, prefixes_.clear(), prefix_ = nullptr) {
     const EventBuffer<TaskSpan>& spans = s_.workers[thread_]->spans;
     for (; next_ < spans.size(); ++next_) {
       if (out.size() >= limit) return true;
       const TaskSpan& span = spans[next_];
-      auto [entry, fresh] = prefixes_.try_emplace(span.name);
-      if (fresh) {
-        fmt::memory_buffer name;
-        obs::append_json_string(name, span.name ? span.name : "");
-        entry->second = fmt::format(",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},"
-                                    "\"tid\":{},\"ts\":",
-                                    fmt::to_string(name), s_.rank, thread_);
+      if (span.name != last_name_ || !prefix_) {
+        auto [entry, fresh] = prefixes_.try_emplace(span.name);
+        if (fresh) {
+          fmt::memory_buffer name;
+          obs::append_json_string(name, span.name ? span.name : "");
+          entry->second = fmt::format(",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},"
+                                      "\"pid\":{},\"tid\":{},\"ts\":",
+                                      fmt::to_string(name), s_.rank, thread_);
+        }
+        last_name_ = span.name;
+        prefix_ = &entry->second;
       }
       const std::optional<std::size_t> record = record_of(span.id);
       const std::uint64_t counts = record ? s_.submits[*record + 1] : 0;
       const std::size_t items = (counts >> submit_words::kTagCountShift & 0xff) +
                                 (counts & 0xffffffff);
       // Fixed fields and ready_ts fit in 256 bytes; a tag or an access in 40 each.
-      obs::TextCursor text(out, entry->second.size() + 256 + 40 * items);
-      append_one(text, span, entry->second);
+      obs::TextCursor text(out, prefix_->size() + 256 + 40 * items);
+      append_one(text, span, record);
     }
   }
   return false;
 }
 
 void TraceRecorder::Impl::TaskText::append_one(obs::TextCursor& text, const TaskSpan& span,
-                                               const std::string& prefix) const {
-  text.text(prefix);
+                                               std::optional<std::size_t> record) const {
+  text.text(*prefix_);
   // Durations are differences of aligned times, so ts + dur is exactly the aligned end.
   const std::int64_t begin = s_.aligned(clock_, span.begin_ticks);
   text.microseconds(begin);
@@ -380,7 +389,7 @@ void TraceRecorder::Impl::TaskText::append_one(obs::TextCursor& text, const Task
   text.microseconds(s_.aligned(clock_, span.end_ticks) - begin);
   text.text(",\"args\":{\"id\":");
   text.integer(span.id);
-  if (const std::optional<std::size_t> record = record_of(span.id)) {
+  if (record) {
     const std::uint64_t counts = s_.submits[*record + 1];
     const std::size_t tag_count = counts >> submit_words::kTagCountShift & 0xff;
     const std::size_t access_count = counts & 0xffffffff;
