@@ -45,29 +45,26 @@ class TaskDriver {
                                       AccessInfo{2177, AccessMode::read}};
 };
 
-void set_ns_per_task(benchmark::State& state, std::chrono::steady_clock::time_point start,
-                     double tasks) {
+/// Drives one task per benchmark iteration through `observer`.
+void record_tasks(benchmark::State& state, Observer& observer) {
+  TaskDriver driver;
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) driver.run_one(observer);
   const double ns =
       std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-  state.counters["ns_per_task"] = ns / tasks;
+  state.counters["ns_per_task"] = ns / static_cast<double>(state.iterations());
 }
 
 void BM_RecordStatsOnly(benchmark::State& state) {
   RunStats stats(1);
-  TaskDriver driver;
-  const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) driver.run_one(stats);
-  set_ns_per_task(state, start, static_cast<double>(state.iterations()));
+  record_tasks(state, stats);
 }
 BENCHMARK(BM_RecordStatsOnly);
 
 void BM_RecordStatsAndTrace(benchmark::State& state) {
   RunStats stats(1);
   TraceRecorder trace(1, MPI_COMM_WORLD, &stats);
-  TaskDriver driver;
-  const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) driver.run_one(trace);
-  set_ns_per_task(state, start, static_cast<double>(state.iterations()));
+  record_tasks(state, trace);
 }
 BENCHMARK(BM_RecordStatsAndTrace);
 

@@ -188,14 +188,14 @@ struct TraceRecorder::Impl {
     const Impl& s_;
     const obs::TickCalibration& clock_;
     std::uint64_t first_id_ = 0;
-    std::vector<std::size_t> record_at_;     // where each id's submit record starts
-    std::vector<std::int64_t> ready_ticks_;  // by id - first_id_, -1: none
+    std::vector<std::size_t> record_at_;      // where each id's submit record starts
+    std::vector<std::int64_t> ready_ticks_;   // by id - first_id_, -1: none
     std::array<std::string, 4> mode_suffix_;  // an access's text after its handle: ,"read"]
-    int thread_ = 0;         // next span to write: thread_, index next_
+    int thread_ = 0;                          // next span to write: thread_, index next_
     std::size_t next_ = 0;
     // Everything before "ts" is the same for all tasks of one name on one thread.
     std::unordered_map<const char*, std::string> prefixes_;  // of thread_
-    const char* last_name_ = nullptr;  // the name prefix_ belongs to
+    const char* last_name_ = nullptr;                        // the name prefix_ belongs to
     const std::string* prefix_ = nullptr;
   };
 
@@ -236,8 +236,8 @@ TraceRecorder::~TraceRecorder() = default;
 void TraceRecorder::on_submit(const TaskInfo& task) {
   Impl& s = *impl_;
   const std::uint8_t tag_count = task.tags ? task.tags->count : 0;
-  std::uint64_t counts = task.accesses.size() |
-                         std::uint64_t{tag_count} << submit_words::kTagCountShift;
+  std::uint64_t counts = task.accesses.size() | std::uint64_t{tag_count}
+                                                    << submit_words::kTagCountShift;
   if (task.priority == Priority::high) counts |= submit_words::kHighPriority;
   if (task.main_thread_only) counts |= submit_words::kMainThreadOnly;
   s.submits.push_back(task.id);
@@ -246,7 +246,8 @@ void TraceRecorder::on_submit(const TaskInfo& task) {
     s.submits.push_back(static_cast<std::uint64_t>(task.tags->values[i]));
   }
   for (const AccessInfo& a : task.accesses) {
-    s.submits.push_back(a.handle_id << submit_words::kModeBits | static_cast<std::uint64_t>(a.mode));
+    s.submits.push_back(a.handle_id << submit_words::kModeBits |
+                        static_cast<std::uint64_t>(a.mode));
   }
   ++s.submitted;
 }
@@ -360,17 +361,18 @@ bool TraceRecorder::Impl::TaskText::append(fmt::memory_buffer& out, std::size_t 
         if (fresh) {
           fmt::memory_buffer name;
           obs::append_json_string(name, span.name ? span.name : "");
-          entry->second = fmt::format(",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},"
-                                      "\"pid\":{},\"tid\":{},\"ts\":",
-                                      fmt::to_string(name), s_.rank, thread_);
+          entry->second = fmt::format(
+              ",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},"
+              "\"pid\":{},\"tid\":{},\"ts\":",
+              fmt::to_string(name), s_.rank, thread_);
         }
         last_name_ = span.name;
         prefix_ = &entry->second;
       }
       const std::optional<std::size_t> record = record_of(span.id);
       const std::uint64_t counts = record ? s_.submits[*record + 1] : 0;
-      const std::size_t items = (counts >> submit_words::kTagCountShift & 0xff) +
-                                (counts & 0xffffffff);
+      const std::size_t items =
+          (counts >> submit_words::kTagCountShift & 0xff) + (counts & 0xffffffff);
       // Fixed fields and ready_ts fit in 256 bytes; a tag or an access in 40 each.
       obs::TextCursor text(out, prefix_->size() + 256 + 40 * items);
       append_one(text, span, record);
@@ -511,10 +513,10 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
     text.clear();
   }
 
-  const std::vector<RankSummary> summaries = gather_to_root(
-      std::vector<RankSummary>{
-          {s.threads, static_cast<std::int64_t>(s.submitted), s.clock_offset_ns, s.lane_ns}},
-      out_comm, rank, size);
+  const std::vector<RankSummary> summaries =
+      gather_to_root(std::vector<RankSummary>{{s.threads, static_cast<std::int64_t>(s.submitted),
+                                               s.clock_offset_ns, s.lane_ns}},
+                     out_comm, rank, size);
   fmt::memory_buffer tail;
   if (rank == 0) {
     const auto column = [&](auto field) {
