@@ -61,6 +61,16 @@ constexpr std::uint64_t kHighPriority = std::uint64_t{1} << 40;
 constexpr std::uint64_t kMainThreadOnly = std::uint64_t{1} << 41;
 constexpr int kModeBits = 2;
 static_assert(static_cast<int>(AccessMode::reduce) < (1 << kModeBits));
+inline std::size_t access_count(std::uint64_t counts) {
+  return counts & 0xffff'ffff;
+}
+inline std::size_t tag_count(std::uint64_t counts) {
+  return counts >> kTagCountShift & 0xff;
+}
+/// Words of the record whose counts-and-flags word is `counts`.
+inline std::size_t record_words(std::uint64_t counts) {
+  return 2 + tag_count(counts) + access_count(counts);
+}
 }  // namespace submit_words
 
 /// One MPI operation from post to completion (complete_ticks < 0: not completed).
@@ -330,7 +340,7 @@ TraceRecorder::Impl::TaskText::TaskText(const Impl& recorder, const obs::TickCal
   for (std::size_t at = 0, n = 0; n < s_.submitted; ++n) {
     record_at_[n] = at;
     const std::uint64_t counts = s_.submits[at + 1];
-    at += 2 + (counts >> submit_words::kTagCountShift & 0xff) + (counts & 0xffffffff);
+    at += submit_words::record_words(counts);
   }
   ready_ticks_.assign(s_.submitted, -1);
   for (const auto& w : s_.workers) {
@@ -371,10 +381,8 @@ bool TraceRecorder::Impl::TaskText::append(fmt::memory_buffer& out, std::size_t 
       }
       const std::optional<std::size_t> record = record_of(span.id);
       const std::uint64_t counts = record ? s_.submits[*record + 1] : 0;
-      const std::size_t items =
-          (counts >> submit_words::kTagCountShift & 0xff) + (counts & 0xffffffff);
       // Fixed fields and ready_ts fit in 256 bytes; a tag or an access in 40 each.
-      obs::TextCursor text(out, prefix_->size() + 256 + 40 * items);
+      obs::TextCursor text(out, prefix_->size() + 256 + 40 * submit_words::record_words(counts));
       append_one(text, span, record);
     }
   }
@@ -393,8 +401,8 @@ void TraceRecorder::Impl::TaskText::append_one(obs::TextCursor& text, const Task
   text.integer(span.id);
   if (record) {
     const std::uint64_t counts = s_.submits[*record + 1];
-    const std::size_t tag_count = counts >> submit_words::kTagCountShift & 0xff;
-    const std::size_t access_count = counts & 0xffffffff;
+    const std::size_t tag_count = submit_words::tag_count(counts);
+    const std::size_t access_count = submit_words::access_count(counts);
     std::size_t at = *record + 2;
     text.text(",\"tags\":[");
     for (std::size_t i = 0; i < tag_count; ++i, ++at) {
