@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,12 @@ class RunStats : public Observer, public CommObserver {
   void on_ready(const TaskInfo& task, int worker) override;
   void on_begin(const TaskInfo& task, int worker) override;
   void on_end(const TaskInfo& task, int worker) override;
+  /// on_begin / on_end with a time stamp the caller already read from the obs tick clock
+  /// (src/obs/tick_clock.hpp; same contract otherwise): TraceRecorder forwards its own
+  /// stamps here, so a traced task is stamped once for both observers.
+  void begin_at(int worker, std::int64_t ticks);
+  void end_at(const char* task_name, int worker, std::int64_t ticks);
+
   void on_post(const CommEvent& event) override;
   void on_complete(const CommEvent& event) override;
   void on_lane_time(std::int64_t ticks) override;

@@ -28,7 +28,6 @@ namespace tessera {
 
 class RunStats;
 class TraceRecorder;
-class ObserverList;
 
 /// Options every app accepts.
 struct CommonOptions {
@@ -110,7 +109,6 @@ class Session {
   std::unique_ptr<Exec> exec_;
   std::unique_ptr<RunStats> stats_;
   std::unique_ptr<TraceRecorder> trace_;
-  std::unique_ptr<ObserverList> observers_;
 };
 
 /// Writes `text` to `path` atomically: to `path.tmp.<pid>`, then rename. Throws

@@ -8,10 +8,10 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "tessera/comm.hpp"
 #include "tessera/observer.hpp"
+#include "tessera/run_stats.hpp"
 
 namespace tessera {
 
@@ -33,8 +33,11 @@ class TraceRecorder : public Observer, public CommObserver {
  public:
   /// Collective over `comm` (main thread): measures this rank's clock offset to rank 0
   /// (min-round-trip ping-pong) so the ranks' timelines align; time 0 is rank 0's clock
-  /// at construction. `threads`: workers of the observed runtime (>= 1).
-  TraceRecorder(int threads, MPI_Comm comm);
+  /// at construction. `threads`: workers of the observed runtime (>= 1). `stats`, if
+  /// given, receives every task's begin and end (RunStats::begin_at / end_at) with the
+  /// recorder's own time stamps: attach the recorder alone to the runtime, and a traced
+  /// task costs one pair of stamps, not two. It must outlive the recording.
+  TraceRecorder(int threads, MPI_Comm comm, RunStats* stats = nullptr);
   ~TraceRecorder() override;
   TraceRecorder(const TraceRecorder&) = delete;
   TraceRecorder& operator=(const TraceRecorder&) = delete;
@@ -48,7 +51,8 @@ class TraceRecorder : public Observer, public CommObserver {
   void on_lane_time(std::int64_t ticks) override;
 
   /// Collective over `comm` (main thread, after all tasks completed): every rank formats
-  /// its events, rank 0 streams them to `path` atomically (temporary name + rename).
+  /// its events a piece at a time and writes them itself into the one file (MPI-IO),
+  /// atomically (temporary name + rename); ranks' events may interleave in the file.
   /// On an I/O error every rank throws std::runtime_error naming the path. Operations
   /// still in flight are written up to now and marked "incomplete".
   void write(const std::string& path, MPI_Comm comm) const;
@@ -56,43 +60,6 @@ class TraceRecorder : public Observer, public CommObserver {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-};
-
-/// Forwards every event to several observers, in order.
-class ObserverList : public Observer, public CommObserver {
- public:
-  void add(Observer* o) { task_observers_.push_back(o); }
-  unsigned events() const override {
-    unsigned events = 0;
-    for (const auto* o : task_observers_) events |= o->events();
-    return events;
-  }
-  void add(CommObserver* o) { comm_observers_.push_back(o); }
-  void on_submit(const TaskInfo& t) override {
-    for (auto* o : task_observers_) o->on_submit(t);
-  }
-  void on_ready(const TaskInfo& t, int w) override {
-    for (auto* o : task_observers_) o->on_ready(t, w);
-  }
-  void on_begin(const TaskInfo& t, int w) override {
-    for (auto* o : task_observers_) o->on_begin(t, w);
-  }
-  void on_end(const TaskInfo& t, int w) override {
-    for (auto* o : task_observers_) o->on_end(t, w);
-  }
-  void on_post(const CommEvent& e) override {
-    for (auto* o : comm_observers_) o->on_post(e);
-  }
-  void on_complete(const CommEvent& e) override {
-    for (auto* o : comm_observers_) o->on_complete(e);
-  }
-  void on_lane_time(std::int64_t ticks) override {
-    for (auto* o : comm_observers_) o->on_lane_time(ticks);
-  }
-
- private:
-  std::vector<Observer*> task_observers_;
-  std::vector<CommObserver*> comm_observers_;
 };
 
 }  // namespace tessera

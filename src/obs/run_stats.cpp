@@ -106,23 +106,30 @@ void RunStats::on_submit(const TaskInfo&) {}
 void RunStats::on_ready(const TaskInfo&, int) {}
 
 void RunStats::on_begin(const TaskInfo&, int worker) {
-  obs::check_worker_index("RunStats", worker, impl_->threads);
-  impl_->workers[worker]->begin_ticks = obs::fast_ticks();
+  begin_at(worker, obs::fast_ticks());
 }
 
 void RunStats::on_end(const TaskInfo& task, int worker) {
+  end_at(task.name, worker, obs::fast_ticks());
+}
+
+void RunStats::begin_at(int worker, std::int64_t ticks) {
   obs::check_worker_index("RunStats", worker, impl_->threads);
-  const std::int64_t end = obs::fast_ticks();
+  impl_->workers[worker]->begin_ticks = ticks;
+}
+
+void RunStats::end_at(const char* task_name, int worker, std::int64_t ticks) {
+  obs::check_worker_index("RunStats", worker, impl_->threads);
   Impl::WorkerState& w = *impl_->workers[worker];
-  w.names.add(task.name, end - w.begin_ticks);
+  w.names.add(task_name, ticks - w.begin_ticks);
   // Back-to-back tasks extend one busy period, so memory grows with idle gaps, not
   // with tasks; the scheduling gap folded in is below kMergeGapTicks.
   if (w.begin_ticks - w.last_end_ticks <= kMergeGapTicks) {
-    w.spans.back().end = end;
+    w.spans.back().end = ticks;
   } else {
-    w.spans.push_back({w.begin_ticks, end});
+    w.spans.push_back({w.begin_ticks, ticks});
   }
-  w.last_end_ticks = end;
+  w.last_end_ticks = ticks;
 }
 
 void RunStats::on_post(const CommEvent& event) {

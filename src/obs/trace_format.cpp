@@ -30,18 +30,22 @@ void append_json_string(fmt::memory_buffer& out, std::string_view text) {
 }
 
 void append_microseconds(fmt::memory_buffer& out, std::int64_t ns) {
+  TextCursor(out, 32).microseconds(ns);
+}
+
+void TextCursor::microseconds(std::int64_t ns) {
   // Work on the magnitude as unsigned so INT64_MIN cannot overflow.
   const bool negative = ns < 0;
   const std::uint64_t magnitude =
       negative ? ~static_cast<std::uint64_t>(ns) + 1 : static_cast<std::uint64_t>(ns);
-  if (negative) out.push_back('-');
-  const fmt::format_int whole(magnitude / 1000);
-  out.append(whole.data(), whole.data() + whole.size());
+  if (negative) character('-');
+  integer(magnitude / 1000);
   const auto fraction = static_cast<unsigned>(magnitude % 1000);
-  const char digits[4] = {'.', static_cast<char>('0' + fraction / 100),
-                          static_cast<char>('0' + fraction / 10 % 10),
-                          static_cast<char>('0' + fraction % 10)};
-  out.append(digits, digits + 4);
+  at_[0] = '.';
+  at_[1] = static_cast<char>('0' + fraction / 100);
+  at_[2] = static_cast<char>('0' + fraction / 10 % 10);
+  at_[3] = static_cast<char>('0' + fraction % 10);
+  at_ += 4;
 }
 
 }  // namespace tessera::obs

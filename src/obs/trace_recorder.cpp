@@ -1,14 +1,11 @@
 #include "tessera/trace.hpp"
 
-#include <fmt/compile.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include <array>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,6 +18,7 @@
 #include "obs/message_pairing.hpp"
 #include "obs/monotonic_clock.hpp"
 #include "obs/mpi_check.hpp"
+#include "obs/rank_ordered_file.hpp"
 #include "obs/tick_clock.hpp"
 #include "obs/trace_format.hpp"
 #include "obs/worker_index_check.hpp"
@@ -31,8 +29,10 @@ namespace {
 
 /// Thread id of the first MPI row of a rank; overlapping requests use 1001, 1002, ...
 constexpr int kMpiThreadBase = 1000;
-/// Largest piece of text sent in one MPI message (counts are ints).
-constexpr std::size_t kMaxMessageBytes = std::size_t{1} << 30;
+/// Text each rank formats per round of writing. Every round waits for the slowest rank's
+/// piece, so rounds must be few (1 MiB rounds lost ~3 ms each to such waits on a loaded
+/// machine); one reused buffer of this size is still far below a file-sized one.
+constexpr std::size_t kPieceBytes = std::size_t{4} << 20;
 
 // Event times are ticks (obs/tick_clock.hpp), converted to nanoseconds when written.
 
@@ -51,15 +51,27 @@ struct ReadyMark {
   std::int64_t ticks;
 };
 
-/// What on_submit saw; accesses are stored separately, [first_access, +access_count).
-struct SubmitRecord {
-  std::uint64_t id;
-  TaskTags tags;
-  std::uint64_t first_access;
-  std::uint32_t access_count;
-  Priority priority;
-  bool main_thread_only;
-};
+/// What on_submit saw, packed into 64-bit words so the main thread stores little per task
+/// (recording cost is mostly memory): [id, counts and flags, tags..., accesses...] with
+/// counts and flags = access count | tag count << 32 | high priority << 40 | main thread
+/// only << 41, and each access = handle id << 2 | mode.
+namespace submit_words {
+constexpr int kTagCountShift = 32;
+constexpr std::uint64_t kHighPriority = std::uint64_t{1} << 40;
+constexpr std::uint64_t kMainThreadOnly = std::uint64_t{1} << 41;
+constexpr int kModeBits = 2;
+static_assert(static_cast<int>(AccessMode::reduce) < (1 << kModeBits));
+inline std::size_t access_count(std::uint64_t counts) {
+  return counts & 0xffff'ffff;
+}
+inline std::size_t tag_count(std::uint64_t counts) {
+  return counts >> kTagCountShift & 0xff;
+}
+/// Words of the record whose counts-and-flags word is `counts`.
+inline std::size_t record_words(std::uint64_t counts) {
+  return 2 + tag_count(counts) + access_count(counts);
+}
+}  // namespace submit_words
 
 /// One MPI operation from post to completion (complete_ticks < 0: not completed).
 struct CommRecord {
@@ -144,17 +156,6 @@ std::vector<std::int64_t> scatter_from_root(const std::vector<std::int64_t>& all
   return mine;
 }
 
-/// Rank 0's verdict on an I/O step, shared so every rank fails together.
-void agree_or_throw(const std::string& error, MPI_Comm comm) {
-  int length = static_cast<int>(error.size());
-  obs::mpi_check(MPI_Bcast(&length, 1, MPI_INT, 0, comm), "MPI_Bcast");
-  if (length == 0) return;
-  std::string text = error;
-  text.resize(static_cast<std::size_t>(length));
-  obs::mpi_check(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm), "MPI_Bcast");
-  throw std::runtime_error(text);
-}
-
 }  // namespace
 
 struct TraceRecorder::Impl {
@@ -166,7 +167,7 @@ struct TraceRecorder::Impl {
     std::uint64_t running = 0;  // id of the task whose body runs now (0: none)
   };
 
-  explicit Impl(int thread_count) : threads(thread_count) {
+  Impl(int thread_count, RunStats* run_stats) : threads(thread_count), stats(run_stats) {
     if (threads < 1) {
       throw std::invalid_argument("TraceRecorder: threads must be >= 1 (got " +
                                   std::to_string(threads) + ")");
@@ -179,8 +180,36 @@ struct TraceRecorder::Impl {
     return clock.to_ns(ticks) - clock_offset_ns - origin_ns;
   }
 
+  /// Formats this rank's task events piece by piece: a trace holds hundreds of MB of
+  /// text, written out a piece at a time from one reused buffer.
+  class TaskText {
+   public:
+    TaskText(const Impl& recorder, const obs::TickCalibration& clock);
+    /// Appends events until `out` holds at least `limit` bytes or every task is
+    /// written; returns whether tasks are left.
+    bool append(fmt::memory_buffer& out, std::size_t limit);
+
+   private:
+    /// One event; `record`: where its submit record starts, if it has one.
+    void append_one(obs::TextCursor& text, const TaskSpan& span,
+                    std::optional<std::size_t> record) const;
+    std::optional<std::size_t> record_of(std::uint64_t id) const;
+
+    const Impl& s_;
+    const obs::TickCalibration& clock_;
+    std::uint64_t first_id_ = 0;
+    std::vector<std::size_t> record_at_;      // where each id's submit record starts
+    std::vector<std::int64_t> ready_ticks_;   // by id - first_id_, -1: none
+    std::array<std::string, 4> mode_suffix_;  // an access's text after its handle: ,"read"]
+    int thread_ = 0;                          // next span to write: thread_, index next_
+    std::size_t next_ = 0;
+    // Everything before "ts" is the same for all tasks of one name on one thread.
+    std::unordered_map<const char*, std::string> prefixes_;  // of thread_
+    const char* last_name_ = nullptr;                        // the name prefix_ belongs to
+    const std::string* prefix_ = nullptr;
+  };
+
   void format_metadata(fmt::memory_buffer& out, int lanes) const;
-  void format_tasks(fmt::memory_buffer& out, const obs::TickCalibration& clock) const;
   void format_comm(fmt::memory_buffer& out, const obs::TickCalibration& clock,
                    const std::vector<int>& lanes, const std::vector<std::int64_t>& flow_ids,
                    std::int64_t write_ticks) const;
@@ -193,14 +222,16 @@ struct TraceRecorder::Impl {
   obs::TickReference reference = obs::TickReference::now();
   std::vector<std::unique_ptr<WorkerLog>> workers;
   // Main thread only.
-  EventBuffer<SubmitRecord> submits;
-  EventBuffer<AccessInfo> accesses;
+  EventBuffer<std::uint64_t> submits;  // packed records, see submit_words
+  std::uint64_t submitted = 0;
+  RunStats* stats;
   std::vector<CommRecord> comm;
   std::unordered_map<std::uint64_t, std::size_t> open_comm;  // operation id -> index in comm
   std::int64_t lane_ticks = 0;
 };
 
-TraceRecorder::TraceRecorder(int threads, MPI_Comm comm) : impl_(std::make_unique<Impl>(threads)) {
+TraceRecorder::TraceRecorder(int threads, MPI_Comm comm, RunStats* stats)
+    : impl_(std::make_unique<Impl>(threads, stats)) {
   Impl& s = *impl_;
   const std::int64_t local_start = obs::monotonic_ns();
   obs::mpi_check(MPI_Comm_rank(comm, &s.rank), "MPI_Comm_rank");
@@ -214,10 +245,21 @@ TraceRecorder::~TraceRecorder() = default;
 
 void TraceRecorder::on_submit(const TaskInfo& task) {
   Impl& s = *impl_;
-  s.submits.push_back(SubmitRecord{task.id, task.tags ? *task.tags : TaskTags{}, s.accesses.size(),
-                                   static_cast<std::uint32_t>(task.accesses.size()), task.priority,
-                                   task.main_thread_only});
-  for (const AccessInfo& a : task.accesses) s.accesses.push_back(a);
+  const std::uint8_t tag_count = task.tags ? task.tags->count : 0;
+  std::uint64_t counts = task.accesses.size() | std::uint64_t{tag_count}
+                                                    << submit_words::kTagCountShift;
+  if (task.priority == Priority::high) counts |= submit_words::kHighPriority;
+  if (task.main_thread_only) counts |= submit_words::kMainThreadOnly;
+  s.submits.push_back(task.id);
+  s.submits.push_back(counts);
+  for (std::uint8_t i = 0; i < tag_count; ++i) {
+    s.submits.push_back(static_cast<std::uint64_t>(task.tags->values[i]));
+  }
+  for (const AccessInfo& a : task.accesses) {
+    s.submits.push_back(a.handle_id << submit_words::kModeBits |
+                        static_cast<std::uint64_t>(a.mode));
+  }
+  ++s.submitted;
 }
 
 void TraceRecorder::on_ready(const TaskInfo& task, int worker) {
@@ -227,9 +269,11 @@ void TraceRecorder::on_ready(const TaskInfo& task, int worker) {
 
 void TraceRecorder::on_begin(const TaskInfo& task, int worker) {
   obs::check_worker_index("TraceRecorder", worker, impl_->threads);
+  const std::int64_t begin = obs::ordered_ticks();
   Impl::WorkerLog& w = *impl_->workers[worker];
   w.running = task.id;
-  w.begin_ticks = obs::ordered_ticks();
+  w.begin_ticks = begin;
+  if (impl_->stats) impl_->stats->begin_at(worker, begin);
 }
 
 void TraceRecorder::on_end(const TaskInfo& task, int worker) {
@@ -241,6 +285,7 @@ void TraceRecorder::on_end(const TaskInfo& task, int worker) {
   Impl::WorkerLog& w = *impl_->workers[worker];
   w.spans.push_back(TaskSpan{task.id, task.name, w.begin_ticks, end});
   w.running = 0;
+  if (impl_->stats) impl_->stats->end_at(task.name, worker, end);
 }
 
 void TraceRecorder::on_post(const CommEvent& event) {
@@ -287,63 +332,99 @@ void TraceRecorder::Impl::format_metadata(fmt::memory_buffer& out, int lanes) co
   }
 }
 
-void TraceRecorder::Impl::format_tasks(fmt::memory_buffer& out,
-                                       const obs::TickCalibration& clock) const {
-  auto it = fmt::appender(out);
-  const std::uint64_t first_id = submits.empty() ? 0 : submits[0].id;
-  const auto submit_of = [&](std::uint64_t id) -> const SubmitRecord* {
-    if (id < first_id || id - first_id >= submits.size()) return nullptr;
-    const SubmitRecord& r = submits[id - first_id];
-    return r.id == id ? &r : nullptr;
-  };
-  std::vector<std::int64_t> ready_ticks(submits.size(), -1);
-  for (const auto& w : workers) {
+TraceRecorder::Impl::TaskText::TaskText(const Impl& recorder, const obs::TickCalibration& clock)
+    : s_(recorder), clock_(clock) {
+  // Ids are dense in submission order.
+  first_id_ = s_.submits.empty() ? 0 : s_.submits[0];
+  record_at_.resize(s_.submitted);
+  for (std::size_t at = 0, n = 0; n < s_.submitted; ++n) {
+    record_at_[n] = at;
+    const std::uint64_t counts = s_.submits[at + 1];
+    at += submit_words::record_words(counts);
+  }
+  ready_ticks_.assign(s_.submitted, -1);
+  for (const auto& w : s_.workers) {
     w->ready.for_each([&](const ReadyMark& m) {
-      if (submit_of(m.id)) ready_ticks[m.id - first_id] = m.ticks;
+      if (record_of(m.id)) ready_ticks_[m.id - first_id_] = m.ticks;
     });
   }
-  std::unordered_map<const char*, std::string> escaped_names;
-  for (int t = 0; t < threads; ++t) {
-    workers[t]->spans.for_each([&](const TaskSpan& span) {
-      auto [name, fresh] = escaped_names.try_emplace(span.name);
-      if (fresh) {
-        fmt::memory_buffer text;
-        obs::append_json_string(text, span.name ? span.name : "");
-        name->second = fmt::to_string(text);
-      }
-      fmt::format_to(
-          it,
-          FMT_COMPILE(
-              ",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":"),
-          name->second, rank, t);
-      // Durations are differences of aligned times, so ts + dur is exactly the aligned end.
-      const std::int64_t begin = aligned(clock, span.begin_ticks);
-      obs::append_microseconds(out, begin);
-      out.append(std::string_view(",\"dur\":"));
-      obs::append_microseconds(out, aligned(clock, span.end_ticks) - begin);
-      fmt::format_to(it, FMT_COMPILE(",\"args\":{{\"id\":{}"), span.id);
-      if (const SubmitRecord* r = submit_of(span.id)) {
-        out.append(std::string_view(",\"tags\":["));
-        for (int i = 0; i < r->tags.count; ++i) {
-          fmt::format_to(it, FMT_COMPILE("{}{}"), i ? "," : "", r->tags.values[i]);
-        }
-        out.append(std::string_view("],\"accesses\":["));
-        for (std::uint32_t i = 0; i < r->access_count; ++i) {
-          const AccessInfo& a = accesses[r->first_access + i];
-          fmt::format_to(it, FMT_COMPILE("{}[{},\"{}\"]"), i ? "," : "", a.handle_id,
-                         to_string(a.mode));
-        }
-        out.push_back(']');
-        if (r->priority == Priority::high) out.append(std::string_view(",\"priority\":\"high\""));
-        if (r->main_thread_only) out.append(std::string_view(",\"main_thread_only\":true"));
-        if (const std::int64_t ready = ready_ticks[span.id - first_id]; ready >= 0) {
-          out.append(std::string_view(",\"ready_ts\":"));
-          obs::append_microseconds(out, aligned(clock, ready));
-        }
-      }
-      out.append(std::string_view("}}"));
-    });
+  for (int m = 0; m < 4; ++m) {
+    mode_suffix_[m] = fmt::format(",\"{}\"]", to_string(static_cast<AccessMode>(m)));
   }
+}
+
+std::optional<std::size_t> TraceRecorder::Impl::TaskText::record_of(std::uint64_t id) const {
+  if (id < first_id_ || id - first_id_ >= s_.submitted) return std::nullopt;
+  const std::size_t at = record_at_[id - first_id_];
+  if (s_.submits[at] != id) return std::nullopt;
+  return at;
+}
+
+bool TraceRecorder::Impl::TaskText::append(fmt::memory_buffer& out, std::size_t limit) {
+  for (; thread_ < s_.threads; ++thread_, next_ = 0, prefixes_.clear(), prefix_ = nullptr) {
+    const EventBuffer<TaskSpan>& spans = s_.workers[thread_]->spans;
+    for (; next_ < spans.size(); ++next_) {
+      if (out.size() >= limit) return true;
+      const TaskSpan& span = spans[next_];
+      if (span.name != last_name_ || !prefix_) {
+        auto [entry, fresh] = prefixes_.try_emplace(span.name);
+        if (fresh) {
+          fmt::memory_buffer name;
+          obs::append_json_string(name, span.name ? span.name : "");
+          entry->second = fmt::format(
+              ",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},"
+              "\"pid\":{},\"tid\":{},\"ts\":",
+              fmt::to_string(name), s_.rank, thread_);
+        }
+        last_name_ = span.name;
+        prefix_ = &entry->second;
+      }
+      const std::optional<std::size_t> record = record_of(span.id);
+      const std::uint64_t counts = record ? s_.submits[*record + 1] : 0;
+      // Fixed fields and ready_ts fit in 256 bytes; a tag or an access in 40 each.
+      obs::TextCursor text(out, prefix_->size() + 256 + 40 * submit_words::record_words(counts));
+      append_one(text, span, record);
+    }
+  }
+  return false;
+}
+
+void TraceRecorder::Impl::TaskText::append_one(obs::TextCursor& text, const TaskSpan& span,
+                                               std::optional<std::size_t> record) const {
+  text.text(*prefix_);
+  // Durations are differences of aligned times, so ts + dur is exactly the aligned end.
+  const std::int64_t begin = s_.aligned(clock_, span.begin_ticks);
+  text.microseconds(begin);
+  text.text(",\"dur\":");
+  text.microseconds(s_.aligned(clock_, span.end_ticks) - begin);
+  text.text(",\"args\":{\"id\":");
+  text.integer(span.id);
+  if (record) {
+    const std::uint64_t counts = s_.submits[*record + 1];
+    const std::size_t tag_count = submit_words::tag_count(counts);
+    const std::size_t access_count = submit_words::access_count(counts);
+    std::size_t at = *record + 2;
+    text.text(",\"tags\":[");
+    for (std::size_t i = 0; i < tag_count; ++i, ++at) {
+      if (i) text.character(',');
+      text.integer(static_cast<std::int64_t>(s_.submits[at]));
+    }
+    text.text("],\"accesses\":[");
+    for (std::size_t i = 0; i < access_count; ++i, ++at) {
+      const std::uint64_t access = s_.submits[at];
+      text.text(i ? ",[" : "[");
+      text.integer(access >> submit_words::kModeBits);
+      text.text(mode_suffix_[access & ((1u << submit_words::kModeBits) - 1)]);
+    }
+    text.character(']');
+    if (counts & submit_words::kHighPriority) text.text(",\"priority\":\"high\"");
+    if (counts & submit_words::kMainThreadOnly) text.text(",\"main_thread_only\":true");
+    if (const std::int64_t ready = ready_ticks_[span.id - first_id_]; ready >= 0) {
+      text.text(",\"ready_ts\":");
+      text.microseconds(s_.aligned(clock_, ready));
+    }
+  }
+  text.text("}}");
 }
 
 void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const obs::TickCalibration& clock,
@@ -400,16 +481,6 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
   const int rank = s.rank;
   const int size = s.size;
 
-  // Rank 0 opens the file first so that a bad path fails on every rank before any work.
-  const std::string temporary = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
-  std::FILE* file = nullptr;
-  std::string error;
-  if (rank == 0) {
-    file = std::fopen(temporary.c_str(), "wb");
-    if (!file) error = fmt::format("--trace: cannot write '{}': {}", path, std::strerror(errno));
-  }
-  agree_or_throw(error, out_comm);
-
   // Pair sends with receives on rank 0; each rank gets a flow id per send/recv.
   std::vector<obs::MessageRecord> mine;
   std::vector<obs::Interval> spans;
@@ -430,46 +501,32 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
   const std::vector<int> lanes = obs::assign_lanes(spans);
   const int lane_count = lanes.empty() ? 0 : *std::max_element(lanes.begin(), lanes.end()) + 1;
 
+  obs::RankOrderedFile file(path, "--trace", out_comm);
+  // Rank 0's text opens the event list. Events of different ranks may interleave in the
+  // file: the format does not order them.
   fmt::memory_buffer text;
-  // About 200 bytes per task and 300 per MPI operation: one allocation, no regrowth.
-  std::size_t task_count = 0;
-  for (const auto& w : s.workers) task_count += w->spans.size();
-  text.reserve(4096 + 224 * task_count + 320 * s.comm.size());
+  text.reserve(kPieceBytes + (std::size_t{64} << 10));
+  if (rank == 0) text.append(std::string_view("{\"traceEvents\":[\n"));
   s.format_metadata(text, lane_count);
-  s.format_tasks(text, clock);
-  s.format_comm(text, clock, lanes, flows, write_ticks);
-
-  const std::vector<RankSummary> summaries = gather_to_root(
-      std::vector<RankSummary>{
-          {s.threads, static_cast<std::int64_t>(s.submits.size()), s.clock_offset_ns, clock.duration_ns(s.lane_ticks)}},
-      out_comm, rank, size);
-
-  if (rank != 0) {
-    const std::uint64_t length = text.size();
-    obs::mpi_check(MPI_Send(&length, 1, MPI_UINT64_T, 0, 0, out_comm), "MPI_Send");
-    for (std::size_t sent = 0; sent < text.size(); sent += kMaxMessageBytes) {
-      const int piece = static_cast<int>(std::min(kMaxMessageBytes, text.size() - sent));
-      obs::mpi_check(MPI_Send(text.data() + sent, piece, MPI_CHAR, 0, 0, out_comm), "MPI_Send");
+  Impl::TaskText tasks(s, clock);
+  bool more = true;
+  bool comm_written = false;
+  for (bool any_more = true; any_more;) {
+    if (more) more = tasks.append(text, kPieceBytes);
+    if (!more && !comm_written) {
+      s.format_comm(text, clock, lanes, flows, write_ticks);
+      comm_written = true;
     }
-  } else {
-    bool ok = std::fputs("{\"traceEvents\":[\n", file) >= 0 &&
-              std::fwrite(text.data(), 1, text.size(), file) == text.size();
-    std::string received;
-    for (int r = 1; r < size; ++r) {
-      std::uint64_t length = 0;
-      obs::mpi_check(MPI_Recv(&length, 1, MPI_UINT64_T, r, 0, out_comm, MPI_STATUS_IGNORE),
-                     "MPI_Recv");
-      received.resize(length);
-      for (std::size_t got = 0; got < length; got += kMaxMessageBytes) {
-        const int piece = static_cast<int>(std::min<std::size_t>(kMaxMessageBytes, length - got));
-        obs::mpi_check(
-            MPI_Recv(received.data() + got, piece, MPI_CHAR, r, 0, out_comm, MPI_STATUS_IGNORE),
-            "MPI_Recv");
-      }
-      ok = ok && std::fwrite(received.data(), 1, received.size(), file) == received.size();
-    }
-    fmt::memory_buffer tail;
-    auto it = fmt::appender(tail);
+    any_more = file.append_round(std::string_view(text.data(), text.size()), more);
+    text.clear();
+  }
+
+  const std::vector<RankSummary> summaries =
+      gather_to_root(std::vector<RankSummary>{{s.threads, static_cast<std::int64_t>(s.submitted),
+                                               s.clock_offset_ns, clock.duration_ns(s.lane_ticks)}},
+                     out_comm, rank, size);
+  fmt::memory_buffer tail;
+  if (rank == 0) {
     const auto column = [&](auto field) {
       std::string list;
       for (const RankSummary& r : summaries)
@@ -478,7 +535,7 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
     };
     // Our own section goes last: Perfetto stops reading at a top-level key it does not
     // know, and by then it has every event.
-    fmt::format_to(it,
+    fmt::format_to(fmt::appender(tail),
                    "\n],\n\"tessera\":{{\"ranks\":{},\"clock\":\"{}\","
                    "\"threads\":[{}],"
                    "\"tasks_submitted\":[{}],\"clock_offset_ns\":[{}],\"lane_ns\":[{}]}}}}\n",
@@ -487,15 +544,9 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
                    column([](const RankSummary& r) { return r.tasks_submitted; }),
                    column([](const RankSummary& r) { return r.clock_offset_ns; }),
                    column([](const RankSummary& r) { return r.lane_ns; }));
-    ok = ok && std::fwrite(tail.data(), 1, tail.size(), file) == tail.size();
-    ok = std::fclose(file) == 0 && ok;
-    if (ok && std::rename(temporary.c_str(), path.c_str()) != 0) ok = false;
-    if (!ok) {
-      error = fmt::format("--trace: cannot write '{}': {}", path, std::strerror(errno));
-      std::remove(temporary.c_str());
-    }
   }
-  agree_or_throw(error, out_comm);
+  file.append_round(std::string_view(tail.data(), tail.size()), false);
+  file.commit();
 }
 
 }  // namespace tessera

@@ -103,7 +103,6 @@ Session::~Session() {
   }
   comm_.reset();
   runtime_.reset();
-  observers_.reset();
   trace_.reset();
   stats_.reset();
   if (owns_mpi_) {
@@ -160,13 +159,10 @@ void Session::start() {
   stats_ = std::make_unique<RunStats>(runtime_->threads());
   comm_->add_observer(stats_.get());
   if (!options_.trace.empty()) {
-    trace_ = std::make_unique<TraceRecorder>(runtime_->threads(), MPI_COMM_WORLD);
-    auto list = std::make_unique<ObserverList>();
-    list->add(static_cast<Observer*>(stats_.get()));
-    list->add(static_cast<Observer*>(trace_.get()));
+    // The recorder feeds the statistics its own time stamps (one pair per task for both).
+    trace_ = std::make_unique<TraceRecorder>(runtime_->threads(), MPI_COMM_WORLD, stats_.get());
     comm_->add_observer(trace_.get());
-    observers_ = std::move(list);
-    runtime_->set_observer(observers_.get());
+    runtime_->set_observer(trace_.get());
   } else {
     runtime_->set_observer(stats_.get());
   }

@@ -20,16 +20,19 @@ ProgramRun run_observed_program(RuntimeOptions options, const ProgramShape& shap
   // Observers outlive the runtime and the lane that call them.
   RunStats stats(threads);
   std::unique_ptr<TraceRecorder> trace;
-  if (!trace_path.empty()) trace = std::make_unique<TraceRecorder>(threads, MPI_COMM_WORLD);
-  ObserverList observers;
-  observers.add(static_cast<Observer*>(&stats));
-  if (trace) observers.add(static_cast<Observer*>(trace.get()));
+  if (!trace_path.empty()) {
+    trace = std::make_unique<TraceRecorder>(threads, MPI_COMM_WORLD, &stats);
+  }
 
   Runtime rt(options);
   Comm comm(rt, MPI_COMM_WORLD);
   comm.add_observer(&stats);
   if (trace) comm.add_observer(trace.get());
-  rt.set_observer(&observers);
+  if (trace) {
+    rt.set_observer(trace.get());
+  } else {
+    rt.set_observer(&stats);
+  }
   stats.start();
 
   const int right = (comm.rank() + 1) % comm.size();

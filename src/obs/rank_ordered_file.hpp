@@ -1,0 +1,53 @@
+#pragma once
+// One output file written by all ranks at once, in rounds: each round every rank hands in
+// a piece of text (possibly empty) and writes it itself at its offset with MPI-IO, so no
+// rank funnels the others' text through its memory, the file-system copies run in
+// parallel, and a writer can format into one reused buffer instead of a file-sized one
+// (whose fresh pages each cost a fault).
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tessera::obs {
+
+/// The file holds the pieces of round 1 in rank order, then those of round 2, and so on.
+/// All members are collective over the communicator and called from the main thread.
+/// Errors: every rank throws std::runtime_error "<label>: cannot write '<path>': <reason>"
+/// (a rank whose own I/O succeeded gives "failed on another rank" as the reason), and the
+/// file does not appear.
+class RankOrderedFile {
+ public:
+  /// Rank 0 creates the file under a temporary name (so a bad path fails with the
+  /// system's reason before anything is written); every rank opens it.
+  RankOrderedFile(std::string path, std::string label, MPI_Comm comm);
+  /// Closes and removes the temporary file unless commit() succeeded.
+  ~RankOrderedFile();
+  RankOrderedFile(const RankOrderedFile&) = delete;
+  RankOrderedFile& operator=(const RankOrderedFile&) = delete;
+
+  /// Appends every rank's `piece`, in rank order, after everything written before.
+  /// `more`: whether this rank has more to write. Returns whether any rank has more.
+  bool append_round(std::string_view piece, bool more);
+
+  /// Closes the file and renames it to its path.
+  void commit();
+
+ private:
+  void agree_or_throw();
+
+  std::string path_;
+  std::string label_;
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+  std::string temporary_;
+  MPI_File file_ = MPI_FILE_NULL;
+  std::uint64_t written_ = 0;  // bytes of all ranks in earlier rounds
+  std::string error_;          // this rank's first I/O error, "" if none
+  bool committed_ = false;
+};
+
+}  // namespace tessera::obs
