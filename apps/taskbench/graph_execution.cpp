@@ -37,8 +37,8 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
       first_(distribution_.first(session.rank())),
       end_(distribution_.end(session.rank())),
       corrupt_(corrupt),
-      tags_(
-          session.comm().allocate_tags("taskbench", static_cast<int>(kSlots * config.graph.max_width))),
+      tags_(session.comm().allocate_tags("taskbench",
+                                         static_cast<int>(kSlots * config.graph.max_width))),
       scratch_(static_cast<std::size_t>(end_ - first_),
                static_cast<std::size_t>(config.scratch_bytes)),
       verified_(std::make_unique<Counter[]>(kSlots * static_cast<std::size_t>(end_ - first_))),
@@ -220,8 +220,8 @@ void GraphExecution::execute(long t, long x) {
     }
   }
   run_kernel(config_.kernel, config_.graph.graph_index, t, x, scratch);
-  verified_[static_cast<std::size_t>(slot_of(t)) * static_cast<std::size_t>(end_ - first_) + i].value +=
-      index;
+  verified_[static_cast<std::size_t>(slot_of(t)) * static_cast<std::size_t>(end_ - first_) + i]
+      .value += index;
 }
 
 void GraphExecution::record_failure(const std::string& message) {

@@ -64,8 +64,8 @@ void stream_triad(benchmark::State& state, Pages pages) {
   }
   benchmark::DoNotOptimize(pa[n / 2]);
   state.counters["threads"] = threads;
-  state.counters["bytes_per_second"] =
-      benchmark::Counter(24.0 * static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes_per_second"] = benchmark::Counter(
+      24.0 * static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_StreamTriad(benchmark::State& state) {

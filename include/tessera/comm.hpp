@@ -164,7 +164,7 @@ class Comm : public ProgressEngine {
   struct Pending {
     CompletionToken token;
     CommEvent event;
-    std::chrono::steady_clock::time_point posted;  // coarse: only for hang reports
+    std::chrono::steady_clock::time_point posted;        // coarse: only for hang reports
     ExactSum* sum = nullptr;                             // iallreduce_sum: result destination
     std::unique_ptr<std::vector<std::int64_t>> scratch;  // iallreduce_sum: limbs in flight
   };

@@ -10,9 +10,9 @@
 //   ... submit tasks through session.runtime() / session.comm() / session.exec() ...
 //   session.finish(app_json);  // waits, prints the summary, writes --report / --trace
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <mpi.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <functional>

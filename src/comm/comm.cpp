@@ -187,8 +187,8 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionTok
 
 void Comm::post(const Operation& o, CompletionToken token, const char* name) {
   MPI_Request request;
-  Pending pending{std::move(token), CommEvent{o.kind, o.peer, o.tag, 0, 0, name}, {}, nullptr,
-                  nullptr};
+  Pending pending{
+      std::move(token), CommEvent{o.kind, o.peer, o.tag, 0, 0, name}, {}, nullptr, nullptr};
   switch (o.kind) {
     case CommEvent::Kind::send:
       check_mpi(MPI_Isend(o.data, o.count, MPI_BYTE, o.peer, o.tag, comm_, &request), "MPI_Isend");
@@ -205,9 +205,9 @@ void Comm::post(const Operation& o, CompletionToken token, const char* name) {
         sum->normalize();
         for (int i = 0; i < ExactSum::kLimbs; ++i) (*words)[i] = sum->limbs()[i];
         (*words)[ExactSum::kLimbs] = sum->special();
-        check_mpi(MPI_Iallreduce(MPI_IN_PLACE, words->data(), 1, exact_type_, exact_op_, comm_,
-                                 &request),
-                  "MPI_Iallreduce");
+        check_mpi(
+            MPI_Iallreduce(MPI_IN_PLACE, words->data(), 1, exact_type_, exact_op_, comm_, &request),
+            "MPI_Iallreduce");
         pending.event.bytes = words->size() * sizeof(std::int64_t);
         pending.sum = sum;
         pending.scratch = std::move(words);
@@ -258,7 +258,8 @@ void Comm::submit_point_to_point(CommEvent::Kind kind, std::span<const Access> a
                                  std::size_t bytes, int peer, int tag, TaskAttributes attributes,
                                  const char* name) {
   const int count = message_count(bytes, kind == CommEvent::Kind::send ? "isend" : "irecv");
-  submit_ordered(name, accesses, attributes, Operation{data, MPI_BYTE, MPI_OP_NULL, count, peer, tag, kind});
+  submit_ordered(name, accesses, attributes,
+                 Operation{data, MPI_BYTE, MPI_OP_NULL, count, peer, tag, kind});
 }
 
 void Comm::iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes) {

@@ -6,9 +6,12 @@ namespace tessera {
 
 std::string_view to_string(ExecModel model) {
   switch (model) {
-    case ExecModel::bsp: return "bsp";
-    case ExecModel::forkjoin: return "forkjoin";
-    case ExecModel::dataflow: return "dataflow";
+    case ExecModel::bsp:
+      return "bsp";
+    case ExecModel::forkjoin:
+      return "forkjoin";
+    case ExecModel::dataflow:
+      return "dataflow";
   }
   return "?";
 }
@@ -42,7 +45,9 @@ void Exec::end_phase() {
   if (model_ == ExecModel::forkjoin) runtime_.wait_all();
 }
 
-void Exec::barrier() { runtime_.wait_all(); }
+void Exec::barrier() {
+  runtime_.wait_all();
+}
 
 void Exec::close_phase() {
   const std::int64_t now = obs::fast_ticks();

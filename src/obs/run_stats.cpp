@@ -80,7 +80,7 @@ struct RunStats::Impl {
   // post; ticks < 0 marks one completed out of order). A sliding window rather than a
   // map: no allocation per message, and completions are mostly in posting order.
   std::deque<std::pair<std::uint64_t, std::int64_t>> posted;
-  std::vector<obs::Interval> requests;                     // completed operations, ticks
+  std::vector<obs::Interval> requests;  // completed operations, ticks
   std::int64_t lane_ticks = 0;
   std::uint64_t messages = 0;
   std::uint64_t bytes = 0;

@@ -402,8 +402,8 @@ void Scheduler::wait_until(Pred done) {
 void Scheduler::check_hang(std::uint64_t& last_progress,
                            std::chrono::steady_clock::time_point& since) {
   if (options_.hang_timeout_s <= 0) return;
-  const std::uint64_t progress = tasks_completed() + bodies_run() +
-                                 (engine_ ? engine_->completions() : 0);
+  const std::uint64_t progress =
+      tasks_completed() + bodies_run() + (engine_ ? engine_->completions() : 0);
   const auto now = std::chrono::steady_clock::now();
   if (progress != last_progress) {
     last_progress = progress;

@@ -122,7 +122,7 @@ class Scheduler {
   std::deque<Task*> main_queue_;
   std::atomic<int> main_queue_size_{0};
 
-  std::uint64_t submitted_ = 0;               // main thread only
+  std::uint64_t submitted_ = 0;  // main thread only
   std::atomic<int> high_queued_{0};
 
   alignas(64) std::atomic<std::uint32_t> epoch_{0};

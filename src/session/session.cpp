@@ -72,9 +72,8 @@ Session::Session(int argc, char** argv, std::string app, std::string description
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 
   cli_.add_option_function<std::string>(
-         "--exec",
-         [this](const std::string& text) { options_.exec = *parse_exec_model(text); },
-         "execution model: bsp | forkjoin | dataflow (default dataflow)")
+          "--exec", [this](const std::string& text) { options_.exec = *parse_exec_model(text); },
+          "execution model: bsp | forkjoin | dataflow (default dataflow)")
       ->check(CLI::IsMember({"bsp", "forkjoin", "dataflow"}));
   cli_.add_option("--threads", options_.threads,
                   "threads per rank including the main thread (default 1)")
@@ -255,8 +254,9 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
       app_, to_string(options_.exec), size_, runtime_->threads(), wall, total_tasks,
       static_cast<std::uint64_t>(sums[0]), sums[1] / 1e6,
       100.0 * report["overlap_fraction"].get<double>(),
-      report.contains("checksum") ? fmt::format(", checksum {}", report["checksum"].get<std::string>())
-                                  : std::string());
+      report.contains("checksum")
+          ? fmt::format(", checksum {}", report["checksum"].get<std::string>())
+          : std::string());
   if (rank_ == 0 && !options_.report.empty()) say("report written to {}", options_.report);
   if (trace_ && rank_ == 0) say("trace written to {}", options_.trace);
   return report;
@@ -274,8 +274,8 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::filesystem::remove(tmp);
-    throw std::runtime_error(fmt::format("cannot rename '{}' to '{}': {}", tmp, path,
-                                         ec.message()));
+    throw std::runtime_error(
+        fmt::format("cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
   }
 }
 
