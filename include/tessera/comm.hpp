@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -57,6 +58,9 @@ struct CommEvent {
   std::uint64_t id;  ///< per-rank operation counter
   const char* name;  ///< name of the task that posted it
 };
+
+/// "send", "recv", "allreduce", "barrier" or "custom".
+std::string_view to_string(CommEvent::Kind kind);
 
 /// Watches MPI operations (tracing, statistics). Called on the main thread only.
 class CommObserver {

@@ -48,9 +48,12 @@ struct RuntimeOptions {
   std::function<void(const std::string&)> on_hang;
   /// Rounds an idle thread polls (pause instruction, queues, communication lane) before
   /// it starts yielding its core and then sleeping. Long spins give the lowest latency
-  /// when every thread has a core; when cores are oversubscribed, a short one lets the
-  /// thread that has work run (Session picks it from the node's ranks and threads).
+  /// when every thread has a core; when the machine's cores are oversubscribed (see
+  /// threads_on_machine) the runtime shortens it, so the thread that has work runs.
   int idle_spin_rounds = 4096;
+  /// Threads of the whole job on this machine when other processes (MPI ranks on the
+  /// node) run beside this runtime; 0 counts only this runtime's own threads.
+  int threads_on_machine = 0;
 };
 
 /// Per-task options at submission. Implicitly constructible from a Priority.

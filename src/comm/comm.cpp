@@ -30,22 +30,6 @@ int message_count(std::size_t bytes, const char* what) {
   return static_cast<int>(bytes);
 }
 
-const char* kind_name(CommEvent::Kind kind) {
-  switch (kind) {
-    case CommEvent::Kind::send:
-      return "send";
-    case CommEvent::Kind::recv:
-      return "recv";
-    case CommEvent::Kind::allreduce:
-      return "allreduce";
-    case CommEvent::Kind::barrier:
-      return "barrier";
-    case CommEvent::Kind::custom:
-      return "custom";
-  }
-  return "?";
-}
-
 // MPI reduction over ExactSum limbs (+ one word of special-value flags): integer
 // addition, hence exact, associative and commutative.
 void exact_sum_op(void* in, void* inout, int* len, MPI_Datatype*) {
@@ -73,6 +57,22 @@ std::chrono::steady_clock::time_point coarse_now() {
 }
 
 }  // namespace
+
+std::string_view to_string(CommEvent::Kind kind) {
+  switch (kind) {
+    case CommEvent::Kind::send:
+      return "send";
+    case CommEvent::Kind::recv:
+      return "recv";
+    case CommEvent::Kind::allreduce:
+      return "allreduce";
+    case CommEvent::Kind::barrier:
+      return "barrier";
+    case CommEvent::Kind::custom:
+      return "custom";
+  }
+  return "?";
+}
 
 int TagSpace::tag(std::int64_t i) const {
   if (i < 0 || i >= count_) {
@@ -367,7 +367,7 @@ void Comm::describe(std::ostream& out) const {
   out << fmt::format("comm rank {}: {} request(s) in flight, {} post(s) deferred\n", rank_,
                      pending_.size(), deferred_count_);
   for (const Pending& p : pending_) {
-    out << fmt::format("  {} '{}' peer {} tag {} bytes {} age {:.3f} s\n", kind_name(p.event.kind),
+    out << fmt::format("  {} '{}' peer {} tag {} bytes {} age {:.3f} s\n", to_string(p.event.kind),
                        p.event.name, p.event.peer, p.event.tag, p.event.bytes,
                        std::chrono::duration<double>(now - p.posted).count());
   }

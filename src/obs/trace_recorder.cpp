@@ -99,22 +99,6 @@ struct RankSummary {
   std::int64_t lane_ns;
 };
 
-std::string_view kind_name(CommEvent::Kind kind) {
-  switch (kind) {
-    case CommEvent::Kind::send:
-      return "send";
-    case CommEvent::Kind::recv:
-      return "recv";
-    case CommEvent::Kind::allreduce:
-      return "allreduce";
-    case CommEvent::Kind::barrier:
-      return "barrier";
-    case CommEvent::Kind::custom:
-      return "custom";
-  }
-  return "unknown";
-}
-
 bool is_point_to_point(CommEvent::Kind kind) {
   return kind == CommEvent::Kind::send || kind == CommEvent::Kind::recv;
 }
@@ -442,12 +426,12 @@ void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const obs::TickCa
     const int tid = kMpiThreadBase + lanes[i];
     fmt::format_to(
         it, ",\n{{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":",
-        kind_name(c.kind), rank, tid);
+        to_string(c.kind), rank, tid);
     obs::append_microseconds(out, post);
     out.append(std::string_view(",\"dur\":"));
     obs::append_microseconds(out, end - post);
     fmt::format_to(it, ",\"args\":{{\"kind\":\"{}\",\"peer\":{},\"tag\":{},\"bytes\":{},\"id\":{}",
-                   kind_name(c.kind), c.peer, c.tag, c.bytes, c.id);
+                   to_string(c.kind), c.peer, c.tag, c.bytes, c.id);
     if (c.task_id != 0) fmt::format_to(it, ",\"posted_in_task\":{}", c.task_id);
     out.append(std::string_view(",\"task_name\":"));
     obs::append_json_string(out, c.task_name ? c.task_name : "");

@@ -43,7 +43,8 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   }
   task->holds.store(1, std::memory_order_relaxed);
   task->held = false;
-  if (!batching_ && should_run_inline(task) && try_run_inline(task)) {
+  const bool run_now = !batching_ && should_run_inline(task);
+  if (run_now && try_run_inline(task)) {
     if (options_.sequential) rethrow_error();
     return;
   }
@@ -56,7 +57,7 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
     if (batching_) {
       task->next_free = batch_ready_;
       batch_ready_ = task;
-    } else if (should_run_inline(task)) {
+    } else if (run_now) {
       if (Task* next = run(task, *workers_[0])) make_ready(next, *workers_[0]);
     } else {
       make_ready(task, *workers_[0]);
@@ -145,13 +146,7 @@ bool Scheduler::try_run_inline(Task* task) {
     for (std::uint32_t i = 0; i < n; ++i) {
       HandleState& h = *recs[i].handle;
       std::lock_guard<SpinLock> lock(h.lock);
-      Group* g = group_pool_.take();
-      g->seq = seqs[i];
-      g->kind = recs[i].mode;
-      g->unfinished = 1;
-      g->next = nullptr;
-      g->waiters = nullptr;
-      g->reducers_head = g->reducers_tail = nullptr;
+      Group* g = new_group(seqs[i], recs[i].mode);
       g->ready = true;
       h.first = h.last = g;
       recs[i].group = g;
@@ -169,6 +164,18 @@ bool Scheduler::try_run_inline(Task* task) {
   return true;
 }
 
+Group* Scheduler::new_group(std::uint64_t seq, AccessMode kind) {
+  Group* g = group_pool_.take();
+  g->seq = seq;
+  g->kind = kind;
+  g->unfinished = 1;
+  g->ready = false;
+  g->next = nullptr;
+  g->waiters = nullptr;
+  g->reducers_head = g->reducers_tail = nullptr;
+  return g;
+}
+
 bool Scheduler::link_records(Task* task) {
   AccessRecord* recs = task->records();
   bool waited = false;
@@ -184,13 +191,7 @@ bool Scheduler::link_records(Task* task) {
       g = last;
       ++g->unfinished;
     } else {
-      g = group_pool_.take();
-      g->seq = ++h.next_seq;
-      g->kind = r.mode;
-      g->unfinished = 1;
-      g->next = nullptr;
-      g->waiters = nullptr;
-      g->reducers_head = g->reducers_tail = nullptr;
+      g = new_group(++h.next_seq, r.mode);
       if (is_exclusive(r.mode) || r.mode == AccessMode::reduce) h.last_writer_seq = g->seq;
       if (!last) {
         g->ready = true;
@@ -201,7 +202,6 @@ bool Scheduler::link_records(Task* task) {
         g->ready = true;
         h.first = g;
       } else {
-        g->ready = false;
         last->next = g;
       }
       h.last = g;

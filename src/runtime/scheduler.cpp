@@ -51,9 +51,11 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   }
   if (options_.sequential) options_.threads = 1;
   if (options_.idle_spin_rounds < 1) options_.idle_spin_rounds = 1;
-  // More threads than cores: a spinning thread would keep the one with work off its core.
+  // More threads than cores: a spinning thread would keep the one with work off its core
+  // (OpenMPI likewise yields when oversubscribed).
   const unsigned cores = std::thread::hardware_concurrency();
-  if (cores > 0 && static_cast<unsigned>(options_.threads) > cores) {
+  const int busy = std::max(options_.threads, options_.threads_on_machine);
+  if (cores > 0 && static_cast<unsigned>(busy) > cores) {
     options_.idle_spin_rounds = std::min(options_.idle_spin_rounds, kOversubscribedSpinRounds);
   }
   for (int i = 0; i < options_.threads; ++i) {
@@ -87,7 +89,7 @@ Scheduler::~Scheduler() {
 
 Handle Scheduler::create_handle(std::string name, std::shared_ptr<Runtime::ReductionOps> ops) {
   HandleState& h = handles_.emplace_back();
-  h.lock.set_uncontended(workers_.size() == 1);
+  h.lock.set_uncontended(single_thread_);
   h.id = handles_.size();
   h.name = std::move(name);
   h.reduction = std::move(ops);

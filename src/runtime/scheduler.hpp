@@ -96,6 +96,8 @@ class Scheduler {
   /// Runs a task at once if nothing is pending on any of its handles, without building
   /// access groups for it; false (nothing done) otherwise.
   bool try_run_inline(Task* task);
+  /// A group from the pool for one access of `kind`, numbered `seq`, not yet ready.
+  Group* new_group(std::uint64_t seq, AccessMode kind);
   /// Appends the task's accesses to their handles' group chains; true if any must wait.
   bool link_records(Task* task);
   /// Releases a finished task's accesses; returns an immediate successor if `self`.

@@ -17,11 +17,6 @@ namespace tessera {
 
 namespace {
 
-/// Idle spin before yielding when the node has more threads than cores: the thread that
-/// has work must get the core soon (OpenMPI likewise yields when oversubscribed). The
-/// runtime does the same on its own for its threads; only the job can count ranks.
-constexpr int kOversubscribedSpinRounds = 64;
-
 /// Threads of this job on this rank's node: ranks sharing the node times threads per
 /// rank (collective over MPI_COMM_WORLD).
 int threads_on_node(int threads_per_rank) {
@@ -139,9 +134,8 @@ void Session::start() {
   RuntimeOptions ro = runtime_options_for(options_.exec, options_.threads);
   ro.hang_timeout_s = options_.hang_timeout_s;
   ro.steal_seed = options_.steal_seed;
-  if (threads_on_node(options_.threads) > static_cast<int>(std::thread::hardware_concurrency())) {
-    ro.idle_spin_rounds = kOversubscribedSpinRounds;
-  }
+  // Only the job can count the ranks beside this one; the runtime picks its idle spin.
+  ro.threads_on_machine = threads_on_node(ro.threads);
   const int rank = rank_;
   const std::string app = app_;
   ro.on_hang = [rank, app](const std::string& text) {
