@@ -21,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessera/detail/batch_body.hpp"
 #include "tessera/detail/task_body.hpp"
 #include "tessera/handle.hpp"
 #include "tessera/observer.hpp"
@@ -172,6 +173,16 @@ class Runtime {
   template <class F>
   void submit(const char* name, std::span<const Access> accesses, F&& body,
               TaskAttributes attributes = {}) {
+    using Body = std::remove_reference_t<F>;
+    if constexpr (std::is_invocable_v<Body&> && !std::is_invocable_v<Body&, TaskContext&>) {
+      // A body without a TaskContext cannot hold its completion, so when it may run at
+      // once it runs right here, without a task node or a stored copy of the body.
+      const auto call = [](void* f) { (*static_cast<Body*>(f))(); };
+      if (run_at_submission(name, accesses, attributes, call,
+                            const_cast<void*>(static_cast<const void*>(std::addressof(body))))) {
+        return;
+      }
+    }
     detail::Task* task = new_task(name, attributes);
     body_of(task).emplace(std::forward<F>(body));
     enqueue(task, accesses);
@@ -183,27 +194,29 @@ class Runtime {
   void submit_batch(const char* name, std::size_t count, AccessFn&& accesses, Body&& body,
                     TaskAttributes attributes = {}) {
     if (count == 0) return;
-    struct Shared {
-      std::decay_t<Body> body;
-      std::atomic<std::size_t> remaining;
-    };
-    auto* shared = new Shared{std::forward<Body>(body), {count}};
+    using Shared = detail::SharedBatchBody<std::decay_t<Body>>;
+    struct Loop {
+      Runtime& runtime;
+      Shared* shared;
+      ~Loop() {
+        runtime.end_batch();
+        shared->release();
+      }
+    } loop{*this, Shared::create(std::forward<Body>(body))};
     begin_batch();
     for (std::size_t i = 0; i < count; ++i) {
-      detail::Task* task = new_task(name, attributes);
-      body_of(task).emplace([shared, i] {
-        struct Release {
-          Shared* s;
-          ~Release() {
-            if (s->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) delete s;
-          }
-        } release{shared};
-        shared->body(i);
-      });
       const auto& list = accesses(i);
-      enqueue(task, std::span<const Access>(std::data(list), std::size(list)));
+      const std::span<const Access> span(std::data(list), std::size(list));
+      std::pair<Shared*, std::size_t> item{loop.shared, i};
+      const auto call = [](void* p) {
+        auto* it = static_cast<std::pair<Shared*, std::size_t>*>(p);
+        it->first->call(it->second);
+      };
+      if (run_at_submission(name, span, attributes, call, &item)) continue;
+      detail::Task* task = new_task(name, attributes);
+      body_of(task).emplace([use = typename Shared::Use(loop.shared), i] { use(i); });
+      enqueue(task, span);
     }
-    end_batch();
   }
 
   /// Waits until every submitted task completed; the main thread executes tasks and
@@ -241,6 +254,8 @@ class Runtime {
   detail::Task* new_task(const char* name, const TaskAttributes& attributes);
   static detail::TaskBody& body_of(detail::Task* task);
   void enqueue(detail::Task* task, std::span<const Access> accesses);
+  bool run_at_submission(const char* name, std::span<const Access> accesses,
+                         const TaskAttributes& attributes, void (*invoke)(void*), void* body);
   void begin_batch();
   void end_batch();
 

@@ -28,7 +28,58 @@ AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
   return AccessMode::readwrite;
 }
 
+/// A handle is idle when its last group is ready and has no unfinished member (a read
+/// may have joined a group that had completed): no task waits on it or runs with it, and
+/// only the submitting thread can make it busy again. Taking the lock orders the caller
+/// after the thread that completed that group, so a body run now sees its writes.
+bool is_idle(HandleState& h) {
+  std::lock_guard<SpinLock> lock(h.lock);
+  return !h.last || (h.last->ready && h.last->unfinished == 0);
+}
+
 }  // namespace
+
+bool Scheduler::run_at_submission(const char* name, std::span<const Access> accesses,
+                                  const TaskAttributes& attributes, void (*invoke)(void*),
+                                  void* body) {
+  // Observers of submission and readiness describe tasks by their node: those take the
+  // full path, as do lists with reductions or invalid handles (rejected there).
+  if (batching_ || (observe_ & (kObserveSubmit | kObserveReady)) ||
+      !should_run_inline(attributes.priority, attributes.main_thread_only)) {
+    return false;
+  }
+  for (const Access& a : accesses) {
+    if (!a.handle.valid() || a.mode == AccessMode::reduce || !is_idle(*a.handle.state())) {
+      return false;
+    }
+  }
+  // Idle handles stay as they are: their last group is complete, so wait_for finds
+  // nothing to wait for, and the next access recycles the group (link_records).
+  Worker& self = *workers_[0];
+  const std::uint64_t id = ++submitted_;
+  if (observe_ & (kObserveBegin | kObserveEnd)) {
+    const TaskInfo info{id, name, &attributes.tags, attributes.priority, false, {}};
+    if (observe_ & kObserveBegin) observer_->on_begin(info, self.index);
+    run_body(name, invoke, body);
+    if (observe_ & kObserveEnd) observer_->on_end(info, self.index);
+  } else {
+    run_body(name, invoke, body);
+  }
+  self.bodies_run.increment();
+  self.completed.increment();
+  if (options_.sequential) rethrow_error();
+  return true;
+}
+
+void Scheduler::run_body(const char* name, void (*invoke)(void*), void* body) {
+  // After a failure, bodies are skipped so the error surfaces quickly.
+  if (failed_.load(std::memory_order_relaxed)) return;
+  try {
+    invoke(body);
+  } catch (...) {
+    record_error(name, std::current_exception());
+  }
+}
 
 void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   try {
@@ -43,7 +94,7 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   }
   task->holds.store(1, std::memory_order_relaxed);
   task->held = false;
-  const bool run_now = !batching_ && should_run_inline(task);
+  const bool run_now = !batching_ && should_run_inline(task->priority, task->main_only);
   if (run_now && try_run_inline(task)) {
     if (options_.sequential) rethrow_error();
     return;
@@ -100,38 +151,12 @@ std::uint32_t Scheduler::build_records(Task* task, std::span<const Access> acces
   return n;
 }
 
-bool Scheduler::should_run_inline(const Task* task) const {
-  if (task->main_only) return false;  // communication tasks hold; they go through the lane
-  if (options_.sequential) return true;
-  // Throttle: with this much queued work, running the task now costs no parallelism
-  // and keeps the queues (and memory) bounded, as libgomp does beyond 64 tasks/thread.
-  return task->priority == Priority::normal &&
-         workers_[0]->normal.size() >= kInlineThreshold * options_.threads;
-}
-
 bool Scheduler::try_run_inline(Task* task) {
   AccessRecord* recs = task->records();
   const std::uint32_t n = task->access_count;
-  constexpr std::uint32_t kMaxInlineAccesses = 8;
-  if (n > kMaxInlineAccesses) return false;
-  // A handle is idle when its last group is ready and has no unfinished member (a read
-  // may have joined a group that had completed): no task waits on it or runs with it,
-  // and only this thread can make it busy again. The lock waits out a thread still
-  // leaving complete_group on that group.
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (recs[i].mode == AccessMode::reduce) return false;  // reductions fold through groups
-    HandleState& h = *recs[i].handle;
-    std::lock_guard<SpinLock> lock(h.lock);
-    if (h.last && !(h.last->ready && h.last->unfinished == 0)) return false;
-  }
-  std::uint64_t seqs[kMaxInlineAccesses];
-  for (std::uint32_t i = 0; i < n; ++i) {
-    HandleState& h = *recs[i].handle;
-    std::lock_guard<SpinLock> lock(h.lock);
-    if (h.last) group_pool_.give_local(h.last);
-    h.first = h.last = nullptr;
-    seqs[i] = ++h.next_seq;
-    if (is_exclusive(recs[i].mode)) h.last_writer_seq = seqs[i];
+    // Reductions fold through groups.
+    if (recs[i].mode == AccessMode::reduce || !is_idle(*recs[i].handle)) return false;
   }
   if (observe_ & kObserveSubmit) report_on_submit(task);
   Worker& self = *workers_[0];
@@ -146,7 +171,9 @@ bool Scheduler::try_run_inline(Task* task) {
     for (std::uint32_t i = 0; i < n; ++i) {
       HandleState& h = *recs[i].handle;
       std::lock_guard<SpinLock> lock(h.lock);
-      Group* g = new_group(seqs[i], recs[i].mode);
+      if (h.last) group_pool_.give_local(h.last);
+      Group* g = new_group(++h.next_seq, recs[i].mode);
+      if (is_exclusive(recs[i].mode)) h.last_writer_seq = g->seq;
       g->ready = true;
       h.first = h.last = g;
       recs[i].group = g;
@@ -154,9 +181,7 @@ bool Scheduler::try_run_inline(Task* task) {
     if (task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(task, self, false);
     return true;
   }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    recs[i].handle->completed_seq.store(seqs[i], std::memory_order_release);
-  }
+  // As in run_at_submission, the idle handles keep their complete last group.
   task->extra_records.reset();
   task->access_count = 0;
   task_pool_.give_local(task);

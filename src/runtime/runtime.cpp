@@ -88,6 +88,12 @@ void Runtime::enqueue(detail::Task* task, std::span<const Access> accesses) {
   scheduler_->enqueue(task, accesses);
 }
 
+bool Runtime::run_at_submission(const char* name, std::span<const Access> accesses,
+                                const TaskAttributes& attributes, void (*invoke)(void*),
+                                void* body) {
+  return scheduler_->run_at_submission(name, accesses, attributes, invoke, body);
+}
+
 void Runtime::begin_batch() {
   scheduler_->begin_batch();
 }

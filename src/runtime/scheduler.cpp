@@ -227,7 +227,7 @@ void Scheduler::execute_body(Task* task, Worker& self) {
     try {
       task->body(ctx);
     } catch (...) {
-      record_error(task, std::current_exception());
+      record_error(task->name, std::current_exception());
     }
   }
   task->body.reset();
@@ -269,7 +269,7 @@ Task* Scheduler::finish(Task* task, Worker& self, bool want_immediate) {
   self.completed.increment();
   Task* immediate = nullptr;
   dispatch_ready(ready_list, &self, want_immediate ? &immediate : nullptr);
-  notify_main();
+  if (self.index != 0) notify_main();  // the main thread may sleep in a wait for this task
   return immediate;
 }
 
@@ -443,11 +443,11 @@ void Scheduler::wait_for(HandleState* h) {
   rethrow_error();
 }
 
-void Scheduler::record_error(Task* task, std::exception_ptr error) {
+void Scheduler::record_error(const char* task_name, std::exception_ptr error) {
   std::lock_guard<std::mutex> lock(error_mutex_);
   if (!error_) {
     error_ = error;
-    error_task_ = task->name;
+    error_task_ = task_name;
   }
   failed_.store(true, std::memory_order_release);
 }

@@ -45,7 +45,15 @@ class Scheduler {
   Handle create_handle(std::string name, std::shared_ptr<Runtime::ReductionOps> ops);
   Task* new_task(const char* name, const TaskAttributes& attributes);
   void enqueue(Task* task, std::span<const Access> accesses);
-  void begin_batch() { batching_ = !options_.sequential; }
+  /// Runs a body that cannot hold its completion at once, without a task node, if it
+  /// would run inline at submission anyway and all its handles are idle; false (nothing
+  /// done, the caller submits it as a task) otherwise.
+  bool run_at_submission(const char* name, std::span<const Access> accesses,
+                         const TaskAttributes& attributes, void (*invoke)(void*), void* body);
+  /// Collects the batch's ready tasks to hand them to the queues at once, which saves
+  /// waking thieves per task; with one thread there are none, so tasks take the usual
+  /// path (and may run at submission).
+  void begin_batch() { batching_ = !options_.sequential && options_.threads > 1; }
   void end_batch();
 
   void wait_all();
@@ -92,10 +100,19 @@ class Scheduler {
   std::uint32_t build_records(Task* task, std::span<const Access> accesses);
   /// Whether a task ready now should run inline at submission (sequential mode, or the
   /// queues are deep enough that running it costs no parallelism).
-  bool should_run_inline(const Task* task) const;
+  bool should_run_inline(Priority priority, bool main_only) const {
+    if (main_only) return false;  // communication tasks hold; they go through the lane
+    if (options_.sequential) return true;
+    // Throttle: with this much queued work, running the task now costs no parallelism
+    // and keeps the queues (and memory) bounded, as libgomp does beyond 64 tasks/thread.
+    return priority == Priority::normal &&
+           workers_[0]->normal.size() >= kInlineThreshold * options_.threads;
+  }
   /// Runs a task at once if nothing is pending on any of its handles, without building
   /// access groups for it; false (nothing done) otherwise.
   bool try_run_inline(Task* task);
+  /// Runs a body that runs at submission without a task node, capturing what it throws.
+  void run_body(const char* name, void (*invoke)(void*), void* body);
   /// A group from the pool for one access of `kind`, numbered `seq`, not yet ready.
   Group* new_group(std::uint64_t seq, AccessMode kind);
   /// Appends the task's accesses to their handles' group chains; true if any must wait.
@@ -108,7 +125,7 @@ class Scheduler {
   void dispatch_ready(Task* ready_list, Worker* self, Task** immediate);
   void wake_workers();
   void notify_main();
-  void record_error(Task* task, std::exception_ptr error);
+  void record_error(const char* task_name, std::exception_ptr error);
   void rethrow_error();
   void check_hang(std::uint64_t& last_progress, std::chrono::steady_clock::time_point& since);
   void report_on_submit(Task* task);
