@@ -5,6 +5,7 @@
 #include <chrono>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -300,6 +301,41 @@ TEST(Observer, SeesEveryTaskOnceWithTagsAndAccesses) {
   EXPECT_EQ(obs.ends.load(), 30);
   EXPECT_EQ(obs.tagged.load(), 30);
   EXPECT_EQ(obs.accesses.load(), 30);
+}
+
+// Like RunStats: wants only begin and end, so tasks may run at submission without a node.
+class SpanObserver : public Observer {
+ public:
+  unsigned events() const override { return kObserveBegin | kObserveEnd; }
+  void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
+  void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
+  void on_begin(const TaskInfo& t, int worker) override {
+    begun.push_back(t.id);
+    names_ok &= std::string_view(t.name) == "t" && t.tags->count == 1 &&
+                t.tags->values[0] == static_cast<std::int64_t>(t.id) && worker == 0;
+  }
+  void on_end(const TaskInfo& t, int) override { ended.push_back(t.id); }
+  std::vector<std::uint64_t> begun, ended;
+  bool names_ok = true;
+};
+
+TEST(Observer, SeesTasksThatRanAtSubmissionWithIdsNamesAndTags) {
+  SpanObserver obs;
+  Runtime rt(RuntimeOptions{.sequential = true});
+  rt.set_observer(&obs);
+  Handle h = rt.create_handle("h");
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t id = 1; id <= 20; ++id) {
+    rt.submit(
+        "t", {readwrite(h)}, [] {},
+        TaskAttributes(Priority::normal, {static_cast<std::int64_t>(id)}));
+    expected.push_back(id);
+  }
+  rt.wait_all();
+  EXPECT_EQ(obs.begun, expected);
+  EXPECT_EQ(obs.ended, expected);
+  EXPECT_TRUE(obs.names_ok);
+  EXPECT_EQ(rt.tasks_completed(), 20u);
 }
 
 TEST(Diagnostics, WaitingTasksAreDescribedWithHandleAndTags) {
