@@ -37,15 +37,19 @@ bool is_idle(HandleState& h) {
   return !h.last || (h.last->ready && h.last->unfinished == 0);
 }
 
+/// Accesses a task running at submission without a node may have when observed: they
+/// are described to the observer from a list on the stack.
+constexpr std::size_t kMaxDescribedAccesses = 16;
+
 }  // namespace
 
 bool Scheduler::run_at_submission(const char* name, std::span<const Access> accesses,
                                   const TaskAttributes& attributes, void (*invoke)(void*),
                                   void* body) {
-  // Observers of submission and readiness describe tasks by their node: those take the
-  // full path, as do lists with reductions or invalid handles (rejected there).
-  if (batching_ || (observe_ & (kObserveSubmit | kObserveReady)) ||
-      !should_run_inline(attributes.priority, attributes.main_thread_only)) {
+  // Lists with reductions or invalid handles take the full path (rejected there), as do
+  // lists longer than an observer's description of the task holds.
+  if (batching_ || !should_run_inline(attributes.priority, attributes.main_thread_only) ||
+      (observe_ && accesses.size() > kMaxDescribedAccesses)) {
     return false;
   }
   for (const Access& a : accesses) {
@@ -57,11 +61,8 @@ bool Scheduler::run_at_submission(const char* name, std::span<const Access> acce
   // nothing to wait for, and the next access recycles the group (link_records).
   Worker& self = *workers_[0];
   const std::uint64_t id = ++submitted_;
-  if (observe_ & (kObserveBegin | kObserveEnd)) {
-    const TaskInfo info{id, name, &attributes.tags, attributes.priority, false, {}};
-    if (observe_ & kObserveBegin) observer_->on_begin(info, self.index);
-    run_body(name, invoke, body);
-    if (observe_ & kObserveEnd) observer_->on_end(info, self.index);
+  if (observe_) {
+    run_observed(id, name, accesses, attributes, invoke, body);
   } else {
     run_body(name, invoke, body);
   }
@@ -69,6 +70,22 @@ bool Scheduler::run_at_submission(const char* name, std::span<const Access> acce
   self.completed.increment();
   if (options_.sequential) rethrow_error();
   return true;
+}
+
+void Scheduler::run_observed(std::uint64_t id, const char* name,
+                             std::span<const Access> accesses, const TaskAttributes& attributes,
+                             void (*invoke)(void*), void* body) {
+  AccessInfo infos[kMaxDescribedAccesses];
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    infos[i] = AccessInfo{accesses[i].handle.id(), accesses[i].mode};
+  }
+  const TaskInfo info{id, name, &attributes.tags, attributes.priority, false,
+                      {infos, accesses.size()}};
+  if (observe_ & kObserveSubmit) observer_->on_submit(info);
+  if (observe_ & kObserveReady) observer_->on_ready(info, 0);
+  if (observe_ & kObserveBegin) observer_->on_begin(info, 0);
+  run_body(name, invoke, body);
+  if (observe_ & kObserveEnd) observer_->on_end(info, 0);
 }
 
 void Scheduler::run_body(const char* name, void (*invoke)(void*), void* body) {

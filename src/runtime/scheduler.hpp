@@ -111,6 +111,10 @@ class Scheduler {
   /// Runs a task at once if nothing is pending on any of its handles, without building
   /// access groups for it; false (nothing done) otherwise.
   bool try_run_inline(Task* task);
+  /// run_at_submission's body run with the observer's callbacks, the task described as
+  /// it would be with a node.
+  void run_observed(std::uint64_t id, const char* name, std::span<const Access> accesses,
+                    const TaskAttributes& attributes, void (*invoke)(void*), void* body);
   /// Runs a body that runs at submission without a task node, capturing what it throws.
   void run_body(const char* name, void (*invoke)(void*), void* body);
   /// A group from the pool for one access of `kind`, numbered `seq`, not yet ready.

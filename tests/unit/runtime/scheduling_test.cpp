@@ -303,6 +303,25 @@ TEST(Observer, SeesEveryTaskOnceWithTagsAndAccesses) {
   EXPECT_EQ(obs.accesses.load(), 30);
 }
 
+TEST(Observer, SeesTasksThatRanAtSubmissionWithTheirAccesses) {
+  CountingObserver obs;
+  Runtime rt(RuntimeOptions{.sequential = true});
+  rt.set_observer(&obs);
+  Handle a = rt.create_handle("a");
+  Handle b = rt.create_handle("b");
+  for (int i = 0; i < 30; ++i) {
+    rt.submit(
+        "t", {read(a), write(b)}, [] {}, TaskAttributes(Priority::normal, {7, i}));
+  }
+  rt.wait_all();
+  EXPECT_EQ(obs.submits.load(), 30);
+  EXPECT_EQ(obs.readies.load(), 30);
+  EXPECT_EQ(obs.begins.load(), 30);
+  EXPECT_EQ(obs.ends.load(), 30);
+  EXPECT_EQ(obs.tagged.load(), 30);
+  EXPECT_EQ(obs.accesses.load(), 60);
+}
+
 // Like RunStats: wants only begin and end, so tasks may run at submission without a node.
 class SpanObserver : public Observer {
  public:
