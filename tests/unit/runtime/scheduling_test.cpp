@@ -282,6 +282,15 @@ class CountingObserver : public Observer {
     if (t.tags->count == 2 && t.tags->values[0] == 7) ++tagged;
   }
   void on_end(const TaskInfo&, int) override { ++ends; }
+  /// Every callback once per task, each task tagged {7, i}, `accesses` accesses in all.
+  void expect_seen(int tasks, int accesses_in_all) const {
+    EXPECT_EQ(submits.load(), tasks);
+    EXPECT_EQ(readies.load(), tasks);
+    EXPECT_EQ(begins.load(), tasks);
+    EXPECT_EQ(ends.load(), tasks);
+    EXPECT_EQ(tagged.load(), tasks);
+    EXPECT_EQ(accesses.load(), accesses_in_all);
+  }
   std::atomic<int> submits{0}, readies{0}, begins{0}, ends{0}, tagged{0}, accesses{0};
 };
 
@@ -295,12 +304,7 @@ TEST(Observer, SeesEveryTaskOnceWithTagsAndAccesses) {
         "t", {readwrite(h)}, [] {}, TaskAttributes(Priority::normal, {7, i}));
   }
   rt.wait_all();
-  EXPECT_EQ(obs.submits.load(), 30);
-  EXPECT_EQ(obs.readies.load(), 30);
-  EXPECT_EQ(obs.begins.load(), 30);
-  EXPECT_EQ(obs.ends.load(), 30);
-  EXPECT_EQ(obs.tagged.load(), 30);
-  EXPECT_EQ(obs.accesses.load(), 30);
+  obs.expect_seen(30, 30);
 }
 
 TEST(Observer, SeesTasksThatRanAtSubmissionWithTheirAccesses) {
@@ -314,12 +318,7 @@ TEST(Observer, SeesTasksThatRanAtSubmissionWithTheirAccesses) {
         "t", {read(a), write(b)}, [] {}, TaskAttributes(Priority::normal, {7, i}));
   }
   rt.wait_all();
-  EXPECT_EQ(obs.submits.load(), 30);
-  EXPECT_EQ(obs.readies.load(), 30);
-  EXPECT_EQ(obs.begins.load(), 30);
-  EXPECT_EQ(obs.ends.load(), 30);
-  EXPECT_EQ(obs.tagged.load(), 30);
-  EXPECT_EQ(obs.accesses.load(), 60);
+  obs.expect_seen(30, 60);
 }
 
 // Like RunStats: wants only begin and end, so tasks may run at submission without a node.
