@@ -1,6 +1,5 @@
 #include "obs/task_event_text.hpp"
 
-#include <array>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -14,11 +13,24 @@ namespace {
 
 constexpr std::size_t kNoRecord = std::numeric_limits<std::size_t>::max();
 
-/// Mode letters of an access in "acc", by AccessMode value.
-constexpr std::array<std::string_view, 4> kModeLetters = {"r", "w", "rw", "red"};
-static_assert(static_cast<int>(AccessMode::read) == 0 && static_cast<int>(AccessMode::write) == 1 &&
-              static_cast<int>(AccessMode::readwrite) == 2 &&
-              static_cast<int>(AccessMode::reduce) == 3);
+/// An access's mode in "acc". Literal-sized copies, not a table of strings: a copy of
+/// unknown size is a memcpy call, and a task has several accesses.
+void append_mode_letters(TextCursor& text, AccessMode mode) {
+  switch (mode) {
+    case AccessMode::read:
+      text.character('r');
+      return;
+    case AccessMode::write:
+      text.character('w');
+      return;
+    case AccessMode::readwrite:
+      text.text("rw");
+      return;
+    case AccessMode::reduce:
+      text.text("red");
+      return;
+  }
+}
 
 /// Bytes an event may take besides its prefix: ts, dur, id, flags and queued (< 200),
 /// plus at most 24 per tag or access.
@@ -97,7 +109,7 @@ void TaskEventText::append(fmt::memory_buffer& out, int thread, const EventBuffe
         for (std::size_t a = 0; a < accesses; ++a, ++at) {
           const std::uint64_t access = submits_[at];
           if (a) text.character(' ');
-          text.text(kModeLetters[access & submit_words::kModeMask]);
+          append_mode_letters(text, static_cast<AccessMode>(access & submit_words::kModeMask));
           text.integer(access >> submit_words::kModeBits);
         }
         text.character('"');

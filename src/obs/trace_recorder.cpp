@@ -35,6 +35,10 @@ constexpr int kMpiThreadBase = 1000;
 /// each to such waits on a loaded machine); the reused buffers of two rounds are still
 /// far below a file-sized one.
 constexpr std::size_t kRoundEvents = 32768;
+/// Room reserved per task event of a range (they take ~150 bytes): a buffer that grows
+/// while formatting copies itself and takes fresh pages each time; reserved pages that
+/// stay unused cost nothing.
+constexpr std::size_t kReservedEventBytes = 256;
 
 using obs::EventBuffer;
 using obs::ReadyMark;
@@ -412,6 +416,7 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm, Runtime* forma
     for (std::size_t i = first; i < last; ++i) {
       jobs.run([&tasks, &s, &out = text_of(i), range = ranges[i]] {
         out.clear();
+        out.reserve((range.end - range.begin) * kReservedEventBytes);
         tasks.append(out, range.thread, s.workers[range.thread]->spans, range.begin, range.end);
       });
     }
