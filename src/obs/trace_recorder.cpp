@@ -389,8 +389,8 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm, Runtime* forma
   std::vector<const EventBuffer<ReadyMark>*> ready;
   for (const auto& w : s.workers) ready.push_back(&w->ready);
   const obs::TaskEventText tasks(s.submits, s.submitted, ready, time, rank);
-  // Each round formats up to `per_round` ranges at once, one per thread of `formatters`,
-  // while the main thread writes the previous round's text.
+  // A round is up to `per_round` ranges of kRoundEvents / per_round events, formatted at
+  // once, one per thread of `formatters`.
   const std::size_t per_round = formatters ? static_cast<std::size_t>(formatters->threads()) : 1;
   const std::size_t range_events = std::max<std::size_t>(1, kRoundEvents / per_round);
   std::vector<SpanRange> ranges;
@@ -401,8 +401,11 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm, Runtime* forma
     }
   }
   const std::size_t rounds = std::max<std::size_t>(1, (ranges.size() + per_round - 1) / per_round);
-  // Two sets of reused buffers: the round being written and the round being formatted.
-  std::vector<fmt::memory_buffer> text(2 * per_round);
+  // With several threads, one round is formatted while the main thread writes the one
+  // before, in two sets of reused buffers; one thread formats and writes in turn, in one
+  // set (fresh memory costs: each set's pages are faulted in and zeroed once).
+  const bool pipelined = per_round > 1;
+  std::vector<fmt::memory_buffer> text((pipelined ? 2 : 1) * per_round);
   const auto text_of = [&](std::size_t range) -> fmt::memory_buffer& {
     return text[range % text.size()];
   };
@@ -421,19 +424,18 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm, Runtime* forma
       });
     }
   };
-  format_round(0);
-  jobs.wait();
+  if (pipelined) format_round(0);
   std::vector<std::string_view> pieces;
   for (std::size_t round = 0;; ++round) {
-    if (round + 1 < rounds) format_round(round + 1);
+    if (!pipelined) format_round(round);
+    jobs.wait();
+    if (pipelined && round + 1 < rounds) format_round(round + 1);
     pieces.clear();
     if (round == 0) pieces.push_back(view(head));
     const auto [first, last] = ranges_of(round);
     for (std::size_t i = first; i < last; ++i) pieces.push_back(view(text_of(i)));
     if (round + 1 == rounds) pieces.push_back(view(comm_text));
-    const bool any_more = file.append_round(pieces, round + 1 < rounds);
-    jobs.wait();
-    if (!any_more) break;
+    if (!file.append_round(pieces, round + 1 < rounds)) break;
   }
 
   const std::vector<RankSummary> summaries =
