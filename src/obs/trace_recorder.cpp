@@ -30,7 +30,7 @@ namespace {
 
 /// Thread id of the first MPI row of a rank; overlapping requests use 1001, 1002, ...
 constexpr int kMpiThreadBase = 1000;
-/// Task events each rank formats per round of writing (~4 MiB of text). Every round
+/// Task events each rank formats per round of writing (~5 MB of text). Every round
 /// waits for the slowest rank's piece, so rounds must be few (1 MiB rounds lost ~3 ms
 /// each to such waits on a loaded machine); the reused buffers of two rounds are still
 /// far below a file-sized one.
