@@ -24,6 +24,7 @@ Usage: check_trace.py TRACE.json [--expect-tasks N] [--report REPORT.json]
 import argparse
 import collections
 import json
+import re
 import sys
 
 MAX_SHOWN = 20  # violations printed per kind; the rest are counted
@@ -57,6 +58,26 @@ def fmt_us(nanoseconds):
     return f"{nanoseconds / 1000:.3f} us"
 
 
+ACCESS_MODES = {"r": "read", "w": "write", "rw": "readwrite", "red": "reduce"}
+ACCESS = re.compile(r"(r|w|rw|red)(\d+)")
+
+
+def parse_accesses(text):
+    """A task's "acc" field, e.g. "r129 w1153": mode letters then handle id, per access."""
+    accesses = []
+    for item in text.split():
+        m = ACCESS.fullmatch(item)
+        if not m:
+            raise ValueError(f"bad access {item!r}")
+        accesses.append((int(m[2]), ACCESS_MODES[m[1]]))
+    return accesses
+
+
+def is_task(event):
+    """Tasks are the complete events without a category (MPI operations have "mpi")."""
+    return event.get("ph") == "X" and "cat" not in event
+
+
 class Task:
     __slots__ = ("rank", "tid", "id", "name", "begin", "end", "accesses", "main_only")
 
@@ -68,7 +89,7 @@ class Task:
         self.name = event.get("name", "?")
         self.begin = ns(event["ts"])
         self.end = self.begin + ns(event["dur"])
-        self.accesses = [(int(h), str(m)) for h, m in args.get("accesses", [])]
+        self.accesses = parse_accesses(args.get("acc", ""))
         self.main_only = bool(args.get("main_thread_only", False))
 
     def label(self):
@@ -91,7 +112,7 @@ def load(path):
 def collect_tasks(events, v):
     tasks = collections.defaultdict(list)  # rank -> [Task]
     for e in events:
-        if e.get("ph") != "X" or e.get("cat") != "task":
+        if not is_task(e):
             continue
         try:
             t = Task(e)

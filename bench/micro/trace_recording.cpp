@@ -1,8 +1,9 @@
 // Cost per task of the observers: RunStats alone (what every run carries) and RunStats
 // with TraceRecorder (a run with --trace), attached the way Session attaches them; and
-// the cost per task of writing the trace file. The observer callbacks are driven directly
-// (one thread, no runtime) with a jacobi7-like task: 2 tags, 3 accesses, so the numbers
-// hold only what observing costs. Runs as one MPI process (singleton MPI_Init).
+// the cost per task of writing the trace file, formatted on the calling thread or by the
+// threads of a runtime. The observer callbacks are driven directly (one thread, no
+// runtime) with a jacobi7-like task: 2 tags, 3 accesses, so the numbers hold only what
+// observing costs. Runs as one MPI process (singleton MPI_Init).
 // Counters: ns_per_task (wall time per task).
 
 #include <benchmark/benchmark.h>
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "tessera/run_stats.hpp"
+#include "tessera/runtime.hpp"
 #include "tessera/trace.hpp"
 
 namespace {
@@ -68,19 +70,25 @@ void BM_RecordStatsAndTrace(benchmark::State& state) {
 }
 BENCHMARK(BM_RecordStatsAndTrace);
 
-/// Formatting and writing a trace of kTasksPerWrite tasks to a new temporary file.
+/// Formatting and writing a trace of kTasksPerWrite tasks to a new temporary file, with
+/// state.range(0) formatting threads (0: on the calling thread, no runtime).
 void BM_WriteTrace(benchmark::State& state) {
   RunStats stats(1);
   TraceRecorder trace(1, MPI_COMM_WORLD, &stats);
   TaskDriver driver;
   for (int i = 0; i < kTasksPerWrite; ++i) driver.run_one(trace);
+  const int formatting_threads = static_cast<int>(state.range(0));
+  std::unique_ptr<Runtime> formatters;
+  if (formatting_threads > 0) {
+    formatters = std::make_unique<Runtime>(RuntimeOptions{.threads = formatting_threads});
+  }
   const std::string path = "/tmp/tessera-bench-trace." + std::to_string(::getpid()) + ".json";
   double seconds = 0;
   for (auto _ : state) {
     // A fresh file each time, as a run writes one: replacing a file costs extra on ext4.
     std::remove(path.c_str());
     const auto start = std::chrono::steady_clock::now();
-    trace.write(path, MPI_COMM_WORLD);
+    trace.write(path, MPI_COMM_WORLD, formatters.get());
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     seconds += took.count();
     state.SetIterationTime(took.count());
@@ -88,7 +96,13 @@ void BM_WriteTrace(benchmark::State& state) {
   state.counters["ns_per_task"] = seconds * 1e9 / (state.iterations() * double{kTasksPerWrite});
   std::remove(path.c_str());
 }
-BENCHMARK(BM_WriteTrace)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WriteTrace)
+    ->ArgName("formatting_threads")
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

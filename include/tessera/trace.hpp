@@ -15,16 +15,19 @@
 
 namespace tessera {
 
+class Runtime;
+
 /// Records every task and MPI operation of one rank and writes them, with the other
 /// ranks', as one Chrome trace-event file (layout for readers: docs/reading-a-trace.md):
 /// "traceEvents" holds complete events ("ph":"X", ts/dur in microseconds with
-/// nanosecond decimals), pid = rank. Tasks ("cat":"task") sit on tid = worker with args
-/// {id, tags, accesses: [[handle id, mode]...], ready_ts, priority, main_thread_only}.
-/// MPI operations ("cat":"mpi", from post to completion) sit on tid 1000 + lane, lanes
-/// chosen so that requests on one row never overlap, with args {kind, peer, tag, bytes,
-/// id, task_name, posted_in_task, message}; a flow ("s" -> "f") joins every send to the
-/// receive it matched. The top-level "tessera" object holds per-rank threads,
-/// tasks_submitted, clock_offset_ns and lane_ns.
+/// nanosecond decimals), pid = rank. Tasks (no "cat") sit on tid = worker with args
+/// {id, tags, acc: "r12 w7 ..." (mode letters r/w/rw/red and handle id per access),
+/// priority, main_thread_only, queued: ts minus when the task became ready}; empty or
+/// default fields are left out. MPI operations ("cat":"mpi", from post to completion)
+/// sit on tid 1000 + lane, lanes chosen so that requests on one row never overlap, with
+/// args {kind, peer, tag, bytes, id, task_name, posted_in_task, message}; a flow
+/// ("s" -> "f") joins every send to the receive it matched. The top-level "tessera"
+/// object holds per-rank threads, tasks_submitted, clock_offset_ns and lane_ns.
 ///
 /// Observer contract: task callbacks from any worker (index < threads) concurrently,
 /// each appending to that worker's own preallocated chunks (no locks, no shared
@@ -52,10 +55,13 @@ class TraceRecorder : public Observer, public CommObserver {
 
   /// Collective over `comm` (main thread, after all tasks completed): every rank formats
   /// its events a piece at a time and writes them itself into the one file (MPI-IO),
-  /// atomically (temporary name + rename); ranks' events may interleave in the file.
-  /// On an I/O error every rank throws std::runtime_error naming the path. Operations
-  /// still in flight are written up to now and marked "incomplete".
-  void write(const std::string& path, MPI_Comm comm) const;
+  /// atomically (temporary name + rename); ranks' and threads' events may interleave in
+  /// the file. With `formatters`, a runtime whose tasks have all completed and which
+  /// this recorder no longer observes, the events are formatted by tasks on its threads
+  /// while the main thread writes; without, on the calling thread. On an I/O error every
+  /// rank throws std::runtime_error naming the path. Operations still in flight are
+  /// written up to now and marked "incomplete".
+  void write(const std::string& path, MPI_Comm comm, Runtime* formatters = nullptr) const;
 
  private:
   struct Impl;

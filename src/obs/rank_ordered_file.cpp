@@ -77,8 +77,10 @@ void RankOrderedFile::agree_or_throw() {
                                        error_.empty() ? "failed on another rank" : error_));
 }
 
-bool RankOrderedFile::append_round(std::string_view piece, bool more) {
-  const RoundEntry mine{piece.size(), more ? 1u : 0u, error_.empty() ? 0u : 1u};
+bool RankOrderedFile::append_round(std::span<const std::string_view> pieces, bool more) {
+  std::uint64_t bytes = 0;
+  for (const std::string_view piece : pieces) bytes += piece.size();
+  const RoundEntry mine{bytes, more ? 1u : 0u, error_.empty() ? 0u : 1u};
   std::vector<RoundEntry> all(static_cast<std::size_t>(size_));
   mpi_check(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_),
             "MPI_Allgather");
@@ -89,11 +91,14 @@ bool RankOrderedFile::append_round(std::string_view piece, bool more) {
   std::uint64_t offset = written_;
   for (int r = 0; r < rank_; ++r) offset += all[r].bytes;
   for (const RoundEntry& e : all) written_ += e.bytes;
-  for (std::size_t done = 0; done < piece.size() && error_.empty(); done += kMaxCallBytes) {
-    const int count = static_cast<int>(std::min(kMaxCallBytes, piece.size() - done));
-    const int rc = MPI_File_write_at(file_, static_cast<MPI_Offset>(offset + done),
-                                     piece.data() + done, count, MPI_CHAR, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) error_ = mpi_error_text(rc);
+  for (const std::string_view piece : pieces) {
+    for (std::size_t done = 0; done < piece.size() && error_.empty(); done += kMaxCallBytes) {
+      const int count = static_cast<int>(std::min(kMaxCallBytes, piece.size() - done));
+      const int rc = MPI_File_write_at(file_, static_cast<MPI_Offset>(offset + done),
+                                       piece.data() + done, count, MPI_CHAR, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) error_ = mpi_error_text(rc);
+    }
+    offset += piece.size();
   }
   return std::any_of(all.begin(), all.end(), [](const RoundEntry& e) { return e.more != 0; });
 }

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -28,9 +29,12 @@ class RankOrderedFile {
   RankOrderedFile(const RankOrderedFile&) = delete;
   RankOrderedFile& operator=(const RankOrderedFile&) = delete;
 
-  /// Appends every rank's `piece`, in rank order, after everything written before.
-  /// `more`: whether this rank has more to write. Returns whether any rank has more.
-  bool append_round(std::string_view piece, bool more);
+  /// Appends every rank's `pieces` (one after the other), in rank order, after everything
+  /// written before. `more`: whether this rank has more to write. Returns whether any
+  /// rank has more.
+  bool append_round(std::span<const std::string_view> pieces, bool more);
+  /// As above, with one piece.
+  bool append_round(std::string_view piece, bool more) { return append_round({&piece, 1}, more); }
 
   /// Closes the file and renames it to its path.
   void commit();

@@ -39,12 +39,11 @@ void TextCursor::microseconds(std::int64_t ns) {
   const std::uint64_t magnitude =
       negative ? ~static_cast<std::uint64_t>(ns) + 1 : static_cast<std::uint64_t>(ns);
   if (negative) character('-');
-  integer(magnitude / 1000);
+  decimal(magnitude / 1000);
   const auto fraction = static_cast<unsigned>(magnitude % 1000);
   at_[0] = '.';
   at_[1] = static_cast<char>('0' + fraction / 100);
-  at_[2] = static_cast<char>('0' + fraction / 10 % 10);
-  at_[3] = static_cast<char>('0' + fraction % 10);
+  std::memcpy(at_ + 2, kDigitPairs + 2 * (fraction % 100), 2);
   at_ += 4;
 }
 

@@ -3,25 +3,26 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <memory>
-#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include "obs/chunked_buffer.hpp"
 #include "obs/clock_sync.hpp"
 #include "obs/intervals.hpp"
 #include "obs/message_pairing.hpp"
 #include "obs/monotonic_clock.hpp"
 #include "obs/mpi_check.hpp"
 #include "obs/rank_ordered_file.hpp"
+#include "obs/task_event_text.hpp"
+#include "obs/task_records.hpp"
 #include "obs/tick_clock.hpp"
 #include "obs/trace_format.hpp"
 #include "obs/worker_index_check.hpp"
+#include "tessera/runtime.hpp"
 
 namespace tessera {
 
@@ -29,49 +30,20 @@ namespace {
 
 /// Thread id of the first MPI row of a rank; overlapping requests use 1001, 1002, ...
 constexpr int kMpiThreadBase = 1000;
-/// Text each rank formats per round of writing. Every round waits for the slowest rank's
-/// piece, so rounds must be few (1 MiB rounds lost ~3 ms each to such waits on a loaded
-/// machine); one reused buffer of this size is still far below a file-sized one.
-constexpr std::size_t kPieceBytes = std::size_t{4} << 20;
+/// Task events each rank formats per round of writing (~5 MB of text). Every round
+/// waits for the slowest rank's piece, so rounds must be few (1 MiB rounds lost ~3 ms
+/// each to such waits on a loaded machine); the reused buffers of two rounds are still
+/// far below a file-sized one.
+constexpr std::size_t kRoundEvents = 32768;
+/// Room reserved per task event of a range (they take ~150 bytes): a buffer that grows
+/// while formatting copies itself and takes fresh pages each time; reserved pages that
+/// stay unused cost nothing.
+constexpr std::size_t kReservedEventBytes = 256;
 
-// Event times are ticks (obs/tick_clock.hpp), converted to nanoseconds when written.
-
-/// A task body's execution on one worker.
-struct TaskSpan {
-  std::uint64_t id;
-  const char* name;
-  std::int64_t begin_ticks;
-  std::int64_t end_ticks;
-};
-
-/// When a task became ready (all predecessors completed). Stamped with fast_ticks: it
-/// is taken before the task is queued, so it still precedes the ordered begin stamp.
-struct ReadyMark {
-  std::uint64_t id;
-  std::int64_t ticks;
-};
-
-/// What on_submit saw, packed into 64-bit words so the main thread stores little per task
-/// (recording cost is mostly memory): [id, counts and flags, tags..., accesses...] with
-/// counts and flags = access count | tag count << 32 | high priority << 40 | main thread
-/// only << 41, and each access = handle id << 2 | mode.
-namespace submit_words {
-constexpr int kTagCountShift = 32;
-constexpr std::uint64_t kHighPriority = std::uint64_t{1} << 40;
-constexpr std::uint64_t kMainThreadOnly = std::uint64_t{1} << 41;
-constexpr int kModeBits = 2;
-static_assert(static_cast<int>(AccessMode::reduce) < (1 << kModeBits));
-inline std::size_t access_count(std::uint64_t counts) {
-  return counts & 0xffff'ffff;
-}
-inline std::size_t tag_count(std::uint64_t counts) {
-  return counts >> kTagCountShift & 0xff;
-}
-/// Words of the record whose counts-and-flags word is `counts`.
-inline std::size_t record_words(std::uint64_t counts) {
-  return 2 + tag_count(counts) + access_count(counts);
-}
-}  // namespace submit_words
+using obs::EventBuffer;
+using obs::ReadyMark;
+using obs::TaskSpan;
+namespace submit_words = obs::submit_words;
 
 /// One MPI operation from post to completion (complete_ticks < 0: not completed).
 struct CommRecord {
@@ -85,11 +57,6 @@ struct CommRecord {
   std::int64_t post_ticks;
   std::int64_t complete_ticks;
 };
-
-/// Trace events fill 2 MiB pre-faulted chunks: tracing stores ~200 bytes per task, and
-/// demand paging would cost a page fault every ~20 tasks on the recording threads.
-template <class T>
-using EventBuffer = obs::ChunkedBuffer<T, obs::detail::kPopulatedChunkBytes / sizeof(T)>;
 
 /// Per-rank facts rank 0 puts in the file's "tessera" section.
 struct RankSummary {
@@ -140,6 +107,55 @@ std::vector<std::int64_t> scatter_from_root(const std::vector<std::int64_t>& all
   return mine;
 }
 
+/// One formatting job: the task spans [begin, end) of one thread.
+struct SpanRange {
+  int thread;
+  std::size_t begin;
+  std::size_t end;
+};
+
+/// Runs formatting jobs as tasks on a runtime (its idle threads format while the main
+/// thread writes), or inline without one.
+class FormatJobs {
+ public:
+  explicit FormatJobs(Runtime* runtime) : runtime_(runtime) {}
+  /// Jobs still pending here are those of a write that an error unwinds: they fill
+  /// buffers about to be freed, so wait for them; the first error is already on its way.
+  ~FormatJobs() {
+    if (!pending_) return;
+    try {
+      runtime_->wait_all();
+    } catch (...) {
+    }
+  }
+  FormatJobs(const FormatJobs&) = delete;
+  FormatJobs& operator=(const FormatJobs&) = delete;
+
+  template <class F>
+  void run(F&& job) {
+    if (!runtime_) {
+      job();
+      return;
+    }
+    runtime_->submit("trace.format", std::span<const Access>(), std::forward<F>(job));
+    pending_ = true;
+  }
+  /// Returns when every job run so far has finished.
+  void wait() {
+    if (!pending_) return;
+    pending_ = false;
+    runtime_->wait_all();
+  }
+
+ private:
+  Runtime* runtime_;
+  bool pending_ = false;
+};
+
+std::string_view view(const fmt::memory_buffer& text) {
+  return std::string_view(text.data(), text.size());
+}
+
 }  // namespace
 
 struct TraceRecorder::Impl {
@@ -159,44 +175,14 @@ struct TraceRecorder::Impl {
     for (int i = 0; i < threads; ++i) workers.push_back(std::make_unique<WorkerLog>());
   }
 
-  /// `ticks` of this rank on the common time line: ns of rank 0's clock since origin.
-  std::int64_t aligned(const obs::TickCalibration& clock, std::int64_t ticks) const {
-    return clock.to_ns(ticks) - clock_offset_ns - origin_ns;
+  /// This rank's stamps on the common time line: ns of rank 0's clock since origin.
+  obs::TraceTimeLine time_line(const obs::TickCalibration& clock) const {
+    return obs::TraceTimeLine(clock, clock_offset_ns + origin_ns);
   }
 
-  /// Formats this rank's task events piece by piece: a trace holds hundreds of MB of
-  /// text, written out a piece at a time from one reused buffer.
-  class TaskText {
-   public:
-    TaskText(const Impl& recorder, const obs::TickCalibration& clock);
-    /// Appends events until `out` holds at least `limit` bytes or every task is
-    /// written; returns whether tasks are left.
-    bool append(fmt::memory_buffer& out, std::size_t limit);
-
-   private:
-    /// One event; `record`: where its submit record starts, if it has one.
-    void append_one(obs::TextCursor& text, const TaskSpan& span,
-                    std::optional<std::size_t> record) const;
-    std::optional<std::size_t> record_of(std::uint64_t id) const;
-
-    const Impl& s_;
-    const obs::TickCalibration& clock_;
-    std::uint64_t first_id_ = 0;
-    std::vector<std::size_t> record_at_;      // where each id's submit record starts
-    std::vector<std::int64_t> ready_ticks_;   // by id - first_id_, -1: none
-    std::array<std::string, 4> mode_suffix_;  // an access's text after its handle: ,"read"]
-    int thread_ = 0;                          // next span to write: thread_, index next_
-    std::size_t next_ = 0;
-    // Everything before "ts" is the same for all tasks of one name on one thread.
-    std::unordered_map<const char*, std::string> prefixes_;  // of thread_
-    const char* last_name_ = nullptr;                        // the name prefix_ belongs to
-    const std::string* prefix_ = nullptr;
-  };
-
   void format_metadata(fmt::memory_buffer& out, int lanes) const;
-  void format_comm(fmt::memory_buffer& out, const obs::TickCalibration& clock,
-                   const std::vector<int>& lanes, const std::vector<std::int64_t>& flow_ids,
-                   std::int64_t write_ticks) const;
+  void format_comm(fmt::memory_buffer& out, obs::TraceTimeLine time, const std::vector<int>& lanes,
+                   const std::vector<std::int64_t>& flow_ids, std::int64_t write_ticks) const;
 
   int threads;
   int rank = 0;
@@ -316,102 +302,7 @@ void TraceRecorder::Impl::format_metadata(fmt::memory_buffer& out, int lanes) co
   }
 }
 
-TraceRecorder::Impl::TaskText::TaskText(const Impl& recorder, const obs::TickCalibration& clock)
-    : s_(recorder), clock_(clock) {
-  // Ids are dense in submission order.
-  first_id_ = s_.submits.empty() ? 0 : s_.submits[0];
-  record_at_.resize(s_.submitted);
-  for (std::size_t at = 0, n = 0; n < s_.submitted; ++n) {
-    record_at_[n] = at;
-    const std::uint64_t counts = s_.submits[at + 1];
-    at += submit_words::record_words(counts);
-  }
-  ready_ticks_.assign(s_.submitted, -1);
-  for (const auto& w : s_.workers) {
-    w->ready.for_each([&](const ReadyMark& m) {
-      if (record_of(m.id)) ready_ticks_[m.id - first_id_] = m.ticks;
-    });
-  }
-  for (int m = 0; m < 4; ++m) {
-    mode_suffix_[m] = fmt::format(",\"{}\"]", to_string(static_cast<AccessMode>(m)));
-  }
-}
-
-std::optional<std::size_t> TraceRecorder::Impl::TaskText::record_of(std::uint64_t id) const {
-  if (id < first_id_ || id - first_id_ >= s_.submitted) return std::nullopt;
-  const std::size_t at = record_at_[id - first_id_];
-  if (s_.submits[at] != id) return std::nullopt;
-  return at;
-}
-
-bool TraceRecorder::Impl::TaskText::append(fmt::memory_buffer& out, std::size_t limit) {
-  for (; thread_ < s_.threads; ++thread_, next_ = 0, prefixes_.clear(), prefix_ = nullptr) {
-    const EventBuffer<TaskSpan>& spans = s_.workers[thread_]->spans;
-    for (; next_ < spans.size(); ++next_) {
-      if (out.size() >= limit) return true;
-      const TaskSpan& span = spans[next_];
-      if (span.name != last_name_ || !prefix_) {
-        auto [entry, fresh] = prefixes_.try_emplace(span.name);
-        if (fresh) {
-          fmt::memory_buffer name;
-          obs::append_json_string(name, span.name ? span.name : "");
-          entry->second = fmt::format(
-              ",\n{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},"
-              "\"pid\":{},\"tid\":{},\"ts\":",
-              fmt::to_string(name), s_.rank, thread_);
-        }
-        last_name_ = span.name;
-        prefix_ = &entry->second;
-      }
-      const std::optional<std::size_t> record = record_of(span.id);
-      const std::uint64_t counts = record ? s_.submits[*record + 1] : 0;
-      // Fixed fields and ready_ts fit in 256 bytes; a tag or an access in 40 each.
-      obs::TextCursor text(out, prefix_->size() + 256 + 40 * submit_words::record_words(counts));
-      append_one(text, span, record);
-    }
-  }
-  return false;
-}
-
-void TraceRecorder::Impl::TaskText::append_one(obs::TextCursor& text, const TaskSpan& span,
-                                               std::optional<std::size_t> record) const {
-  text.text(*prefix_);
-  // Durations are differences of aligned times, so ts + dur is exactly the aligned end.
-  const std::int64_t begin = s_.aligned(clock_, span.begin_ticks);
-  text.microseconds(begin);
-  text.text(",\"dur\":");
-  text.microseconds(s_.aligned(clock_, span.end_ticks) - begin);
-  text.text(",\"args\":{\"id\":");
-  text.integer(span.id);
-  if (record) {
-    const std::uint64_t counts = s_.submits[*record + 1];
-    const std::size_t tag_count = submit_words::tag_count(counts);
-    const std::size_t access_count = submit_words::access_count(counts);
-    std::size_t at = *record + 2;
-    text.text(",\"tags\":[");
-    for (std::size_t i = 0; i < tag_count; ++i, ++at) {
-      if (i) text.character(',');
-      text.integer(static_cast<std::int64_t>(s_.submits[at]));
-    }
-    text.text("],\"accesses\":[");
-    for (std::size_t i = 0; i < access_count; ++i, ++at) {
-      const std::uint64_t access = s_.submits[at];
-      text.text(i ? ",[" : "[");
-      text.integer(access >> submit_words::kModeBits);
-      text.text(mode_suffix_[access & ((1u << submit_words::kModeBits) - 1)]);
-    }
-    text.character(']');
-    if (counts & submit_words::kHighPriority) text.text(",\"priority\":\"high\"");
-    if (counts & submit_words::kMainThreadOnly) text.text(",\"main_thread_only\":true");
-    if (const std::int64_t ready = ready_ticks_[span.id - first_id_]; ready >= 0) {
-      text.text(",\"ready_ts\":");
-      text.microseconds(s_.aligned(clock_, ready));
-    }
-  }
-  text.text("}}");
-}
-
-void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const obs::TickCalibration& clock,
+void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, obs::TraceTimeLine time,
                                       const std::vector<int>& lanes,
                                       const std::vector<std::int64_t>& flow_ids,
                                       std::int64_t write_ticks) const {
@@ -421,8 +312,8 @@ void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const obs::TickCa
     const CommRecord& c = comm[i];
     const std::int64_t flow = is_point_to_point(c.kind) ? flow_ids[p2p++] : -1;
     const bool completed = c.complete_ticks >= 0;
-    const std::int64_t post = aligned(clock, c.post_ticks);
-    const std::int64_t end = aligned(clock, completed ? c.complete_ticks : write_ticks);
+    const std::int64_t post = time.ns(c.post_ticks);
+    const std::int64_t end = time.ns(completed ? c.complete_ticks : write_ticks);
     const int tid = kMpiThreadBase + lanes[i];
     fmt::format_to(
         it, ",\n{{\"ph\":\"X\",\"cat\":\"mpi\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":",
@@ -452,7 +343,7 @@ void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, const obs::TickCa
   }
 }
 
-void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
+void TraceRecorder::write(const std::string& path, MPI_Comm comm, Runtime* formatters) const {
   const Impl& s = *impl_;
   const std::int64_t write_ticks = obs::ordered_ticks();
   const obs::TickCalibration clock(s.reference);
@@ -486,23 +377,65 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
   const int lane_count = lanes.empty() ? 0 : *std::max_element(lanes.begin(), lanes.end()) + 1;
 
   obs::RankOrderedFile file(path, "--trace", out_comm);
-  // Rank 0's text opens the event list. Events of different ranks may interleave in the
-  // file: the format does not order them.
-  fmt::memory_buffer text;
-  text.reserve(kPieceBytes + (std::size_t{64} << 10));
-  if (rank == 0) text.append(std::string_view("{\"traceEvents\":[\n"));
-  s.format_metadata(text, lane_count);
-  Impl::TaskText tasks(s, clock);
-  bool more = true;
-  bool comm_written = false;
-  for (bool any_more = true; any_more;) {
-    if (more) more = tasks.append(text, kPieceBytes);
-    if (!more && !comm_written) {
-      s.format_comm(text, clock, lanes, flows, write_ticks);
-      comm_written = true;
+  // Rank 0's text opens the event list. Events of different ranks and threads may
+  // interleave in the file: the format does not order them.
+  const obs::TraceTimeLine time = s.time_line(clock);
+  fmt::memory_buffer head;
+  if (rank == 0) head.append(std::string_view("{\"traceEvents\":[\n"));
+  s.format_metadata(head, lane_count);
+  fmt::memory_buffer comm_text;
+  s.format_comm(comm_text, time, lanes, flows, write_ticks);
+
+  std::vector<const EventBuffer<ReadyMark>*> ready;
+  for (const auto& w : s.workers) ready.push_back(&w->ready);
+  const obs::TaskEventText tasks(s.submits, s.submitted, ready, time, rank);
+  // A round is up to `per_round` ranges of kRoundEvents / per_round events, formatted at
+  // once, one per thread of `formatters`.
+  const std::size_t per_round = formatters ? static_cast<std::size_t>(formatters->threads()) : 1;
+  const std::size_t range_events = std::max<std::size_t>(1, kRoundEvents / per_round);
+  std::vector<SpanRange> ranges;
+  for (int t = 0; t < s.threads; ++t) {
+    const std::size_t n = s.workers[t]->spans.size();
+    for (std::size_t b = 0; b < n; b += range_events) {
+      ranges.push_back({t, b, std::min(n, b + range_events)});
     }
-    any_more = file.append_round(std::string_view(text.data(), text.size()), more);
-    text.clear();
+  }
+  const std::size_t rounds = std::max<std::size_t>(1, (ranges.size() + per_round - 1) / per_round);
+  // With several threads, one round is formatted while the main thread writes the one
+  // before, in two sets of reused buffers; one thread formats and writes in turn, in one
+  // set (fresh memory costs: each set's pages are faulted in and zeroed once).
+  const bool pipelined = per_round > 1;
+  std::vector<fmt::memory_buffer> text((pipelined ? 2 : 1) * per_round);
+  const auto text_of = [&](std::size_t range) -> fmt::memory_buffer& {
+    return text[range % text.size()];
+  };
+  const auto ranges_of = [&](std::size_t round) {
+    return std::pair(std::min(ranges.size(), round * per_round),
+                     std::min(ranges.size(), (round + 1) * per_round));
+  };
+  FormatJobs jobs(formatters);
+  const auto format_round = [&](std::size_t round) {
+    const auto [first, last] = ranges_of(round);
+    for (std::size_t i = first; i < last; ++i) {
+      jobs.run([&tasks, &s, &out = text_of(i), range = ranges[i]] {
+        out.clear();
+        out.reserve((range.end - range.begin) * kReservedEventBytes);
+        tasks.append(out, range.thread, s.workers[range.thread]->spans, range.begin, range.end);
+      });
+    }
+  };
+  if (pipelined) format_round(0);
+  std::vector<std::string_view> pieces;
+  for (std::size_t round = 0;; ++round) {
+    if (!pipelined) format_round(round);
+    jobs.wait();
+    if (pipelined && round + 1 < rounds) format_round(round + 1);
+    pieces.clear();
+    if (round == 0) pieces.push_back(view(head));
+    const auto [first, last] = ranges_of(round);
+    for (std::size_t i = first; i < last; ++i) pieces.push_back(view(text_of(i)));
+    if (round + 1 == rounds) pieces.push_back(view(comm_text));
+    if (!file.append_round(pieces, round + 1 < rounds)) break;
   }
 
   const std::vector<RankSummary> summaries =
@@ -529,7 +462,7 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm) const {
                    column([](const RankSummary& r) { return r.clock_offset_ns; }),
                    column([](const RankSummary& r) { return r.lane_ns; }));
   }
-  file.append_round(std::string_view(tail.data(), tail.size()), false);
+  file.append_round(view(tail), false);
   file.commit();
 }
 

@@ -242,7 +242,11 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   if (rank_ == 0 && !options_.report.empty()) {
     write_file_atomically(options_.report, report.dump(2) + "\n");
   }
-  if (trace_) trace_->write(options_.trace, MPI_COMM_WORLD);
+  if (trace_) {
+    // The runtime's idle threads format the trace; the recorder must not record them.
+    runtime_->set_observer(nullptr);
+    trace_->write(options_.trace, MPI_COMM_WORLD, runtime_.get());
+  }
   say("{}: {} on {} rank(s) x {} thread(s): {:.3f} s, {} tasks, {} messages ({:.1f} MB), "
       "overlap {:.0f}%{}",
       app_, to_string(options_.exec), size_, runtime_->threads(), wall, total_tasks,

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Proves tools/check_trace.py can fail: a small hand-made trace (2 ranks x 2 threads,
 # read/reduce/write groups, a message each way, a collective) passes, and every kind of
-# corruption of it (overlap, dependency violation, missing or duplicated task, unpaired
-# or resized message, incomplete request, collective mismatch, broken JSON) is rejected
-# with the matching message.
+# corruption of it (overlap, dependency violation, missing or duplicated task, unreadable
+# access list, unpaired or resized message, incomplete request, collective mismatch,
+# broken JSON) is rejected with the matching message.
 # Usage: trace_checker_rejects.sh <build>/bin   (the build is not needed)
 set -euo pipefail
 src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -15,11 +15,13 @@ trap 'rm -rf "$work"' EXIT
 import copy, json, os, sys
 work = sys.argv[1]
 
+LETTERS = {"read": "r", "write": "w", "readwrite": "rw", "reduce": "red"}
+
 def task(rank, tid, tid_, name, begin, end, accesses, main=False):
-    args = {"id": tid_, "tags": [], "accesses": accesses}
+    args = {"id": tid_, "acc": " ".join(f"{LETTERS[m]}{h}" for h, m in accesses)}
     if main:
         args["main_thread_only"] = True
-    return {"ph": "X", "cat": "task", "name": name, "pid": rank, "tid": tid,
+    return {"ph": "X", "name": name, "pid": rank, "tid": tid,
             "ts": begin, "dur": end - begin, "args": args}
 
 def mpi(rank, lane, kind, peer, tag, nbytes, op_id, begin, end, message=None):
@@ -53,7 +55,7 @@ good = {"traceEvents": events, "tessera": {"ranks": 2, "threads": [2, 2], "tasks
 
 def find(trace, rank, task_id):
     for e in trace["traceEvents"]:
-        if e.get("cat") == "task" and e["pid"] == rank and e["args"]["id"] == task_id:
+        if e.get("ph") == "X" and "cat" not in e and e["pid"] == rank and e["args"]["id"] == task_id:
             return e
     raise KeyError((rank, task_id))
 
@@ -87,6 +89,8 @@ mutation("duplicate", "task recorded more than once",
          lambda t: t["traceEvents"].append(dict(find(t, 0, 5), tid=7)))
 mutation("main_off_main", "main-thread-only task off the main thread",
          lambda t: set_(find(t, 0, 7), tid=1))
+mutation("bad_access", "malformed task event",
+         lambda t: find(t, 0, 2)["args"].update(acc="r1 x1"))
 mutation("unpaired", "unpaired messages", lambda t: t["traceEvents"].remove(find_mpi(t, 1, "recv")))
 mutation("resized", "message size mismatch", lambda t: find_mpi(t, 1, "recv")["args"].update(bytes=32))
 mutation("incomplete", "MPI operation never completed",

@@ -31,7 +31,10 @@ import copy, json, os, sys
 work = sys.argv[1]
 with open(os.path.join(work, "dataflow.json")) as f:
     good = json.load(f)
-tasks = [e for e in good["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "task"]
+def is_task(e):
+    return e.get("ph") == "X" and "cat" not in e
+
+tasks = [e for e in good["traceEvents"] if is_task(e)]
 rank0 = sorted((e for e in tasks if e["pid"] == 0), key=lambda e: e["args"]["id"])
 
 def save(name, trace, expected):
@@ -41,7 +44,7 @@ def save(name, trace, expected):
         f.write(expected)
 
 def copy_of(event, trace):
-    return next(e for e in trace["traceEvents"] if e.get("cat") == "task" and e["pid"] == event["pid"]
+    return next(e for e in trace["traceEvents"] if is_task(e) and e["pid"] == event["pid"]
                 and e["args"]["id"] == event["args"]["id"])
 
 # Missing task: drop one from the middle of rank 0's submission order.
@@ -61,11 +64,12 @@ save("overlap", t, "tasks overlap on one thread")
 # on a thread of its own (so only the dependency is wrong).
 last_writer, pair = {}, None
 for e in rank0:
-    for handle, mode in e["args"]["accesses"]:
+    for access in e["args"]["acc"].split():
+        mode, handle = access.rstrip("0123456789"), access.lstrip("rwed")
         if handle in last_writer and pair is None:
             pair = (last_writer[handle], e)
         last_writer.pop(handle, None)
-        if mode in ("write", "readwrite"):
+        if mode in ("w", "rw"):
             last_writer[handle] = e
 writer, reader = pair
 t = copy.deepcopy(good)

@@ -81,7 +81,11 @@ ProgramRun run_observed_program(RuntimeOptions options, const ProgramShape& shap
   rt.wait_all();
   stats.stop();
   ProgramRun run{stats.collect(MPI_COMM_WORLD), rt.tasks_submitted(), value[0]};
-  if (trace) trace->write(trace_path, MPI_COMM_WORLD);
+  if (trace) {
+    // As Session does: the runtime's threads format the trace, unobserved.
+    rt.set_observer(nullptr);
+    trace->write(trace_path, MPI_COMM_WORLD, &rt);
+  }
   return run;
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 namespace tessera::obs_test {
@@ -14,6 +16,25 @@ namespace {
 
 std::int64_t to_ns(const nlohmann::json& microseconds) {
   return std::llround(microseconds.get<double>() * 1000.0);
+}
+
+/// A task's "acc" text ("r12 w7 rw3 red9") as (handle id, mode name) pairs; throws
+/// std::invalid_argument on anything else.
+std::vector<std::pair<std::uint64_t, std::string>> parse_accesses(const std::string& text) {
+  static const std::map<std::string, std::string> kModes = {
+      {"r", "read"}, {"w", "write"}, {"rw", "readwrite"}, {"red", "reduce"}};
+  std::vector<std::pair<std::uint64_t, std::string>> accesses;
+  std::istringstream items(text);
+  for (std::string item; items >> item;) {
+    const std::size_t digits = item.find_first_of("0123456789");
+    const auto mode = kModes.find(item.substr(0, digits));
+    if (digits == std::string::npos || mode == kModes.end() ||
+        item.find_first_not_of("0123456789", digits) != std::string::npos) {
+      throw std::invalid_argument("bad access '" + item + "' in \"" + text + "\"");
+    }
+    accesses.emplace_back(std::stoull(item.substr(digits)), mode->second);
+  }
+  return accesses;
 }
 
 struct Task {
@@ -44,7 +65,7 @@ std::vector<std::string> validate_trace(const nlohmann::json& trace) {
   for (const auto& e : trace.at("traceEvents")) {
     if (e.value("ph", "") != "X") continue;
     const auto& args = e.at("args");
-    if (e.value("cat", "") == "task") {
+    if (!e.contains("cat")) {
       Task t{e.at("pid").get<int>(),
              e.at("tid").get<int>(),
              args.at("id").get<std::uint64_t>(),
@@ -53,9 +74,7 @@ std::vector<std::string> validate_trace(const nlohmann::json& trace) {
              0,
              {}};
       t.end = t.begin + to_ns(e.at("dur"));
-      for (const auto& a : args.at("accesses")) {
-        t.accesses.emplace_back(a.at(0).get<std::uint64_t>(), a.at(1).get<std::string>());
-      }
+      if (args.contains("acc")) t.accesses = parse_accesses(args.at("acc").get<std::string>());
       tasks[t.rank].push_back(std::move(t));
     } else if (e.value("cat", "") == "mpi") {
       const std::string kind = args.at("kind").get<std::string>();

@@ -26,6 +26,32 @@ TEST(AppendMicroseconds, WritesThreeDecimalsSoNanosecondsRoundTrip) {
   EXPECT_EQ(microseconds(std::numeric_limits<std::int64_t>::min()), "-9223372036854775.808");
 }
 
+template <class Integer>
+std::string integer_text(Integer value) {
+  fmt::memory_buffer out;
+  TextCursor(out, 24).integer(value);
+  return fmt::to_string(out);
+}
+
+TEST(TextCursor, WritesIntegersOfEveryDigitCountLikeToString) {
+  // Every power of ten and its neighbours, where the digit count changes.
+  for (std::uint64_t power = 1;; power *= 10) {
+    for (const std::uint64_t v : {power - 1, power, power + 1}) {
+      EXPECT_EQ(integer_text(v), std::to_string(v));
+    }
+    if (power > std::numeric_limits<std::uint64_t>::max() / 10) break;
+  }
+  for (const std::uint64_t v : {std::uint64_t{0}, std::uint64_t{42}, std::uint64_t{1} << 63,
+                                std::numeric_limits<std::uint64_t>::max()}) {
+    EXPECT_EQ(integer_text(v), std::to_string(v));
+  }
+  for (const std::int64_t v :
+       {std::int64_t{-1}, std::int64_t{-10}, std::int64_t{-123'456},
+        std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}) {
+    EXPECT_EQ(integer_text(v), std::to_string(v));
+  }
+}
+
 TEST(AppendJsonString, EscapesQuotesBackslashesAndControlCharacters) {
   const std::string text = "a\"b\\c\nd\te\x01";
   fmt::memory_buffer out;
