@@ -228,7 +228,8 @@ class Runtime {
   /// Releases a hold taken with TaskContext::hold. Any thread.
   void complete(CompletionToken token);
 
-  /// Attaches an observer (before submitting tasks); nullptr detaches.
+  /// Attaches an observer; nullptr detaches. Main thread only, while no task is in flight
+  /// (before the first submit, or after wait_all).
   void set_observer(Observer* observer);
   /// Attaches the engine the main thread drives while waiting; nullptr detaches.
   void set_progress_engine(ProgressEngine* engine);
