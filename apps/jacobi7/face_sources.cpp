@@ -40,8 +40,8 @@ RowNeighbours row_neighbours(const BlockLayout& layout, const double* u, const F
           beyond(3, dy != 0 && j == n.y - 1, dy),
           beyond(4, dz != 0 && k == 0, -dz),
           beyond(5, dz != 0 && k == n.z - 1, dz),
-          faces.data[0] + (row - 1 + faces.shift[0]),
-          faces.data[1] + (row + n.x + faces.shift[1])};
+          faces.data[0][row - 1 + faces.shift[0]],
+          faces.data[1][row + n.x + faces.shift[1]]};
 }
 
 }  // namespace tessera::jacobi7

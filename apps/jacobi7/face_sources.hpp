@@ -34,8 +34,8 @@ struct RowNeighbours {
   const double* north;
   const double* below;
   const double* above;
-  const double* west;  ///< the value beyond cell (0, j, k)
-  const double* east;  ///< the value beyond cell (nx - 1, j, k)
+  double west;
+  double east;
 };
 
 /// Row (j, k) of block array `u` with faces read from `faces`. A flat axis (no ghost

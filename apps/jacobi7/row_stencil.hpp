@@ -43,12 +43,11 @@ struct RowStencil {
     for (; i + 8 <= n; i += 8) {
       _mm_prefetch(reinterpret_cast<const char*>(above + i + kPrefetchDoubles), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(rhs + i + kPrefetchDoubles), _MM_HINT_T0);
-      // At the row's ends the lane beyond it is masked off, so the ghost slots centre[-1]
-      // and centre[n] (whose line holds nothing else of this row) are not read.
-      const __m512d left =
-          i == 0 ? _mm512_mask_loadu_pd(vwest, 0xFE, centre - 1) : _mm512_loadu_pd(centre + i - 1);
-      const __m512d right = i + 8 == n ? _mm512_mask_loadu_pd(veast, 0x7F, centre + i + 1)
-                                       : _mm512_loadu_pd(centre + i + 1);
+      // centre[-1] and centre[n] are loaded (the ghost slots exist) but replaced.
+      __m512d left = _mm512_loadu_pd(centre + i - 1);
+      __m512d right = _mm512_loadu_pd(centre + i + 1);
+      if (i == 0) left = _mm512_mask_mov_pd(left, 0x01, vwest);
+      if (i + 8 == n) right = _mm512_mask_mov_pd(right, 0x80, veast);
       const __m512d x = _mm512_add_pd(left, right);
       const __m512d y = _mm512_add_pd(_mm512_loadu_pd(south + i), _mm512_loadu_pd(north + i));
       const __m512d z = _mm512_add_pd(_mm512_loadu_pd(below + i), _mm512_loadu_pd(above + i));
