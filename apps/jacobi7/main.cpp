@@ -69,9 +69,9 @@ void add_options(CLI::App& cli, Options& o) {
                "fill ghosts facing blocks of this rank by copy tasks instead of reading those "
                "blocks in place in the sweep (same results; for comparison)");
   cli.add_option("--work", o.work,
-                 "benchmarking: full (default) | compute (sweeps and local halo copies, no "
-                 "messages) | halo (halo exchanges only, no sweeps); compute and halo do not "
-                 "solve the problem")
+                 "benchmarking: full (default) | compute (sweeps, and local copies with "
+                 "--copy-local-ghosts; no messages) | halo (halo exchanges only, no sweeps); "
+                 "compute and halo do not solve the problem")
       ->check(CLI::IsMember({"full", "compute", "halo"}));
 }
 
