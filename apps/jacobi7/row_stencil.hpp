@@ -61,6 +61,10 @@ struct RowStencil {
         _mm512_storeu_pd(out + i, result);
       }
     }
+    // A padded row (BlockLayout) is one line longer than its interior; without this the
+    // windows above leave one line per row of each stream unprefetched.
+    _mm_prefetch(reinterpret_cast<const char*>(above + n + kPrefetchDoubles), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(rhs + n + kPrefetchDoubles), _MM_HINT_T0);
 #else
     (void)stores;
 #endif
