@@ -2,7 +2,7 @@
 // Where a block's 7-point stencil finds the values beyond each of its faces: in its own
 // ghost cells, or in place in the interior of the neighbouring block when that block is on
 // this rank and the halo plan does not copy local faces. Reading in place saves the copy
-// tasks (on one rank, 3 of every 4 tasks of an iteration) and the copies' writes; the sweep
+// tasks (on one rank, 4 of every 5 tasks of an iteration) and the copies' writes; the sweep
 // then reads those faces from memory rather than from ghosts a copy just cached, which
 // costs it about what the copies cost (docs/bench/jacobi7.md, session 3).
 
