@@ -3,6 +3,7 @@
 // in a fixed order, so a block's results are bitwise the same whichever rank or thread
 // runs it.
 
+#include "face_sources.hpp"
 #include "output_stores.hpp"
 #include "poisson_problem.hpp"
 #include "tessera/block_layout.hpp"
@@ -14,12 +15,13 @@ namespace tessera::jacobi7 {
 inline constexpr double kBytesPerCellUpdate = 3 * sizeof(double);
 
 /// One Jacobi sweep on a block: v = (f + sum_a axis[a] (u_{-a} + u_{+a})) / diagonal for
-/// every interior cell. Reads u's interior and face ghosts and f's interior; writes v's
-/// interior. u, f and v must not overlap. The bits of v do not depend on `stores`; with
+/// every interior cell. Reads u's interior, the values beyond its faces where `faces` says
+/// (u's ghosts or local neighbours' interiors) and f's interior; writes v's interior. u, f
+/// and v must not overlap. The bits of v do not depend on `stores`; with
 /// OutputStores::streaming, v's stores bypass the caches and are complete (visible to other
 /// threads through the usual release/acquire) when the call returns.
 void jacobi_sweep(const BlockLayout& layout, const StencilCoefficients& c, const double* u,
-                  const double* f, double* v, OutputStores stores);
+                  const FaceSources& faces, const double* f, double* v, OutputStores stores);
 
 /// Sums over a block's interior cells, each accumulated in cell order.
 struct BlockNorms {
@@ -28,9 +30,9 @@ struct BlockNorms {
 };
 
 /// Residual and error sums of u on the block whose cell (0, 0, 0) is global cell `origin`.
-/// Reads u's interior and face ghosts and f's interior.
+/// Reads what jacobi_sweep reads.
 BlockNorms block_norms(const BlockLayout& layout, const PoissonProblem& problem, Int3 origin,
-                       const double* u, const double* f);
+                       const double* u, const FaceSources& faces, const double* f);
 
 /// f = problem.rhs on the block's interior.
 void fill_rhs(const BlockLayout& layout, const PoissonProblem& problem, Int3 origin, double* f);

@@ -1,8 +1,10 @@
 // jacobi7: -Laplace(u) = f on the unit cube, u = 0 on the boundary, solved by Jacobi
 // iterations with the 7-point stencil on a uniform block mesh, under any execution model.
 //
-// Every iteration exchanges the halo of u (pack / send / receive / unpack / local copy
-// tasks) and sweeps every block from u into v. Every --check-every iterations the residual
+// Every iteration exchanges the halo of u with other ranks (pack / send / receive / unpack
+// tasks) and sweeps every block from u into v; a sweep reads the faces of neighbouring
+// blocks of its own rank in place (or, with --copy-local-ghosts, from ghosts filled by
+// local copy tasks). Every --check-every iterations the residual
 // and the error against the manufactured solution are computed as tasks and summed exactly
 // over ranks; a check is validated and printed only when the next one has been submitted,
 // so the pipeline never drains for it. The final checksum is the exact sum of u over all
@@ -13,10 +15,12 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "face_sources.hpp"
 #include "jacobi_kernels.hpp"
 #include "poisson_problem.hpp"
 #include "tessera/block_field.hpp"
@@ -34,7 +38,8 @@ struct Options {
   std::vector<int> block_cells{16, 16, 16};
   int iters = 100;
   int check_every = 10;
-  HaloOptions halo;
+  // Local faces are read in place by the kernels unless --copy-local-ghosts.
+  HaloOptions halo{.copy_local = false};
   std::string work = "full";
 };
 
@@ -60,10 +65,13 @@ void add_options(CLI::App& cli, Options& o) {
   cli.add_flag("--separate-buffers", o.halo.separate_buffers,
                "distinct message buffers per direction, so directions do not wait for each "
                "other");
+  cli.add_flag("--copy-local-ghosts", o.halo.copy_local,
+               "fill ghosts facing blocks of this rank by copy tasks instead of reading those "
+               "blocks in place in the sweep (same results; for comparison)");
   cli.add_option("--work", o.work,
-                 "benchmarking: full (default) | compute (sweeps and local halo copies, no "
-                 "messages) | halo (halo exchanges only, no sweeps); compute and halo do not "
-                 "solve the problem")
+                 "benchmarking: full (default) | compute (sweeps, and local copies with "
+                 "--copy-local-ghosts; no messages) | halo (halo exchanges only, no sweeps); "
+                 "compute and halo do not solve the problem")
       ->check(CLI::IsMember({"full", "compute", "halo"}));
 }
 
@@ -99,6 +107,10 @@ class Solver {
         v_(mesh, session.runtime(), "v", 1),
         f_(mesh, session.runtime(), "f", 1),
         output_stores_(sweep_output_stores(u_)) {
+    for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
+      u_faces_.push_back(face_sources(u_, b, !options.halo.copy_local));
+      v_faces_.push_back(face_sources(v_, b, !options.halo.copy_local));
+    }
     Runtime& runtime = session.runtime();
     for (Check& check : checks_) {
       check.residual_handle =
@@ -197,6 +209,26 @@ class Solver {
     return 3 * field_bytes > kLastLevelCacheBytes ? OutputStores::streaming : OutputStores::cached;
   }
 
+  const std::vector<FaceSources>& faces_of(const BlockField& field) const {
+    return &field == &u_ ? u_faces_ : v_faces_;
+  }
+
+  // Starts accesses_ with what a stencil on block b of u reads: its interior and ghosts,
+  // the interiors of the local neighbours it reads in place, and f's interior.
+  void collect_stencil_reads(const BlockField& u, LocalBlockIndex b) {
+    accesses_.clear();
+    accesses_.push_back(read(u.interior(b)));
+    accesses_.push_back(read(u.ghosts(b)));
+    accesses_.push_back(read(f_.interior(b)));
+    const FaceSources& faces = faces_of(u)[b];
+    const auto directions = halo_directions(HaloShape::faces);
+    for (int face = 0; face < 6; ++face) {
+      if (faces.data[face] == u.data(b)) continue;
+      accesses_.push_back(
+          read(u.interior(mesh_.local_block(b).neighbour_local[directions[face].index()])));
+    }
+  }
+
   void submit_sweeps(int it) {
     Runtime& runtime = session_.runtime();
     const BlockField& u = *u_now_;
@@ -207,12 +239,14 @@ class Solver {
       const Priority priority = block.is_skeleton(HaloShape::faces)
                                     ? session_.exec().skeleton_priority()
                                     : Priority::normal;
+      collect_stencil_reads(u, b);
+      accesses_.push_back(write(v.interior(b)));
+      accesses_.push_back(write(sweep_done_[b * kLookahead + it % kLookahead]));
       runtime.submit(
-          "jacobi",
-          {read(u.interior(b)), read(u.ghosts(b)), read(f_.interior(b)), write(v.interior(b)),
-           write(sweep_done_[b * kLookahead + it % kLookahead])},
-          [layout = &u.layout(), c, in = u.data(b), rhs = f_.data(b), out = v.data(b),
-           stores = output_stores_] { jacobi_sweep(*layout, *c, in, rhs, out, stores); },
+          "jacobi", std::span<const Access>(accesses_),
+          [layout = &u.layout(), c, in = u.data(b), faces = &faces_of(u)[b], rhs = f_.data(b),
+           out = v.data(b),
+           stores = output_stores_] { jacobi_sweep(*layout, *c, in, *faces, rhs, out, stores); },
           TaskAttributes(priority, {block.id, it}));
     }
   }
@@ -233,15 +267,17 @@ class Solver {
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       const Handle rh = check.residual_handle;
       const Handle eh = check.error_handle;
-      runtime.submit(
-          "check",
-          {read(u.interior(b)), read(u.ghosts(b)), read(f_.interior(b)), reduce(rh), reduce(eh)},
-          [this, in = u.data(b), b, rh, eh](TaskContext& ctx) {
-            const BlockNorms norms = block_norms(
-                f_.layout(), problem_, mesh_.cell_origin(mesh_.local_block(b)), in, f_.data(b));
-            ctx.reduction_slot<ExactSum>(rh).add(norms.residual_squared);
-            ctx.reduction_slot<ExactSum>(eh).add(norms.error_squared);
-          });
+      collect_stencil_reads(u, b);
+      accesses_.push_back(reduce(rh));
+      accesses_.push_back(reduce(eh));
+      runtime.submit("check", std::span<const Access>(accesses_),
+                     [this, in = u.data(b), faces = &faces_of(u)[b], b, rh, eh](TaskContext& ctx) {
+                       const BlockNorms norms = block_norms(f_.layout(), problem_,
+                                                            mesh_.cell_origin(mesh_.local_block(b)),
+                                                            in, *faces, f_.data(b));
+                       ctx.reduction_slot<ExactSum>(rh).add(norms.residual_squared);
+                       ctx.reduction_slot<ExactSum>(eh).add(norms.error_squared);
+                     });
     }
     session_.comm().iallreduce_sum(check.residual_handle, &check.residual);
     session_.comm().iallreduce_sum(check.error_handle, &check.error);
@@ -284,6 +320,9 @@ class Solver {
   std::array<Check, 2> checks_;
   int checks_submitted_ = 0;
   std::vector<Handle> sweep_done_;
+  std::vector<FaceSources> u_faces_;  // per block: where sweeps of u read beyond its faces
+  std::vector<FaceSources> v_faces_;
+  std::vector<Access> accesses_;  // scratch for the task being submitted
   std::vector<CheckResult> history_;
   OutputStores output_stores_;
 };
@@ -346,7 +385,8 @@ int run(int argc, char** argv) {
       {"halo",
        {{"send_faces", options.halo.send_faces},
         {"max_comm_tasks", options.halo.max_comm_tasks},
-        {"separate_buffers", options.halo.separate_buffers}}},
+        {"separate_buffers", options.halo.separate_buffers},
+        {"copy_local_ghosts", options.halo.copy_local}}},
       {"priorities", session.options().priorities},
       {"solve_s", solve_s},
       {"cell_updates_per_s", updates_per_s},

@@ -23,25 +23,32 @@ struct RowStencil {
 
   double cx, cy, cz, scale;
 
-  /// out[i] = (rhs[i] + cx (centre[i-1] + centre[i+1]) + cy (south[i] + north[i]) +
-  /// cz (below[i] + above[i])) * scale for 0 <= i < n. Streaming stores are used only where
+  /// out[i] = (rhs[i] + cx (left[i] + right[i]) + cy (south[i] + north[i]) +
+  /// cz (below[i] + above[i])) * scale for 0 <= i < n, where left[i] is centre[i-1] but
+  /// `west` for i = 0, and right[i] is centre[i+1] but `east` for i = n-1 (the values beyond
+  /// the row's ends need not be stored next to it). Streaming stores are used only where
   /// `out` is 64-byte aligned (a BlockLayout row of a BlockField block); the caller ends a
   /// sweep that streamed with finish_streaming_stores().
-  void apply(int n, const double* __restrict centre, const double* __restrict south,
-             const double* __restrict north, const double* __restrict below,
-             const double* __restrict above, const double* __restrict rhs, double* __restrict out,
-             OutputStores stores) const {
+  void apply(int n, const double* __restrict centre, double west, double east,
+             const double* __restrict south, const double* __restrict north,
+             const double* __restrict below, const double* __restrict above,
+             const double* __restrict rhs, double* __restrict out, OutputStores stores) const {
     int i = 0;
 #if defined(__AVX512F__)
     const bool stream = stores == OutputStores::streaming &&
                         reinterpret_cast<std::uintptr_t>(out) % sizeof(__m512d) == 0;
     const __m512d vx = _mm512_set1_pd(cx), vy = _mm512_set1_pd(cy), vz = _mm512_set1_pd(cz);
     const __m512d vscale = _mm512_set1_pd(scale);
+    const __m512d vwest = _mm512_set1_pd(west), veast = _mm512_set1_pd(east);
     for (; i + 8 <= n; i += 8) {
       _mm_prefetch(reinterpret_cast<const char*>(above + i + kPrefetchDoubles), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(rhs + i + kPrefetchDoubles), _MM_HINT_T0);
-      const __m512d x =
-          _mm512_add_pd(_mm512_loadu_pd(centre + i - 1), _mm512_loadu_pd(centre + i + 1));
+      // centre[-1] and centre[n] are loaded (the ghost slots exist) but replaced.
+      __m512d left = _mm512_loadu_pd(centre + i - 1);
+      __m512d right = _mm512_loadu_pd(centre + i + 1);
+      if (i == 0) left = _mm512_mask_mov_pd(left, 0x01, vwest);
+      if (i + 8 == n) right = _mm512_mask_mov_pd(right, 0x80, veast);
+      const __m512d x = _mm512_add_pd(left, right);
       const __m512d y = _mm512_add_pd(_mm512_loadu_pd(south + i), _mm512_loadu_pd(north + i));
       const __m512d z = _mm512_add_pd(_mm512_loadu_pd(below + i), _mm512_loadu_pd(above + i));
       __m512d sum = _mm512_add_pd(_mm512_loadu_pd(rhs + i), _mm512_mul_pd(vx, x));
@@ -54,13 +61,19 @@ struct RowStencil {
         _mm512_storeu_pd(out + i, result);
       }
     }
+    // A padded row (BlockLayout) is one line longer than its interior; without this the
+    // windows above leave one line per row of each stream unprefetched.
+    _mm_prefetch(reinterpret_cast<const char*>(above + n + kPrefetchDoubles), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(rhs + n + kPrefetchDoubles), _MM_HINT_T0);
 #else
     (void)stores;
 #endif
     for (; i < n; ++i) {
-      out[i] = (rhs[i] + cx * (centre[i - 1] + centre[i + 1]) + cy * (south[i] + north[i]) +
-                cz * (below[i] + above[i])) *
-               scale;
+      const double left = i == 0 ? west : centre[i - 1];
+      const double right = i == n - 1 ? east : centre[i + 1];
+      out[i] =
+          (rhs[i] + cx * (left + right) + cy * (south[i] + north[i]) + cz * (below[i] + above[i])) *
+          scale;
     }
   }
 };

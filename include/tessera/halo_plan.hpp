@@ -26,6 +26,10 @@ struct HaloOptions {
   /// unpacked its overlapping part (as in miniAMR), and the exchange runs direction by
   /// direction.
   bool separate_buffers = false;
+  /// Fill the ghosts facing blocks of this rank by local copies. false: the plan lists no
+  /// local copies and those ghosts are left as they are, for kernels that read the
+  /// neighbouring blocks' interiors in place (declaring read access to them).
+  bool copy_local = true;
 };
 
 /// A ghost region filled from a block of this rank: source's send_region(-direction) is
@@ -87,7 +91,7 @@ class HaloPlan {
 
   const UniformMesh& mesh() const { return *mesh_; }
   const HaloOptions& options() const { return options_; }
-  /// Local copies, ordered by target block then direction.
+  /// Local copies, ordered by target block then direction; none without options.copy_local.
   const std::vector<HaloCopy>& copies() const { return copies_; }
   /// Messages ordered by group, then peer, then direction, then index; sections in
   /// message order, each message's sections ordered by sender block id.

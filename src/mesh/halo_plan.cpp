@@ -61,7 +61,7 @@ HaloPlan::HaloPlan(const UniformMesh& mesh, HaloOptions options) : mesh_(&mesh),
     const MeshBlock& block = mesh.local_block(target);
     for (Direction d : directions) {
       const LocalBlockIndex source = block.neighbour_local[d.index()];
-      if (source != kNotLocal) copies_.push_back({source, target, d});
+      if (options.copy_local && source != kNotLocal) copies_.push_back({source, target, d});
     }
   }
   build_side(sends_, true);

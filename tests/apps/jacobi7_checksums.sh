@@ -40,7 +40,8 @@ for np in 1 2 4; do
   done
 done
 halo_options=("--send-faces" "--max-comm-tasks 3" "--separate-buffers"
-  "--send-faces --separate-buffers" "--max-comm-tasks 2 --separate-buffers")
+  "--send-faces --separate-buffers" "--max-comm-tasks 2 --separate-buffers"
+  "--copy-local-ghosts" "--copy-local-ghosts --send-faces --separate-buffers")
 for i in "${!halo_options[@]}"; do
   read -r -a opts <<<"${halo_options[$i]}"
   run "halo${i}_bsp_np4" 4 --exec bsp "${opts[@]}" "${input3d[@]}"
@@ -77,6 +78,24 @@ for r in 2d_dataflow_np2_t2 2d_forkjoin_np4_t2; do
   [[ "$(invariant "$tmp/$r.json")" == "$reference" ]] || fail "2-D run $r differs from bsp"
 done
 echo "2-D: checksum $(field "$tmp/2d_bsp_np1.json" checksum) in all"
+
+# Rows long enough for the vector path (16 cells: the last vector ends the row; 19: two
+# vectors and a scalar tail) give the same bits whether a sweep reads its local neighbours'
+# faces in place or from ghosts filled by copy tasks.
+for cells in "16 6 5" "19 6 5"; do
+  read -r -a c <<<"$cells"
+  rows=(--blocks 3 2 2 --block-cells "${c[@]}" --iters 20 --check-every 6)
+  run rows_copy_np1 1 --exec bsp --copy-local-ghosts "${rows[@]}"
+  run rows_dataflow_np1_t2 1 --exec dataflow --threads 2 "${rows[@]}"
+  run rows_forkjoin_np2_t2 2 --exec forkjoin --threads 2 "${rows[@]}"
+  run rows_dataflow_np4 4 --exec dataflow --copy-local-ghosts "${rows[@]}"
+  reference="$(invariant "$tmp/rows_copy_np1.json")"
+  for r in rows_dataflow_np1_t2 rows_forkjoin_np2_t2 rows_dataflow_np4; do
+    [[ "$(invariant "$tmp/$r.json")" == "$reference" ]] ||
+      fail "rows of ${c[0]} cells: $r differs from bsp with copied ghosts"
+  done
+  echo "rows of ${c[0]} cells: checksum $(field "$tmp/rows_copy_np1.json" checksum) in all"
+done
 
 # More ranks than blocks: ranks without blocks still take part in every reduction.
 sparse=(--blocks 3 1 1 --block-cells 4 5 6 --iters 12 --check-every 5)

@@ -38,6 +38,16 @@ TEST(HaloPlan, DefaultSendsOneMessagePerNeighbourRankAndDirection) {
   EXPECT_EQ(plan.copies().size(), 2u * (24 + 24 + 16));
 }
 
+TEST(HaloPlan, WithoutCopyLocalListsNoCopiesButTheSameMessages) {
+  const UniformMesh mesh = two_rank_mesh(0);
+  const HaloPlan copied(mesh, {});
+  const HaloPlan in_place(mesh, {.copy_local = false});
+  EXPECT_TRUE(in_place.copies().empty());
+  EXPECT_EQ(in_place.sends().messages.size(), copied.sends().messages.size());
+  EXPECT_EQ(in_place.receives().sections.size(), copied.receives().sections.size());
+  EXPECT_EQ(in_place.sends().buffer_cells, copied.sends().buffer_cells);
+}
+
 TEST(HaloPlan, SendFacesSendsOneMessagePerFace) {
   const UniformMesh mesh = two_rank_mesh(1);
   const HaloPlan plan(mesh, {.send_faces = true});

@@ -1,0 +1,47 @@
+#include "face_sources.hpp"
+
+#include "tessera/direction.hpp"
+
+namespace tessera::jacobi7 {
+
+FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_place) {
+  const BlockLayout& layout = field.layout();
+  const MeshBlock& block = field.mesh().local_block(b);
+  const Int3 n = layout.cells();
+  const auto faces = halo_directions(HaloShape::faces);
+  FaceSources sources;
+  for (int f = 0; f < 6; ++f) {
+    const Int3 o = faces[f].offset;
+    const LocalBlockIndex neighbour = block.neighbour_local[faces[f].index()];
+    if (!in_place || neighbour == kNotLocal) {
+      sources.data[f] = field.data(b);
+      continue;
+    }
+    // Ghost cell g beyond face f is the neighbour's cell g - n along the face's axis.
+    sources.data[f] = field.data(neighbour);
+    sources.shift[f] = -(o.x * n.x + o.y * n.y * layout.stride_y() + o.z * n.z * layout.stride_z());
+  }
+  return sources;
+}
+
+RowNeighbours row_neighbours(const BlockLayout& layout, const double* u, const FaceSources& faces,
+                             int j, int k) {
+  const Int3 n = layout.cells();
+  const std::ptrdiff_t row = layout.index(0, 0, j, k);
+  const double* centre = u + row;
+  // Rows beyond an axis' ends come from that face's source; inner rows from the block.
+  const auto beyond = [&](int f, bool at_end, std::ptrdiff_t step) {
+    return at_end ? faces.data[f] + (row + step + faces.shift[f]) : centre + step;
+  };
+  const std::ptrdiff_t dy = layout.ghost().y == 0 ? 0 : layout.stride_y();
+  const std::ptrdiff_t dz = layout.ghost().z == 0 ? 0 : layout.stride_z();
+  return {centre,
+          beyond(2, dy != 0 && j == 0, -dy),
+          beyond(3, dy != 0 && j == n.y - 1, dy),
+          beyond(4, dz != 0 && k == 0, -dz),
+          beyond(5, dz != 0 && k == n.z - 1, dz),
+          faces.data[0][row - 1 + faces.shift[0]],
+          faces.data[1][row + n.x + faces.shift[1]]};
+}
+
+}  // namespace tessera::jacobi7

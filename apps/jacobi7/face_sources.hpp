@@ -1,0 +1,47 @@
+#pragma once
+// Where a block's 7-point stencil finds the values beyond each of its faces: in its own
+// ghost cells, or in place in the interior of the neighbouring block when that block is on
+// this rank and the halo plan does not copy local faces. Reading in place saves the copy
+// tasks (on one rank, 4 of every 5 tasks of an iteration) and the copies' writes; the sweep
+// then reads those faces from memory rather than from ghosts a copy just cached, which
+// costs it about what the copies cost (docs/bench/jacobi7.md, session 3).
+
+#include <array>
+#include <cstddef>
+
+#include "tessera/block_field.hpp"
+#include "tessera/uniform_mesh.hpp"
+
+namespace tessera::jacobi7 {
+
+/// For each face, in halo_directions(HaloShape::faces) order (-x, +x, -y, +y, -z, +z): the
+/// block array and index shift at which that face's ghost values are read. The value for
+/// ghost cell (i, j, k) beyond face f is data[f][layout.index(0, i, j, k) + shift[f]].
+struct FaceSources {
+  std::array<const double*, 6> data{};
+  std::array<std::ptrdiff_t, 6> shift{};
+};
+
+/// The face sources of block b of `field`: its own ghosts (shift 0) for faces on the domain
+/// boundary or facing another rank, and for every face if `in_place` is false; the
+/// neighbour's interior for faces towards a block of this rank if `in_place` is true.
+FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_place);
+
+/// The inputs of the stencil for row (j, k) of a block: the row itself (cell (0, j, k)),
+/// the rows beyond it along y and z, and the values beyond its two x ends.
+struct RowNeighbours {
+  const double* centre;
+  const double* south;
+  const double* north;
+  const double* below;
+  const double* above;
+  double west;
+  double east;
+};
+
+/// Row (j, k) of block array `u` with faces read from `faces`. A flat axis (no ghost
+/// layer, as z of a 2-D mesh) gives the row itself as both neighbours; its weight is 0.
+RowNeighbours row_neighbours(const BlockLayout& layout, const double* u, const FaceSources& faces,
+                             int j, int k);
+
+}  // namespace tessera::jacobi7
