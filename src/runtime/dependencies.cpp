@@ -59,7 +59,7 @@ bool Scheduler::run_at_submission(const char* name, std::span<const Access> acce
   }
   // Idle handles stay as they are: their last group is complete, so wait_for finds
   // nothing to wait for, and the next access recycles the group (link_records).
-  Worker& self = *workers_[0];
+  Worker& self = *main_;
   const std::uint64_t id = ++submitted_;
   if (observe_) {
     run_observed(id, name, accesses, attributes, invoke, body);
@@ -126,9 +126,9 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
       task->next_free = batch_ready_;
       batch_ready_ = task;
     } else if (run_now) {
-      if (Task* next = run(task, *workers_[0])) make_ready(next, *workers_[0]);
+      if (Task* next = run(task, *main_)) make_ready(next, *main_);
     } else {
-      make_ready(task, *workers_[0]);
+      make_ready(task, *main_);
     }
   }
   if (options_.sequential) {
@@ -176,7 +176,7 @@ bool Scheduler::try_run_inline(Task* task) {
     if (recs[i].mode == AccessMode::reduce || !is_idle(*recs[i].handle)) return false;
   }
   if (observe_ & kObserveSubmit) report_on_submit(task);
-  Worker& self = *workers_[0];
+  Worker& self = *main_;
   if (observe_ & kObserveReady) {
     AccessInfo scratch[1];
     observer_->on_ready(info_of(task, {scratch, 0}), 0);

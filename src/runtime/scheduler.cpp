@@ -42,7 +42,7 @@ bool Scheduler::on_main_thread() const {
 
 Worker* Scheduler::current_worker() const {
   if (tls_owner == this) return tls_worker;
-  return on_main_thread() ? workers_[0].get() : nullptr;
+  return on_main_thread() ? main_ : nullptr;
 }
 
 Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
@@ -61,10 +61,12 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   for (int i = 0; i < options_.threads; ++i) {
     workers_.push_back(std::make_unique<Worker>(i, options_.steal_seed));
   }
+  main_ = workers_[0].get();
+  inline_threshold_ = kInlineThreshold * options_.threads;
   single_thread_ = options_.threads == 1;
   main_queue_lock_.set_uncontended(single_thread_);
   main_thread_ = std::this_thread::get_id();
-  tls_worker = workers_[0].get();
+  tls_worker = main_;
   tls_owner = this;
   for (int i = 1; i < options_.threads; ++i) {
     threads_.emplace_back([this, i] { worker_loop(i); });
@@ -110,7 +112,7 @@ void Scheduler::end_batch() {
   batching_ = false;
   Task* list = batch_ready_;
   batch_ready_ = nullptr;
-  Worker& self = *workers_[0];
+  Worker& self = *main_;
   bool any = false;
   while (list) {
     Task* t = list;
@@ -339,7 +341,7 @@ void Scheduler::worker_loop(int index) {
 
 template <class Pred>
 void Scheduler::wait_until(Pred done) {
-  Worker& self = *workers_[0];
+  Worker& self = *main_;
   std::uint64_t last_progress = ~std::uint64_t{0};
   std::chrono::steady_clock::time_point since{};  // set by the first check_hang
   int idle_rounds = 0;

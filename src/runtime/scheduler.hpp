@@ -106,7 +106,7 @@ class Scheduler {
     // Throttle: with this much queued work, running the task now costs no parallelism
     // and keeps the queues (and memory) bounded, as libgomp does beyond 64 tasks/thread.
     return priority == Priority::normal &&
-           workers_[0]->normal.size() >= kInlineThreshold * options_.threads;
+           main_->normal.size() >= inline_threshold_;
   }
   /// Runs a task at once if nothing is pending on any of its handles, without building
   /// access groups for it; false (nothing done) otherwise.
@@ -139,6 +139,8 @@ class Scheduler {
   bool single_thread_ = false;  // one thread: no thieves, no contention
   std::thread::id main_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;
+  Worker* main_ = nullptr;             // workers_[0], the submitting thread's
+  std::int64_t inline_threshold_ = 0;  // kInlineThreshold x threads
   std::vector<std::thread> threads_;
 
   SpinLock main_queue_lock_;  // held for a push or a pop only
