@@ -208,14 +208,18 @@ bool Scheduler::try_run_inline(Task* task) {
 
 Group* Scheduler::new_group(std::uint64_t seq, AccessMode kind) {
   Group* g = group_pool_.take();
-  g->seq = seq;
-  g->kind = kind;
-  g->unfinished = 1;
-  g->ready = false;
-  g->next = nullptr;
-  g->waiters = nullptr;
-  g->reducers_head = g->reducers_tail = nullptr;
+  reset_group(*g, seq, kind);
   return g;
+}
+
+void Scheduler::reset_group(Group& g, std::uint64_t seq, AccessMode kind) {
+  g.seq = seq;
+  g.kind = kind;
+  g.unfinished = 1;
+  g.ready = false;
+  g.next = nullptr;
+  g.waiters = nullptr;
+  g.reducers_head = g.reducers_tail = nullptr;
 }
 
 bool Scheduler::link_records(Task* task) {
@@ -233,20 +237,24 @@ bool Scheduler::link_records(Task* task) {
       g = last;
       ++g->unfinished;
     } else {
-      g = new_group(++h.next_seq, r.mode);
-      if (is_exclusive(r.mode) || r.mode == AccessMode::reduce) h.last_writer_seq = g->seq;
-      if (!last) {
+      const std::uint64_t seq = ++h.next_seq;
+      if (is_exclusive(r.mode) || r.mode == AccessMode::reduce) h.last_writer_seq = seq;
+      if (last && last->ready && last->unfinished == 0) {
+        // The previous group is complete and nobody else refers to it: it becomes the
+        // new group in place.
+        g = last;
+        reset_group(*g, seq, r.mode);
         g->ready = true;
-        h.first = g;
-      } else if (last->ready && last->unfinished == 0) {
-        // The previous group is complete and nobody else refers to it.
-        group_pool_.give_local(last);
-        g->ready = true;
-        h.first = g;
       } else {
-        last->next = g;
+        g = new_group(seq, r.mode);
+        if (last) {
+          last->next = g;
+        } else {
+          g->ready = true;
+          h.first = g;
+        }
+        h.last = g;
       }
-      h.last = g;
     }
     r.group = g;
     if (r.mode == AccessMode::reduce) {

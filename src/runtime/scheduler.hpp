@@ -119,6 +119,8 @@ class Scheduler {
   void run_body(const char* name, void (*invoke)(void*), void* body);
   /// A group from the pool for one access of `kind`, numbered `seq`, not yet ready.
   Group* new_group(std::uint64_t seq, AccessMode kind);
+  /// Makes `group` a fresh, not yet ready group for one access of `kind`, numbered `seq`.
+  static void reset_group(Group& group, std::uint64_t seq, AccessMode kind);
   /// Appends the task's accesses to their handles' group chains; true if any must wait.
   bool link_records(Task* task);
   /// Releases a finished task's accesses; returns an immediate successor if `self`.

@@ -29,7 +29,12 @@ class TaskBody {
                   std::is_nothrow_move_constructible_v<Fn>) {
       ::new (static_cast<void*>(storage_)) Fn(std::forward<F>(f));
       invoke_ = [](void* p, TaskContext& ctx) { call(*static_cast<Fn*>(p), ctx); };
-      destroy_ = [](void* p) { static_cast<Fn*>(p)->~Fn(); };
+      // Most bodies capture only pointers and indices: nothing to call on reset.
+      if constexpr (std::is_trivially_destructible_v<Fn>) {
+        destroy_ = nullptr;
+      } else {
+        destroy_ = [](void* p) { static_cast<Fn*>(p)->~Fn(); };
+      }
       target_ = storage_;
     } else {
       target_ = new Fn(std::forward<F>(f));
