@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "runtime/scheduler.hpp"
+#include "runtime/run_at_submission.hpp"
 
 namespace tessera::detail {
 
@@ -28,49 +28,7 @@ AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
   return AccessMode::readwrite;
 }
 
-/// A handle is idle when its last group is ready and has no unfinished member (a read
-/// may have joined a group that had completed): no task waits on it or runs with it, and
-/// only the submitting thread can make it busy again. Taking the lock orders the caller
-/// after the thread that completed that group, so a body run now sees its writes.
-bool is_idle(HandleState& h) {
-  std::lock_guard<SpinLock> lock(h.lock);
-  return !h.last || (h.last->ready && h.last->unfinished == 0);
-}
-
-/// Accesses a task running at submission without a node may have when observed: they
-/// are described to the observer from a list on the stack.
-constexpr std::size_t kMaxDescribedAccesses = 16;
-
 }  // namespace
-
-bool Scheduler::run_at_submission(const char* name, std::span<const Access> accesses,
-                                  const TaskAttributes& attributes, void (*invoke)(void*),
-                                  void* body) {
-  // Lists with reductions or invalid handles take the full path (rejected there), as do
-  // lists longer than an observer's description of the task holds.
-  if (batching_ || !should_run_inline(attributes.priority, attributes.main_thread_only) ||
-      (observe_ && accesses.size() > kMaxDescribedAccesses)) {
-    return false;
-  }
-  for (const Access& a : accesses) {
-    if (!a.handle.valid() || a.mode == AccessMode::reduce || !is_idle(*a.handle.state())) {
-      return false;
-    }
-  }
-  // Idle handles stay as they are: their last group is complete, so wait_for finds
-  // nothing to wait for, and the next access recycles the group (link_records).
-  Worker& self = *main_;
-  const std::uint64_t id = ++submitted_;
-  if (observe_) {
-    run_observed(id, name, accesses, attributes, invoke, body);
-  } else {
-    run_body(name, invoke, body);
-  }
-  self.bodies_run.increment();
-  self.completed.increment();
-  if (options_.sequential) rethrow_error();
-  return true;
-}
 
 void Scheduler::run_observed(std::uint64_t id, const char* name,
                              std::span<const Access> accesses, const TaskAttributes& attributes,
@@ -88,15 +46,6 @@ void Scheduler::run_observed(std::uint64_t id, const char* name,
   if (observe_ & kObserveEnd) observer_->on_end(info, 0);
 }
 
-void Scheduler::run_body(const char* name, void (*invoke)(void*), void* body) {
-  // After a failure, bodies are skipped so the error surfaces quickly.
-  if (failed_.load(std::memory_order_relaxed)) return;
-  try {
-    invoke(body);
-  } catch (...) {
-    record_error(name, std::current_exception());
-  }
-}
 
 void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   try {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/run_at_submission.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace tessera {

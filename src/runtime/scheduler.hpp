@@ -47,7 +47,7 @@ class Scheduler {
   void enqueue(Task* task, std::span<const Access> accesses);
   /// Runs a body that cannot hold its completion at once, without a task node, if it
   /// would run inline at submission anyway and all its handles are idle; false (nothing
-  /// done, the caller submits it as a task) otherwise.
+  /// done, the caller submits it as a task) otherwise. Defined in run_at_submission.hpp.
   bool run_at_submission(const char* name, std::span<const Access> accesses,
                          const TaskAttributes& attributes, void (*invoke)(void*), void* body);
   /// Collects the batch's ready tasks to hand them to the queues at once, which saves
@@ -115,8 +115,11 @@ class Scheduler {
   /// it would be with a node.
   void run_observed(std::uint64_t id, const char* name, std::span<const Access> accesses,
                     const TaskAttributes& attributes, void (*invoke)(void*), void* body);
-  /// Runs a body that runs at submission without a task node, capturing what it throws.
+  /// run_at_submission's body run, capturing what it throws.
   void run_body(const char* name, void (*invoke)(void*), void* body);
+  /// Accesses a task running at submission without a node may have when observed: they
+  /// are described to the observer from a list on the stack.
+  static constexpr std::size_t kMaxDescribedAccesses = 16;
   /// A group from the pool for one access of `kind`, numbered `seq`, not yet ready.
   Group* new_group(std::uint64_t seq, AccessMode kind);
   /// Makes `group` a fresh, not yet ready group for one access of `kind`, numbered `seq`.

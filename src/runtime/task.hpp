@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -82,6 +83,15 @@ struct HandleState {
   std::atomic<std::uint64_t> completed_seq{0};
   std::shared_ptr<Runtime::ReductionOps> reduction;
 };
+
+/// A handle is idle when its last group is ready and has no unfinished member (a read
+/// may have joined a group that had completed): no task waits on it or runs with it, and
+/// only the submitting thread can make it busy again. Taking the lock orders the caller
+/// after the thread that completed that group, so a body run now sees its writes.
+inline bool is_idle(HandleState& h) {
+  std::lock_guard<SpinLock> lock(h.lock);
+  return !h.last || (h.last->ready && h.last->unfinished == 0);
+}
 
 struct Task {
   static constexpr std::uint32_t kInlineAccesses = 4;

@@ -1,0 +1,49 @@
+#pragma once
+// The path of a task that runs at submission without a task node, inline in the one
+// caller (Runtime::run_at_submission): it is the whole cost of most tasks once the
+// throttle or sequential mode runs them at once, so every call saved counts.
+
+#include "runtime/scheduler.hpp"
+
+namespace tessera::detail {
+
+inline bool Scheduler::run_at_submission(const char* name, std::span<const Access> accesses,
+                                         const TaskAttributes& attributes,
+                                         void (*invoke)(void*), void* body) {
+  // Lists with reductions or invalid handles take the full path (rejected there), as do
+  // lists longer than an observer's description of the task holds.
+  if (batching_ || !should_run_inline(attributes.priority, attributes.main_thread_only) ||
+      (observe_ && accesses.size() > kMaxDescribedAccesses)) {
+    return false;
+  }
+  for (const Access& a : accesses) {
+    if (!a.handle.valid() || a.mode == AccessMode::reduce || !is_idle(*a.handle.state())) {
+      return false;
+    }
+  }
+  // Idle handles stay as they are: their last group is complete, so wait_for finds
+  // nothing to wait for, and the next access recycles the group (link_records).
+  Worker& self = *main_;
+  const std::uint64_t id = ++submitted_;
+  if (observe_) {
+    run_observed(id, name, accesses, attributes, invoke, body);
+  } else {
+    run_body(name, invoke, body);
+  }
+  self.bodies_run.increment();
+  self.completed.increment();
+  if (options_.sequential) rethrow_error();
+  return true;
+}
+
+inline void Scheduler::run_body(const char* name, void (*invoke)(void*), void* body) {
+  // After a failure, bodies are skipped so the error surfaces quickly.
+  if (failed_.load(std::memory_order_relaxed)) return;
+  try {
+    invoke(body);
+  } catch (...) {
+    record_error(name, std::current_exception());
+  }
+}
+
+}  // namespace tessera::detail
