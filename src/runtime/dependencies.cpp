@@ -46,7 +46,6 @@ void Scheduler::run_observed(std::uint64_t id, const char* name,
   if (observe_ & kObserveEnd) observer_->on_end(info, 0);
 }
 
-
 void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   try {
     task->access_count = build_records(task, accesses);
@@ -137,12 +136,8 @@ bool Scheduler::try_run_inline(Task* task) {
     for (std::uint32_t i = 0; i < n; ++i) {
       HandleState& h = *recs[i].handle;
       std::lock_guard<SpinLock> lock(h.lock);
-      if (h.last) group_pool_.give_local(h.last);
-      Group* g = new_group(++h.next_seq, recs[i].mode);
-      if (is_exclusive(recs[i].mode)) h.last_writer_seq = g->seq;
-      g->ready = true;
-      h.first = h.last = g;
-      recs[i].group = g;
+      recs[i].group = restart_idle_chain(h, ++h.next_seq, recs[i].mode);
+      if (is_exclusive(recs[i].mode)) h.last_writer_seq = recs[i].group->seq;
     }
     if (task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(task, self, false);
     return true;
@@ -158,6 +153,19 @@ bool Scheduler::try_run_inline(Task* task) {
 Group* Scheduler::new_group(std::uint64_t seq, AccessMode kind) {
   Group* g = group_pool_.take();
   reset_group(*g, seq, kind);
+  return g;
+}
+
+Group* Scheduler::restart_idle_chain(HandleState& h, std::uint64_t seq, AccessMode kind) {
+  // An idle handle's one complete group (first == last) is referred to by nobody else.
+  Group* g = h.last;
+  if (g) {
+    reset_group(*g, seq, kind);
+  } else {
+    g = new_group(seq, kind);
+    h.first = h.last = g;
+  }
+  g->ready = true;
   return g;
 }
 
@@ -188,20 +196,11 @@ bool Scheduler::link_records(Task* task) {
     } else {
       const std::uint64_t seq = ++h.next_seq;
       if (is_exclusive(r.mode) || r.mode == AccessMode::reduce) h.last_writer_seq = seq;
-      if (last && last->ready && last->unfinished == 0) {
-        // The previous group is complete and nobody else refers to it: it becomes the
-        // new group in place.
-        g = last;
-        reset_group(*g, seq, r.mode);
-        g->ready = true;
+      if (h.idle()) {
+        g = restart_idle_chain(h, seq, r.mode);
       } else {
         g = new_group(seq, r.mode);
-        if (last) {
-          last->next = g;
-        } else {
-          g->ready = true;
-          h.first = g;
-        }
+        last->next = g;
         h.last = g;
       }
     }
@@ -305,12 +304,11 @@ void* Scheduler::reduction_slot(Task* task, HandleState* handle) {
 void Scheduler::report_on_submit(Task* task) {
   // Observers (the trace checker) recompute dependencies from the full access list, so
   // a task with many accesses gets a heap list rather than a truncated one.
-  constexpr std::size_t kInline = 16;
-  AccessInfo inline_infos[kInline];
+  AccessInfo inline_infos[kMaxDescribedAccesses];
   std::vector<AccessInfo> heap_infos;
   const std::size_t n = task->access_count;
   AccessInfo* infos = inline_infos;
-  if (n > kInline) {
+  if (n > kMaxDescribedAccesses) {
     heap_infos.resize(n);
     infos = heap_infos.data();
   }

@@ -117,13 +117,16 @@ class Scheduler {
                     const TaskAttributes& attributes, void (*invoke)(void*), void* body);
   /// run_at_submission's body run, capturing what it throws.
   void run_body(const char* name, void (*invoke)(void*), void* body);
-  /// Accesses a task running at submission without a node may have when observed: they
-  /// are described to the observer from a list on the stack.
+  /// Accesses an observer's description of a task holds on the stack; a task running
+  /// at submission without a node may have no more when observed.
   static constexpr std::size_t kMaxDescribedAccesses = 16;
   /// A group from the pool for one access of `kind`, numbered `seq`, not yet ready.
   Group* new_group(std::uint64_t seq, AccessMode kind);
   /// Makes `group` a fresh, not yet ready group for one access of `kind`, numbered `seq`.
   static void reset_group(Group& group, std::uint64_t seq, AccessMode kind);
+  /// For an idle handle (lock held): its complete group, or a new one if it has none,
+  /// becomes the ready group of one access of `kind`, numbered `seq`.
+  Group* restart_idle_chain(HandleState& handle, std::uint64_t seq, AccessMode kind);
   /// Appends the task's accesses to their handles' group chains; true if any must wait.
   bool link_records(Task* task);
   /// Releases a finished task's accesses; returns an immediate successor if `self`.

@@ -82,15 +82,18 @@ struct HandleState {
   std::uint64_t last_writer_seq = 0;  // submitter only
   std::atomic<std::uint64_t> completed_seq{0};
   std::shared_ptr<Runtime::ReductionOps> reduction;
+
+  /// Idle: the last group is ready and has no unfinished member (a read may have joined
+  /// a group that had completed), so no task waits on the handle or runs with it, and
+  /// only the submitting thread can make it busy again. Caller holds `lock`.
+  bool idle() const { return !last || (last->ready && last->unfinished == 0); }
 };
 
-/// A handle is idle when its last group is ready and has no unfinished member (a read
-/// may have joined a group that had completed): no task waits on it or runs with it, and
-/// only the submitting thread can make it busy again. Taking the lock orders the caller
-/// after the thread that completed that group, so a body run now sees its writes.
+/// HandleState::idle, taking the lock: that orders the caller after the thread that
+/// completed the last group, so a body run now sees its writes.
 inline bool is_idle(HandleState& h) {
   std::lock_guard<SpinLock> lock(h.lock);
-  return !h.last || (h.last->ready && h.last->unfinished == 0);
+  return h.idle();
 }
 
 struct Task {
