@@ -186,6 +186,8 @@ class Comm : public ProgressEngine {
   static std::uint64_t channel_key(CommEvent::Kind kind, int peer, int tag);
   void submit_ordered(const char* name, std::span<const Access> accesses, TaskAttributes attributes,
                       const Operation& operation);
+  void record_operation(const char* name, std::span<const Access> accesses,
+                        TaskAttributes attributes, const Operation& operation);
   void submit_point_to_point(CommEvent::Kind kind, std::span<const Access> accesses, void* data,
                              std::size_t bytes, int peer, int tag, TaskAttributes attributes,
                              const char* name);
@@ -214,6 +216,7 @@ class Comm : public ProgressEngine {
   MPI_Datatype exact_type_ = MPI_DATATYPE_NULL;
   MPI_Op exact_op_ = MPI_OP_NULL;
   std::unordered_map<std::uint64_t, Channel> channels_;
+  std::unordered_map<std::uint64_t, Handle> channel_handles_;  // channels in recorded graphs
   std::size_t deferred_count_ = 0;
   std::string error_;  // first failure seen while completing requests, thrown after
   std::vector<int> indices_;

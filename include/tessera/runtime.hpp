@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tessera/detail/batch_body.hpp"
@@ -31,6 +32,7 @@ namespace tessera {
 namespace detail {
 struct Task;
 class Scheduler;
+struct RecordedGraph;
 }  // namespace detail
 
 /// How a runtime runs tasks.
@@ -94,6 +96,8 @@ class TaskContext {
   TaskContext(detail::Task* task, int worker) : task_(task), worker_(worker) {}
   /// 0-based index of the executing thread (0 = main thread).
   int worker() const { return worker_; }
+  /// The iteration a replayed task belongs to (Runtime::replay); 0 for other tasks.
+  std::int64_t iteration() const;
   const char* name() const;
   const TaskTags& tags() const;
   /// Defers this task's completion (and the release of its successors) until the token
@@ -136,6 +140,26 @@ class TaskError : public std::runtime_error {
 
  private:
   std::string task_name_;
+};
+
+/// The tasks of one iteration of a loop, recorded once (Runtime::begin_recording /
+/// end_recording) and replayed many times (Runtime::replay) without deriving their
+/// dependencies again: the analysis a submission does is paid once per graph, not per
+/// task, which is what makes tasks of a microsecond or less worth running as tasks.
+/// Cheap to copy (copies share the recording). Valid while its runtime lives.
+class IterationGraph {
+ public:
+  IterationGraph() = default;
+  /// Recorded tasks per iteration.
+  std::size_t size() const;
+  bool empty() const { return size() == 0; }
+  const detail::RecordedGraph* recorded() const { return recorded_.get(); }
+
+ private:
+  friend class Runtime;
+  explicit IterationGraph(std::shared_ptr<const detail::RecordedGraph> recorded)
+      : recorded_(std::move(recorded)) {}
+  std::shared_ptr<const detail::RecordedGraph> recorded_;
 };
 
 /// The data-flow engine. Not copyable. Submission and waits only from the main thread.
@@ -218,6 +242,25 @@ class Runtime {
       enqueue(task, span);
     }
   }
+
+  /// Starts recording an iteration graph: until end_recording, submissions (including
+  /// communication tasks) become nodes of the graph instead of running. Bodies are kept
+  /// and called once per replayed iteration, possibly concurrently for different
+  /// iterations, so they must not modify their captures; a body taking TaskContext&
+  /// learns its iteration from TaskContext::iteration(). Reduce accesses are rejected.
+  /// Main thread only.
+  void begin_recording();
+  /// Ends the recording and derives the graph's dependencies: within an iteration, and
+  /// from one iteration to the next, exactly as submitting the tasks again would.
+  IterationGraph end_recording();
+  /// Whether submissions are being recorded.
+  bool recording() const;
+  /// Runs iterations first, ..., first + count - 1 of `graph`: the same as submitting its
+  /// recorded tasks `count` times in order, iteration i's bodies seeing iteration() == i,
+  /// but without the per-task analysis. Waits for earlier tasks first and returns when
+  /// every replayed task completed; the main thread executes tasks and drives the
+  /// progress engine meanwhile. Rethrows the first task exception. Main thread only.
+  void replay(const IterationGraph& graph, std::int64_t first, std::int64_t count);
 
   /// Waits until every submitted task completed; the main thread executes tasks and
   /// drives the progress engine meanwhile. Rethrows the first task exception.

@@ -147,6 +147,10 @@ std::uint64_t Comm::channel_key(CommEvent::Kind kind, int peer, int tag) {
 
 void Comm::submit_ordered(const char* name, std::span<const Access> accesses,
                           TaskAttributes attributes, const Operation& operation) {
+  if (runtime_.recording()) {
+    record_operation(name, accesses, attributes, operation);
+    return;
+  }
   // Map nodes never move, so the task keeps a pointer rather than looking the key up again.
   Channel* channel = &channels_[channel_key(operation.kind, operation.peer, operation.tag)];
   const std::uint64_t sequence = ++channel->submitted;
@@ -155,6 +159,27 @@ void Comm::submit_ordered(const char* name, std::span<const Access> accesses,
       [this, channel, sequence, operation](TaskContext& ctx) {
         post_in_order(*channel, sequence, ctx.hold(), operation, ctx.name());
       },
+      comm_attributes(attributes));
+}
+
+// A recorded operation is posted by every replayed instance of its node, so it cannot
+// keep a place in its channel's submission order. Instead the operations of one channel
+// in a graph access a handle standing for the channel (readwrite): each waits for the
+// one before it to complete, across iterations too, which fixes the posting order.
+void Comm::record_operation(const char* name, std::span<const Access> accesses,
+                            TaskAttributes attributes, const Operation& operation) {
+  const std::uint64_t key = channel_key(operation.kind, operation.peer, operation.tag);
+  auto [it, added] = channel_handles_.try_emplace(key);
+  if (added) {
+    it->second = runtime_.create_handle(fmt::format("channel {} peer {} tag {}",
+                                                    to_string(operation.kind), operation.peer,
+                                                    operation.tag));
+  }
+  std::vector<Access> all(accesses.begin(), accesses.end());
+  all.push_back(readwrite(it->second));
+  runtime_.submit(
+      name, std::span<const Access>(all),
+      [this, operation](TaskContext& ctx) { post(operation, ctx.hold(), ctx.name()); },
       comm_attributes(attributes));
 }
 

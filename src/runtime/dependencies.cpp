@@ -57,6 +57,10 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
     --submitted_;
     throw;
   }
+  if (recording_) {
+    record(task);
+    return;
+  }
   task->holds.store(1, std::memory_order_relaxed);
   task->held = false;
   const bool run_now = !batching_ && should_run_inline(task->priority, task->main_only);
@@ -264,9 +268,16 @@ void Scheduler::complete_group(HandleState& h, Group* g, Task*& ready_list) {
   next->waiters = nullptr;
 }
 
+std::string tags_text(const TaskTags& tags) {
+  std::string text;
+  for (int i = 0; i < tags.count; ++i) text += fmt::format("{}{}", i ? "," : "", tags.values[i]);
+  return text;
+}
+
 void Scheduler::describe_waiting(std::ostream& out) const {
   out << fmt::format("runtime: {} tasks submitted, {} bodies run, {} completed\n", submitted_,
                      bodies_run(), tasks_completed());
+  describe_replay(out);
   for (const HandleState& h : handles_) {
     auto& lock = const_cast<SpinLock&>(h.lock);
     std::lock_guard<SpinLock> guard(lock);
@@ -279,12 +290,8 @@ void Scheduler::describe_waiting(std::ostream& out) const {
         continue;
       }
       for (const AccessRecord* w = g->waiters; w; w = w->next_waiter) {
-        std::string tags;
-        for (int i = 0; i < w->task->tags.count; ++i) {
-          tags += fmt::format("{}{}", i ? "," : "", w->task->tags.values[i]);
-        }
         out << fmt::format("  task '{}' #{} tags[{}] waits to {} handle '{}'\n", w->task->name,
-                           w->task->id, tags, to_string(w->mode), h.name);
+                           w->task->id, tags_text(w->task->tags), to_string(w->mode), h.name);
       }
     }
   }

@@ -12,7 +12,7 @@ inline bool Scheduler::run_at_submission(const char* name, std::span<const Acces
                                          void (*invoke)(void*), void* body) {
   // Lists with reductions or invalid handles take the full path (rejected there), as do
   // lists longer than an observer's description of the task holds.
-  if (batching_ || !should_run_inline(attributes.priority, attributes.main_thread_only) ||
+  if (batching_ || recording_ || !should_run_inline(attributes.priority, attributes.main_thread_only) ||
       (observe_ && accesses.size() > kMaxDescribedAccesses)) {
     return false;
   }

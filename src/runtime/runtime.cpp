@@ -46,6 +46,14 @@ const TaskTags& TaskContext::tags() const {
   return task_->tags;
 }
 
+std::int64_t TaskContext::iteration() const {
+  return task_->iteration;
+}
+
+std::size_t IterationGraph::size() const {
+  return recorded_ ? recorded_->nodes.size() : 0;
+}
+
 CompletionToken TaskContext::hold() {
   task_->held = true;
   task_->holds.fetch_add(1, std::memory_order_relaxed);
@@ -101,6 +109,20 @@ void Runtime::begin_batch() {
 void Runtime::end_batch() {
   scheduler_->end_batch();
 }
+void Runtime::begin_recording() {
+  scheduler_->begin_recording();
+}
+IterationGraph Runtime::end_recording() {
+  return IterationGraph(scheduler_->end_recording());
+}
+bool Runtime::recording() const {
+  return scheduler_->recording();
+}
+void Runtime::replay(const IterationGraph& graph, std::int64_t first, std::int64_t count) {
+  if (!graph.recorded()) throw std::invalid_argument("replay: the graph was never recorded");
+  scheduler_->replay(*graph.recorded(), first, count);
+}
+
 void Runtime::wait_all() {
   scheduler_->wait_all();
 }

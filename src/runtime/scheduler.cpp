@@ -8,17 +8,13 @@
 #include <stdexcept>
 
 #include "obs/tick_clock.hpp"
+#include "runtime/wait_until.hpp"
 
 namespace tessera::detail {
 
 namespace {
 thread_local Worker* tls_worker = nullptr;
 thread_local const Scheduler* tls_owner = nullptr;
-
-inline void cpu_relax() {
-  __builtin_ia32_pause();
-}
-
 }  // namespace
 
 std::uint64_t Scheduler::tasks_completed() const {
@@ -227,12 +223,16 @@ void Scheduler::execute_body(Task* task, Worker& self) {
   // communication tasks: peers wait for their messages and would otherwise hang.
   if (task->main_only || !failed_.load(std::memory_order_relaxed)) {
     try {
-      task->body(ctx);
+      if (task->replay) {
+        task->replay->graph.nodes[task->node].task->body(ctx);
+      } else {
+        task->body(ctx);
+      }
     } catch (...) {
       record_error(task->name, std::current_exception());
     }
   }
-  task->body.reset();
+  if (!task->replay) task->body.reset();
   if (observe_ & kObserveEnd) {
     AccessInfo scratch[1];
     observer_->on_end(info_of(task, {scratch, 0}), self.index);
@@ -258,6 +258,7 @@ void Scheduler::complete(Task* task) {
 }
 
 Task* Scheduler::finish(Task* task, Worker& self, bool want_immediate) {
+  if (task->replay) return finish_replayed(task, self, want_immediate);
   Task* ready_list = nullptr;
   AccessRecord* recs = task->records();
   for (std::uint32_t i = 0; i < task->access_count; ++i) release_access(recs[i], ready_list);
@@ -337,70 +338,6 @@ void Scheduler::worker_loop(int index) {
     idle_rounds = 0;
     if (t) next = run(t, self);
   }
-}
-
-template <class Pred>
-void Scheduler::wait_until(Pred done) {
-  Worker& self = *main_;
-  std::uint64_t last_progress = ~std::uint64_t{0};
-  std::chrono::steady_clock::time_point since{};  // set by the first check_hang
-  int idle_rounds = 0;
-  const int spin = options_.idle_spin_rounds;
-  // Start of the current stretch of polling with requests in flight and nothing to run;
-  // cycle-counter ticks, since a fine-grained run has such a stretch every step.
-  std::int64_t idle_since = 0;
-  bool idle = false;
-  auto end_idle = [&] {
-    if (idle) {
-      engine_->idle_wait(obs::fast_ticks() - idle_since);
-      idle = false;
-    }
-  };
-  while (!done()) {
-    const bool comm_in_flight = engine_ && engine_->progress();
-    if (Task* t = find_task(self)) {
-      end_idle();
-      idle_rounds = 0;
-      // Run the task and its immediate successors, returning to the communication lane
-      // between compute tasks so receives are posted and requests completed promptly
-      // (a communication task next is lane work itself: it runs at once).
-      while (t) {
-        t = run(t, self);
-        if (t && engine_ && !t->main_only) {
-          engine_->progress();
-          if (main_queue_size_.load(std::memory_order_acquire) > 0) {
-            make_ready(t, self);
-            t = nullptr;
-          }
-        }
-      }
-      continue;
-    }
-    if (done()) break;
-    if (comm_in_flight && !idle) {
-      idle = true;
-      idle_since = obs::fast_ticks();
-    } else if (!comm_in_flight) {
-      end_idle();
-    }
-    if (++idle_rounds < spin) {
-      cpu_relax();
-      continue;
-    }
-    check_hang(last_progress, since);
-    if (comm_in_flight || workers_.size() == 1) {
-      std::this_thread::yield();
-      continue;
-    }
-    std::unique_lock<std::mutex> lock(main_sleep_mutex_);
-    main_sleeping_.store(true, std::memory_order_seq_cst);
-    if (!done() && main_queue_size_.load(std::memory_order_seq_cst) == 0 && self.normal.empty() &&
-        self.high.empty()) {
-      main_sleep_cv_.wait_for(lock, std::chrono::milliseconds(2));
-    }
-    main_sleeping_.store(false, std::memory_order_relaxed);
-  }
-  end_idle();
 }
 
 void Scheduler::check_hang(std::uint64_t& last_progress,

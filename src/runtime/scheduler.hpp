@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/recorded_graph.hpp"
 #include "runtime/task.hpp"
 #include "runtime/work_stealing_deque.hpp"
 #include "tessera/runtime.hpp"
@@ -60,6 +61,12 @@ class Scheduler {
   void wait_for(HandleState* handle);
   void complete(Task* task);
 
+  /// Runtime::begin_recording, end_recording, recording and replay.
+  void begin_recording();
+  std::shared_ptr<const RecordedGraph> end_recording();
+  bool recording() const { return recording_ != nullptr; }
+  void replay(const RecordedGraph& graph, std::int64_t first, std::int64_t count);
+
   void set_observer(Observer* observer) {
     observer_ = observer;
     observe_ = observer ? observer->events() : 0u;
@@ -81,6 +88,8 @@ class Scheduler {
   static constexpr int kOversubscribedSpinRounds = 64;
 
  private:
+  /// Runs tasks and drives the progress engine on the main thread until done();
+  /// defined in wait_until.hpp.
   template <class Pred>
   void wait_until(Pred done);
   /// Waits until `target` task bodies have run (sequential mode's wait per task).
@@ -131,6 +140,15 @@ class Scheduler {
   bool link_records(Task* task);
   /// Releases a finished task's accesses; returns an immediate successor if `self`.
   Task* finish(Task* task, Worker& self, bool want_immediate);
+  /// finish for a replayed task: counts down its successors' predecessors.
+  Task* finish_replayed(Task* task, Worker& self, bool want_immediate);
+  /// Keeps a submitted task as a node of the graph being recorded.
+  void record(Task* task);
+  /// Sets the counters of iteration m's instances (replay's main-thread loop).
+  void arm(Replay& replay, std::int64_t m);
+  /// Releases iteration m's nodes that have no predecessor in the iteration.
+  void release(Replay& replay, std::int64_t m);
+  void describe_replay(std::ostream& out) const;
   void release_access(AccessRecord& record, Task*& ready_list);
   void complete_group(HandleState& handle, Group* group, Task*& ready_list);
   void make_ready(Task* task, Worker& self);
@@ -179,6 +197,8 @@ class Scheduler {
   FreeList<Group> group_pool_;
   bool batching_ = false;
   Task* batch_ready_ = nullptr;  // chained through next_free while batching
+  std::unique_ptr<RecordedGraph> recording_;  // while recording
+  Replay* replay_ = nullptr;                  // while replaying (for hang reports)
 };
 
 }  // namespace tessera::detail

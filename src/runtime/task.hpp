@@ -22,6 +22,7 @@ namespace tessera::detail {
 
 struct Task;
 struct Group;
+struct Replay;
 
 /// Test-and-test-and-set lock for the few instructions a handle update takes.
 class SpinLock {
@@ -112,9 +113,17 @@ struct Task {
   AccessRecord inline_records[kInlineAccesses];
   std::unique_ptr<AccessRecord[]> extra_records;
   Task* next_free = nullptr;
+  // A replayed task (an instance of a recorded node) runs its node's body and releases
+  // successors through the replay's counters instead of access groups.
+  Replay* replay = nullptr;
+  std::uint32_t node = 0;
+  std::int64_t iteration = 0;
 
   AccessRecord* records() { return extra_records ? extra_records.get() : inline_records; }
 };
+
+/// "1,2,3": a task's tags as hang reports print them.
+std::string tags_text(const TaskTags& tags);
 
 /// Multi-producer, single-consumer free list: any thread returns nodes, only the
 /// submitting thread takes them (it grabs the whole shared stack at once, so no ABA).

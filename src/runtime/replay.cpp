@@ -1,0 +1,247 @@
+// Iteration graphs: recording submissions as nodes, deriving their edges once, and
+// replaying iterations through counters instead of access groups.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "runtime/scheduler.hpp"
+#include "runtime/wait_until.hpp"
+
+namespace tessera::detail {
+
+namespace {
+
+/// Accesses of one handle seen so far while deriving edges: the last exclusive access
+/// and the reads after it, as (node, iteration 0 or 1) pairs.
+struct HandleHistory {
+  struct Use {
+    std::uint32_t node;
+    int pass;
+  };
+  bool written = false;
+  Use writer{};
+  std::vector<Use> readers;
+};
+
+/// Sorts and deduplicates the edges collected per node, then counts predecessors.
+void finalize_edges(RecordedGraph& graph) {
+  for (auto& n : graph.nodes) {
+    for (auto* list : {&n.successors, &n.next_successors}) {
+      std::sort(list->begin(), list->end());
+      list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
+  }
+  for (auto& n : graph.nodes) {
+    for (std::uint32_t j : n.successors) ++graph.nodes[j].predecessors;
+    for (std::uint32_t j : n.next_successors) ++graph.nodes[j].prior_predecessors;
+  }
+}
+
+}  // namespace
+
+void Scheduler::begin_recording() {
+  if (!on_main_thread()) throw std::logic_error("begin_recording called off the main thread");
+  if (recording_) throw std::logic_error("begin_recording: already recording");
+  recording_ = std::make_unique<RecordedGraph>();
+  recording_->owner = this;
+}
+
+void Scheduler::record(Task* task) {
+  // The node is no task of this run: it is neither counted nor completed.
+  --submitted_;
+  AccessRecord* recs = task->records();
+  for (std::uint32_t i = 0; i < task->access_count; ++i) {
+    if (recs[i].mode == AccessMode::reduce) {
+      const std::string handle = recs[i].handle->name;
+      task->body.reset();
+      task->extra_records.reset();
+      task_pool_.give(task);
+      throw std::invalid_argument(fmt::format(
+          "task '{}' reduces handle '{}': a recorded iteration graph cannot hold reduce accesses",
+          task->name, handle));
+    }
+  }
+  recording_->nodes.emplace_back().task.reset(task);
+}
+
+std::shared_ptr<const RecordedGraph> Scheduler::end_recording() {
+  if (!on_main_thread()) throw std::logic_error("end_recording called off the main thread");
+  if (!recording_) throw std::logic_error("end_recording without begin_recording");
+  std::unique_ptr<RecordedGraph> graph = std::move(recording_);
+  // Submitting the nodes twice, as iterations 0 and 1, shows every kind of edge: one
+  // iteration's nodes depend only on earlier nodes of it and on the previous iteration.
+  std::unordered_map<const HandleState*, HandleHistory> history;
+  const auto n = static_cast<std::uint32_t>(graph->nodes.size());
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::uint32_t j = 0; j < n; ++j) {
+      Task& task = *graph->nodes[j].task;
+      const auto add_edge = [&](HandleHistory::Use from) {
+        if (from.pass == pass) {
+          if (pass == 0) graph->nodes[from.node].successors.push_back(j);
+        } else {
+          graph->nodes[from.node].next_successors.push_back(j);
+        }
+      };
+      AccessRecord* recs = task.records();
+      for (std::uint32_t i = 0; i < task.access_count; ++i) {
+        HandleHistory& h = history[recs[i].handle];
+        if (recs[i].mode == AccessMode::read) {
+          if (h.written) add_edge(h.writer);
+          h.readers.push_back({j, pass});
+          continue;
+        }
+        // Exclusive: after the reads since the last write, which follow that write.
+        if (!h.readers.empty()) {
+          for (HandleHistory::Use r : h.readers) add_edge(r);
+        } else if (h.written) {
+          add_edge(h.writer);
+        }
+        h.written = true;
+        h.writer = {j, pass};
+        h.readers.clear();
+      }
+    }
+  }
+  finalize_edges(*graph);
+  return graph;
+}
+
+void Scheduler::arm(Replay& replay, std::int64_t m) {
+  Replay::Slot& slot = replay.slots[replay.slot_of(m)];
+  slot.done.store(0, std::memory_order_relaxed);
+  slot.iteration = m;
+  Task* instances = replay.instances_of(m);
+  for (std::uint32_t j = 0; j < replay.width; ++j) {
+    const RecordedGraph::Node& node = replay.graph.nodes[j];
+    const Task& recorded = *node.task;
+    Task& t = instances[j];
+    t.name = recorded.name;
+    t.tags = recorded.tags;
+    t.priority = recorded.priority;
+    t.main_only = recorded.main_only;
+    t.replay = &replay;
+    t.node = j;
+    t.iteration = m;
+    t.id = ++submitted_;
+    t.holds.store(1, std::memory_order_relaxed);
+    t.held = false;
+    t.next_free = nullptr;
+    const int prior = m > replay.first ? node.prior_predecessors : 0;
+    t.pending.store(node.predecessors + prior + (node.released_by_loop() ? 1 : 0),
+                    std::memory_order_relaxed);
+    if (observe_ & kObserveSubmit) {
+      AccessInfo infos[kMaxDescribedAccesses];
+      std::vector<AccessInfo> heap;
+      AccessInfo* out = infos;
+      if (recorded.access_count > kMaxDescribedAccesses) {
+        heap.resize(recorded.access_count);
+        out = heap.data();
+      }
+      const AccessRecord* recs = const_cast<Task&>(recorded).records();
+      for (std::uint32_t i = 0; i < recorded.access_count; ++i) {
+        out[i] = AccessInfo{recs[i].handle->id, recs[i].mode};
+      }
+      observer_->on_submit(info_of(&t, {out, recorded.access_count}));
+    }
+  }
+}
+
+void Scheduler::release(Replay& replay, std::int64_t m) {
+  Task* instances = replay.instances_of(m);
+  Task* ready = nullptr;
+  for (std::uint32_t j = 0; j < replay.width; ++j) {
+    if (!replay.graph.nodes[j].released_by_loop()) continue;
+    Task& t = instances[j];
+    if (t.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      t.next_free = ready;
+      ready = &t;
+    }
+  }
+  dispatch_ready(ready, main_, nullptr);
+}
+
+Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) {
+  Replay& replay = *task->replay;
+  const RecordedGraph::Node& node = replay.graph.nodes[task->node];
+  const std::int64_t m = task->iteration;
+  Task* ready = nullptr;
+  const auto count_down = [&ready](Task& successor) {
+    if (successor.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      successor.next_free = ready;
+      ready = &successor;
+    }
+  };
+  Task* same = replay.instances_of(m);
+  for (std::uint32_t j : node.successors) count_down(same[j]);
+  if (m + 1 < replay.end) {
+    // Iteration m + 1 was armed before iteration m was released.
+    Task* next = replay.instances_of(m + 1);
+    for (std::uint32_t j : node.next_successors) count_down(next[j]);
+  }
+  // The last touch of the task's slot: once all of it is done the main thread re-arms it.
+  replay.slots[replay.slot_of(m)].done.fetch_add(1, std::memory_order_acq_rel);
+  self.completed.increment();
+  Task* immediate = nullptr;
+  dispatch_ready(ready, &self, want_immediate ? &immediate : nullptr);
+  if (self.index != 0) notify_main();
+  return immediate;
+}
+
+void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int64_t count) {
+  if (!on_main_thread()) throw std::logic_error("replay called off the main thread");
+  if (recording_) throw std::logic_error("replay called while recording");
+  if (graph.owner != this) {
+    throw std::invalid_argument("replay: the graph was recorded on another runtime");
+  }
+  if (count < 0) throw std::invalid_argument(fmt::format("replay: count {} < 0", count));
+  if (count == 0 || graph.nodes.empty()) return;
+  wait_all();
+  Replay run(graph, first, count);
+  replay_ = &run;
+  const auto all_done = [&] { return tasks_completed() == submitted_; };
+  try {
+    arm(run, first);
+    for (std::int64_t m = first; m < run.end; ++m) {
+      const std::int64_t next = m + 1;
+      if (next < run.end) {
+        if (next - Replay::kWindow >= first) {
+          const Replay::Slot& reused = run.slots[run.slot_of(next)];
+          wait_until([&] { return reused.done.load(std::memory_order_acquire) == run.width; });
+        }
+        arm(run, next);
+      }
+      release(run, m);
+    }
+    wait_until(all_done);
+  } catch (...) {
+    // Nothing may outlive the instances: drain what was released, then report.
+    wait_until(all_done);
+    replay_ = nullptr;
+    throw;
+  }
+  replay_ = nullptr;
+  rethrow_error();
+}
+
+void Scheduler::describe_replay(std::ostream& out) const {
+  if (!replay_) return;
+  const Replay& r = *replay_;
+  for (std::int64_t s = 0; s < Replay::kWindow; ++s) {
+    const Replay::Slot& slot = r.slots[s];
+    if (slot.iteration < 0 || slot.done.load(std::memory_order_acquire) == r.width) continue;
+    const Task* instances = &r.instances[static_cast<std::size_t>(s) * r.width];
+    for (std::uint32_t j = 0; j < r.width; ++j) {
+      const int waiting = instances[j].pending.load(std::memory_order_acquire);
+      if (waiting == 0) continue;
+      out << fmt::format(
+          "  task '{}' #{} tags[{}] of replayed iteration {} waits for {} earlier task(s)\n",
+          instances[j].name, instances[j].id, tags_text(instances[j].tags), slot.iteration,
+          waiting);
+    }
+  }
+}
+
+}  // namespace tessera::detail

@@ -1,0 +1,82 @@
+#pragma once
+// The main thread's wait loop, shared by the waits in scheduler.cpp and the replay loop.
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "obs/tick_clock.hpp"
+#include "runtime/scheduler.hpp"
+
+namespace tessera::detail {
+
+/// One round of an idle spin: tells the core this is a busy-wait.
+inline void cpu_relax() {
+  __builtin_ia32_pause();
+}
+
+template <class Pred>
+void Scheduler::wait_until(Pred done) {
+  Worker& self = *main_;
+  std::uint64_t last_progress = ~std::uint64_t{0};
+  std::chrono::steady_clock::time_point since{};  // set by the first check_hang
+  int idle_rounds = 0;
+  const int spin = options_.idle_spin_rounds;
+  // Start of the current stretch of polling with requests in flight and nothing to run;
+  // cycle-counter ticks, since a fine-grained run has such a stretch every step.
+  std::int64_t idle_since = 0;
+  bool idle = false;
+  auto end_idle = [&] {
+    if (idle) {
+      engine_->idle_wait(obs::fast_ticks() - idle_since);
+      idle = false;
+    }
+  };
+  while (!done()) {
+    const bool comm_in_flight = engine_ && engine_->progress();
+    if (Task* t = find_task(self)) {
+      end_idle();
+      idle_rounds = 0;
+      // Run the task and its immediate successors, returning to the communication lane
+      // between compute tasks so receives are posted and requests completed promptly
+      // (a communication task next is lane work itself: it runs at once).
+      while (t) {
+        t = run(t, self);
+        if (t && engine_ && !t->main_only) {
+          engine_->progress();
+          if (main_queue_size_.load(std::memory_order_acquire) > 0) {
+            make_ready(t, self);
+            t = nullptr;
+          }
+        }
+      }
+      continue;
+    }
+    if (done()) break;
+    if (comm_in_flight && !idle) {
+      idle = true;
+      idle_since = obs::fast_ticks();
+    } else if (!comm_in_flight) {
+      end_idle();
+    }
+    if (++idle_rounds < spin) {
+      cpu_relax();
+      continue;
+    }
+    check_hang(last_progress, since);
+    if (comm_in_flight || workers_.size() == 1) {
+      std::this_thread::yield();
+      continue;
+    }
+    std::unique_lock<std::mutex> lock(main_sleep_mutex_);
+    main_sleeping_.store(true, std::memory_order_seq_cst);
+    if (!done() && main_queue_size_.load(std::memory_order_seq_cst) == 0 && self.normal.empty() &&
+        self.high.empty()) {
+      main_sleep_cv_.wait_for(lock, std::chrono::milliseconds(2));
+    }
+    main_sleeping_.store(false, std::memory_order_relaxed);
+  }
+  end_idle();
+}
+
+}  // namespace tessera::detail
