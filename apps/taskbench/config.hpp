@@ -19,6 +19,9 @@ struct RunConfig {
   long output_bytes = static_cast<long>(kPairBytes);  ///< -output: bytes of each task's output
   long scratch_bytes = 0;  ///< -scratch: bytes of scratch per point (memory_bound)
   long nodes = 0;          ///< -nodes: > 0 adds Task Bench's local/nonlocal estimates
+  /// tessera's: replay the timesteps where the graph repeats (dataflow only) rather than
+  /// submitting each of their tasks.
+  bool replay = true;
 };
 
 /// Checks the values Task Bench checks when parsing, and what its kernels assert, then the

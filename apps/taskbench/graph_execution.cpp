@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <numeric>
 #include <stdexcept>
 
 #include "kernel.hpp"
@@ -100,6 +101,7 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
           runtime.create_handle(fmt::format("scratch of point {}", first_ + static_cast<long>(i))));
     }
   }
+  steady_ = find_steady_range();
 }
 
 GraphExecution::~GraphExecution() {
@@ -114,18 +116,59 @@ GraphExecution::~GraphExecution() {
 void GraphExecution::submit_graph() {
   std::fill(stamp_.begin(), stamp_.end(), -1);
   const TaskGraph& g = config_.graph;
-  for (long t = 0; t < g.timesteps; ++t) {
-    if (t > 0) submit_exchange(t);
-    submit_compute(t);
-    // Bounded lookahead: submission runs kSlots - 1 timesteps ahead of execution, so it
-    // stays off the critical path and receives are posted early. The last writer of a
-    // point's output in slot (t - kSlots + 1) % kSlots is its task of that timestep.
-    const long oldest = t - (kSlots - 1);
-    for (long x = first_; x < end_ && oldest >= 0; ++x) {
-      if (g.exists(oldest, x)) {
-        session_.runtime().wait_for(output_handles_[slot_of(oldest)][local_index(x)]);
-        break;
+  Runtime& runtime = session_.runtime();
+  const SteadyRange& r = steady_;
+  const long steady_end = r.first + r.count * r.period;
+  for (long t = 0; t < g.timesteps;) {
+    if (r.count == 0 || t != r.first) {
+      submit_timestep(t++);
+      continue;
+    }
+    if (steady_graph_.empty()) {
+      runtime.begin_recording();
+      for (long k = 0; k < r.period; ++k) {
+        submit_exchange(t + k);
+        submit_compute(t + k);
       }
+      steady_graph_ = runtime.end_recording();
+    }
+    runtime.replay(steady_graph_, 0, r.count);
+    t = steady_end;
+  }
+}
+
+GraphExecution::SteadyRange GraphExecution::find_steady_range() const {
+  const TaskGraph& g = config_.graph;
+  if (!config_.replay || session_.exec().model() != ExecModel::dataflow) return {};
+  // Timestep t repeats t + period when every point exists at t - 1, t and t + 1 (the
+  // sends of t read which consumers exist) and the dependence set and buffer slot recur.
+  const auto full = [&](long t) { return g.offset_at(t) == 0 && g.width_at(t) == g.max_width; };
+  long first = 1;
+  for (long t = g.timesteps - 1; t >= 0; --t) {
+    if (!full(t)) {
+      first = t + 2;
+      break;
+    }
+  }
+  const long period = std::lcm(static_cast<long>(kSlots), g.dependence_sets());
+  // The last timestep has no consumers, so it differs from the others: leave it out.
+  const long count = std::max(0L, (g.timesteps - 1 - first) / period);
+  if (count < 2) return {};
+  return {first, period, count};
+}
+
+void GraphExecution::submit_timestep(long t) {
+  const TaskGraph& g = config_.graph;
+  if (t > 0) submit_exchange(t);
+  submit_compute(t);
+  // Bounded lookahead: submission runs kSlots - 1 timesteps ahead of execution, so it
+  // stays off the critical path and receives are posted early. The last writer of a
+  // point's output in slot (t - kSlots + 1) % kSlots is its task of that timestep.
+  const long oldest = t - (kSlots - 1);
+  for (long x = first_; x < end_ && oldest >= 0; ++x) {
+    if (g.exists(oldest, x)) {
+      session_.runtime().wait_for(output_handles_[slot_of(oldest)][local_index(x)]);
+      break;
     }
   }
 }
@@ -155,8 +198,9 @@ void GraphExecution::submit_exchange(long t) {
     });
     const std::size_t i = local_index(y);
     for (int peer : peers_) {
+      // Another rank waits for the message: it leaves before anything else that is ready.
       comm.isend(output_handles_[slot][i], outputs_[slot][i].data(), bytes, peer,
-                 tags_.tag(slot * g.max_width + y), {}, "taskbench_send");
+                 tags_.tag(slot * g.max_width + y), exec.skeleton_priority(), "taskbench_send");
     }
   }
   // One receive per remote producer that some local task of timestep t reads.
@@ -190,9 +234,17 @@ void GraphExecution::submit_compute(long t) {
     if (config_.scratch_bytes > 0) accesses_.push_back(readwrite(scratch_handles_[i]));
     // Tasks whose output leaves the rank run first, so their messages leave early.
     const Priority priority = has_remote_consumer(t, x) ? skeleton : Priority::normal;
-    session_.runtime().submit(
-        "taskbench_task", std::span<const Access>(accesses_), [this, t, x] { execute(t, x); },
-        TaskAttributes(priority, TaskTags{t, x}));
+    const TaskAttributes attributes(priority, TaskTags{t, x});
+    if (session_.runtime().recording()) {
+      // Replayed iteration i runs timestep t + i * period.
+      session_.runtime().submit(
+          "taskbench_task", std::span<const Access>(accesses_),
+          [this, t, x](TaskContext& ctx) { execute(t + ctx.iteration() * steady_.period, x); },
+          attributes);
+    } else {
+      session_.runtime().submit("taskbench_task", std::span<const Access>(accesses_),
+                                [this, t, x] { execute(t, x); }, attributes);
+    }
   }
   exec.end_phase();
 }

@@ -9,6 +9,12 @@
 // task reading the producer's output and received by an irecv task writing the receive
 // buffer. The runtime orders everything else: a buffer is overwritten kSlots timesteps later
 // only after all its readers (local tasks, sends) completed.
+//
+// Under dataflow the timesteps where the graph repeats itself (every point exists, and
+// the pattern of timestep t + period is that of t) are not submitted one by one: their
+// tasks are recorded once, `period` timesteps long, and replayed as an iteration graph,
+// which skips the per-task dependency analysis. Bodies find their timestep from the
+// iteration they are replayed in.
 
 #include <atomic>
 #include <cstddef>
@@ -39,12 +45,20 @@ class GraphExecution {
   GraphExecution(const GraphExecution&) = delete;
   GraphExecution& operator=(const GraphExecution&) = delete;
 
-  /// Submits every task of one execution of the graph (timestep by timestep, each an
-  /// "exchange" then a "compute" phase of the execution model), executing tasks while
-  /// it goes: before submitting timestep t + 1 it waits until this rank's tasks of
-  /// timestep t - 1 are done, so submission overlaps execution and memory stays bounded.
-  /// Main thread only.
+  /// Runs one execution of the graph: submits it timestep by timestep (each an
+  /// "exchange" then a "compute" phase of the execution model), executing tasks while it
+  /// goes: before submitting timestep t + 1 it waits until this rank's tasks of timestep
+  /// t - 1 are done, so submission overlaps execution and memory stays bounded. The
+  /// steady timesteps are replayed instead when config.replay allows it. Main thread only.
   void submit_graph();
+
+  /// Timesteps [first, first + count * period) replayed per execution (count 0: none).
+  struct SteadyRange {
+    long first = 0;
+    long period = 1;
+    long count = 0;
+  };
+  const SteadyRange& steady_range() const { return steady_; }
 
   /// Inputs checked so far by this rank's tasks (every task checks all its inputs).
   long long inputs_verified() const;
@@ -80,6 +94,11 @@ class GraphExecution {
     long long value = 0;
   };
 
+  /// The steady timesteps of the graph; none unless replaying pays (dataflow, and at
+  /// least two periods).
+  SteadyRange find_steady_range() const;
+  /// Submits timestep t, then waits for the tasks kSlots - 1 timesteps older.
+  void submit_timestep(long t);
   void submit_exchange(long t);
   void submit_compute(long t);
   /// The body of task (t, x): checks the inputs, writes the output, runs the kernel.
@@ -123,6 +142,9 @@ class GraphExecution {
   // timestep is checked when submitting.
   std::vector<std::vector<long>> senders_;
   std::vector<std::vector<long>> receivers_;
+
+  SteadyRange steady_;
+  IterationGraph steady_graph_;  // recorded by the first execution
 
   // Reused during submission.
   std::vector<Access> accesses_;

@@ -63,6 +63,9 @@ void add_options(CLI::App& cli, Options& o) {
                  "(-imbalance) load_imbalance spread of iterations, 0..2 (default 0)");
   cli.add_option("--nodes", c.nodes, "(-nodes) estimate local/nonlocal dependencies for N nodes");
   cli.add_flag("-v,--verbose", o.verbose, "print every timestep's points and dependencies");
+  cli.add_flag("!--no-replay", c.replay,
+               "submit every timestep's tasks, rather than replaying the repeating timesteps "
+               "as a recorded iteration graph (dataflow)");
   cli.add_flag("--and", o.several_graphs, "(-and) several task graphs: not supported")->group("");
   cli.add_option("--corrupt", o.corrupt,
                  "testing: task T P writes a wrong payload, to prove verification fails")
@@ -168,6 +171,8 @@ int run(Session& session, Options& options) {
                     {"tasks", totals.tasks},
                     {"dependencies", totals.dependencies},
                     {"flops", totals.flops},
+                    {"replayed_timesteps",
+                     execution.steady_range().count * execution.steady_range().period},
                     {"bytes", totals.bytes},
                     {"elapsed_s", elapsed}}}});
   return 0;

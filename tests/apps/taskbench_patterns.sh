@@ -77,6 +77,32 @@ for np in 1 2 4; do
   done
 done
 
+# Long enough for the repeating timesteps to be replayed as an iteration graph (dataflow):
+# Task Bench's totals for -steps 20 -width 8 (dom never repeats, so it is submitted).
+replayed=(
+  "160 0 -type trivial"
+  "160 152 -type no_comm"
+  "160 418 -type stencil_1d"
+  "160 456 -type stencil_1d_periodic"
+  "104 187 -type dom"
+  "143 142 -type tree"
+  "160 370 -type fft"
+  "160 1216 -type all_to_all"
+  "160 418 -type nearest -radix 3"
+  "160 304 -type spread -radix 2 -period 2"
+  "160 239 -type random_nearest -radix 3 -period 2 -fraction 0.5"
+)
+for np in 1 2 4; do
+  for p in "${replayed[@]}"; do
+    read -r tasks deps args <<<"$p"
+    # shellcheck disable=SC2086
+    expect_ok "$np" "$tasks" "$deps" -steps 20 -width 8 $args -kernel busy_wait -iter 20 \
+      -output 40 --threads 2
+  done
+done
+expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 2 --no-replay
+expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 1
+
 # stencil_1d under every execution model, 1 and 2 threads, on 1, 2 and 4 ranks.
 for np in 1 2 4; do
   expect_ok "$np" 40 88 -steps 5 -width 8 -type stencil_1d -kernel compute_bound -iter 10 --exec bsp
@@ -105,6 +131,9 @@ expect_error 1 "$corrupt" -steps 5 -width 8 -type stencil_1d --corrupt 2 3
 for exec in bsp forkjoin dataflow; do
   expect_error 2 "$corrupt" -steps 5 -width 8 -type stencil_1d --corrupt 2 3 --exec "$exec"
 done
+# Inside the replayed timesteps too.
+expect_error 2 "verification failed: task \(timestep 11, point [234]\): input [0-2] at pair 0 holds \(timestep 10, point 4\), expected \(timestep 10, point 3\)" \
+  -steps 20 -width 8 -type stencil_1d --corrupt 10 3 --threads 2
 expect_error 2 "verification failed: task \(timestep 3, point [67]\): input 0 at pair 0 holds \(timestep 2, point 4\), expected \(timestep 2, point 3\)" \
   -steps 5 -width 8 -type tree --corrupt 2 3
 
