@@ -195,7 +195,10 @@ class Comm : public ProgressEngine {
                      const Operation& operation, const char* name);
   void post(const Operation& operation, CompletionToken token, const char* name);
   void track(MPI_Request request, Pending pending);
-  void finish(std::size_t index);
+  /// Tells observers and the counters that an operation was posted.
+  void announce(Pending& pending);
+  /// Completes a finished operation's task (checking a receive's size from `status`).
+  void finish(Pending done, const MPI_Status& status);
   std::uint64_t next_id() { return ++operation_counter_; }
 
   Runtime& runtime_;
@@ -221,7 +224,6 @@ class Comm : public ProgressEngine {
   std::string error_;  // first failure seen while completing requests, thrown after
   std::vector<int> indices_;
   std::vector<MPI_Status> completed_;  // MPI_Testsome's statuses, in completion order
-  std::vector<MPI_Status> statuses_;   // the same, per request slot
 };
 
 }  // namespace tessera

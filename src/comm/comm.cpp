@@ -251,6 +251,18 @@ void Comm::post(const Operation& o, CompletionToken token, const char* name) {
       throw std::logic_error("Comm::post: custom operations are bound, not posted");
   }
   pending.event.id = next_id();
+  if (o.kind == CommEvent::Kind::send) {
+    // A small send is usually complete once posted (copied out eagerly): finishing it
+    // here saves the lane a request to test and releases the buffer's next writer now.
+    int done = 0;
+    MPI_Status status;
+    check_mpi(MPI_Test(&request, &done, &status), "MPI_Test");
+    if (done) {
+      announce(pending);
+      finish(std::move(pending), status);
+      return;
+    }
+  }
   track(request, std::move(pending));
 }
 
@@ -316,6 +328,12 @@ void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int
 }
 
 void Comm::track(MPI_Request request, Pending pending) {
+  announce(pending);
+  requests_.push_back(request);
+  pending_.push_back(std::move(pending));
+}
+
+void Comm::announce(Pending& pending) {
   pending.posted = coarse_now();
   for (CommObserver* o : observers_) o->on_post(pending.event);
   if (pending.event.kind == CommEvent::Kind::send) {
@@ -325,15 +343,12 @@ void Comm::track(MPI_Request request, Pending pending) {
              pending.event.kind == CommEvent::Kind::barrier) {
     ++stats_.collectives;
   }
-  requests_.push_back(request);
-  pending_.push_back(std::move(pending));
 }
 
-void Comm::finish(std::size_t index) {
-  Pending done = std::move(pending_[index]);
+void Comm::finish(Pending done, const MPI_Status& status) {
   if (done.event.kind == CommEvent::Kind::recv) {
     int received = 0;
-    MPI_Get_count(&statuses_[index], MPI_BYTE, &received);
+    MPI_Get_count(&status, MPI_BYTE, &received);
     if (static_cast<std::size_t>(received) != done.event.bytes && error_.empty()) {
       error_ = fmt::format("irecv from rank {} tag {}: expected {} bytes, received {}",
                            done.event.peer, done.event.tag, done.event.bytes, received);
@@ -354,8 +369,10 @@ void Comm::finish(std::size_t index) {
 bool Comm::progress() {
   if (requests_.empty()) return deferred_count_ > 0;
   const int n = static_cast<int>(requests_.size());
-  indices_.resize(n);
-  completed_.resize(n);
+  if (indices_.size() < requests_.size()) {
+    indices_.resize(requests_.size());
+    completed_.resize(requests_.size());
+  }
   int outcount = 0;
   check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
             "MPI_Testsome");
@@ -363,10 +380,9 @@ bool Comm::progress() {
     // Lane time is the handling of finished requests; a poll that finds nothing is
     // waiting, accounted by the scheduler as idle time.
     const std::int64_t start = observers_.empty() ? 0 : obs::fast_ticks();
-    // Statuses are kept per request slot so finish() can check received sizes.
-    statuses_.resize(n);
-    for (int k = 0; k < outcount; ++k) statuses_[indices_[k]] = completed_[k];
-    for (int k = 0; k < outcount; ++k) finish(static_cast<std::size_t>(indices_[k]));
+    for (int k = 0; k < outcount; ++k) {
+      finish(std::move(pending_[static_cast<std::size_t>(indices_[k])]), completed_[k]);
+    }
     std::size_t keep = 0;
     for (std::size_t i = 0; i < requests_.size(); ++i) {
       if (requests_[i] == MPI_REQUEST_NULL) continue;
