@@ -13,6 +13,10 @@
 //   chain      kBatch tasks that all readwrite one handle: each waits for the one before.
 //   fan        a root writes one handle, kBatch-2 tasks read it and each write their own
 //              output, a sink readwrites the root's handle (it waits for every reader).
+//   stencil    Task Bench's stencil_1d at width 2: kBatch / 2 timesteps of two tasks,
+//              each reading both outputs of the timestep before (double-buffered) and
+//              writing its own; tessera submits every task (replay=0) or replays the
+//              timesteps as a recorded iteration graph of two timesteps (replay=1).
 // Counters: items_processed (tasks) and ns_per_task (wall time per task).
 
 #include <benchmark/benchmark.h>
@@ -137,6 +141,41 @@ void tessera_fan(benchmark::State& state) {
   clock.set_task_counters(state, kBatch);
 }
 
+void tessera_stencil(benchmark::State& state) {
+  TesseraFixture f(static_cast<int>(state.range(0)));
+  const bool replay = state.range(1) != 0;
+  // out(slot, x): the output of point x in buffer slot `slot`.
+  const auto out = [&](long slot, long x) {
+    return f.handles[static_cast<std::size_t>(2 * slot + x)];
+  };
+  const auto submit_step = [&](long t) {
+    for (long x = 0; x < 2; ++x) {
+      f.runtime.submit("point",
+                       {tessera::read(out((t + 1) % 2, 0)), tessera::read(out((t + 1) % 2, 1)),
+                        tessera::write(out(t % 2, x))},
+                       [] { empty_body(); });
+    }
+  };
+  constexpr long kSteps = kBatch / 2;
+  tessera::IterationGraph graph;
+  if (replay) {
+    f.runtime.begin_recording();
+    submit_step(0);
+    submit_step(1);
+    graph = f.runtime.end_recording();
+  }
+  const LoopClock clock;
+  for (auto _ : state) {
+    if (replay) {
+      f.runtime.replay(graph, 0, kSteps / 2);
+    } else {
+      for (long t = 0; t < kSteps; ++t) submit_step(t);
+      f.runtime.wait_all();
+    }
+  }
+  clock.set_task_counters(state, kBatch);
+}
+
 // ---------------------------------------------------------------------------------------
 // OpenMP tasks with depend clauses. The benchmark loop runs inside `single`; the other
 // threads of the team execute tasks from the implicit barrier.
@@ -220,6 +259,26 @@ void omp_fan(benchmark::State& state) {
   });
 }
 
+void omp_stencil(benchmark::State& state) {
+  char* d = omp_data.data();
+  in_omp_team(static_cast<int>(state.range(0)), [&] {
+    const LoopClock clock;
+    for (auto _ : state) {
+      for (long t = 0; t < kBatch / 2; ++t) {
+        // GCC 12 reports variables used only in depend clauses as unused.
+        [[maybe_unused]] char* in = d + 2 * ((t + 1) % 2);
+        [[maybe_unused]] char* mine = d + 2 * (t % 2);
+#pragma omp task depend(in : in[0], in[1]) depend(out : mine[0])
+        empty_body();
+#pragma omp task depend(in : in[0], in[1]) depend(out : mine[1])
+        empty_body();
+      }
+#pragma omp taskwait
+    }
+    clock.set_task_counters(state, kBatch);
+  });
+}
+
 void access_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"accesses", "threads", "batch"});
   for (int threads : {1, 2}) {
@@ -232,6 +291,13 @@ void batch_access_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"accesses", "threads"});
   for (int threads : {1, 2}) {
     for (int accesses : {0, 1, 2, 4}) b->Args({accesses, threads});
+  }
+}
+
+void stencil_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"threads", "replay"});
+  for (int threads : {1, 2}) {
+    for (int replay : {0, 1}) b->Args({threads, replay});
   }
 }
 
@@ -249,5 +315,7 @@ BENCHMARK(tessera_chain)->Apply(thread_args)->UseRealTime();
 BENCHMARK(omp_chain)->Apply(thread_args)->UseRealTime();
 BENCHMARK(tessera_fan)->Apply(thread_args)->UseRealTime();
 BENCHMARK(omp_fan)->Apply(thread_args)->UseRealTime();
+BENCHMARK(tessera_stencil)->Apply(stencil_args)->UseRealTime();
+BENCHMARK(omp_stencil)->Apply(thread_args)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -8,13 +8,15 @@
 // ring of `kWindow` slots of task instances: a counter per instance counts the
 // predecessors still running, and the main thread arms iteration m + 1 (sets its
 // counters) and then releases iteration m (its nodes without a predecessor in the same
-// iteration), so every counter is set before any predecessor can reach it.
+// iteration), so every counter is set before any predecessor can reach it. A slot is
+// armed again only after all its instances completed.
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "runtime/owned_counter.hpp"
 #include "runtime/task.hpp"
 
 namespace tessera::detail {
@@ -40,18 +42,21 @@ struct Replay {
   /// arms the next and releases another.
   static constexpr std::int64_t kWindow = 4;
 
-  struct alignas(64) Slot {
-    std::atomic<std::uint32_t> done{0};  // instances of the slot's iteration completed
-    std::int64_t iteration = -1;         // main thread only
+  /// Main-thread bookkeeping of one slot.
+  struct Slot {
+    std::int64_t iteration = -1;  // the iteration armed in the slot
+    std::uint64_t done_before = 0;  // completions counted in the slot before it was armed
   };
 
-  Replay(const RecordedGraph& g, std::int64_t first_iteration, std::int64_t count)
+  Replay(const RecordedGraph& g, std::int64_t first_iteration, std::int64_t count, int threads)
       : graph(g),
         first(first_iteration),
         end(first_iteration + count),
         width(static_cast<std::uint32_t>(g.nodes.size())),
+        threads(threads),
         instances(std::make_unique<Task[]>(static_cast<std::size_t>(kWindow) * width)),
-        slots(std::make_unique<Slot[]>(kWindow)) {}
+        slots(std::make_unique<Slot[]>(kWindow)),
+        done(std::make_unique<OwnedCounter[]>(static_cast<std::size_t>(kWindow * threads))) {}
 
   std::size_t slot_of(std::int64_t iteration) const {
     return static_cast<std::size_t>((iteration - first) % kWindow);
@@ -59,13 +64,30 @@ struct Replay {
   Task* instances_of(std::int64_t iteration) const {
     return &instances[slot_of(iteration) * width];
   }
+  /// Instances completed in `slot` since the replay began, summed over threads.
+  std::uint64_t completed_in(std::size_t slot) const {
+    std::uint64_t sum = 0;
+    for (int w = 0; w < threads; ++w) sum += done[slot * static_cast<std::size_t>(threads) + w].load();
+    return sum;
+  }
+  /// Counts a completion in `slot` by thread `worker`: each thread has its own counter,
+  /// so finishing tasks on several threads shares no cache line.
+  void count_completion(std::size_t slot, int worker) {
+    done[slot * static_cast<std::size_t>(threads) + static_cast<std::size_t>(worker)].increment();
+  }
+  /// Whether every instance armed in `slot` completed (main thread).
+  bool slot_complete(std::size_t slot) const {
+    return completed_in(slot) - slots[slot].done_before == width;
+  }
 
   const RecordedGraph& graph;
   const std::int64_t first;
   const std::int64_t end;
   const std::uint32_t width;  // nodes per iteration
+  const int threads;
   std::unique_ptr<Task[]> instances;
   std::unique_ptr<Slot[]> slots;
+  std::unique_ptr<OwnedCounter[]> done;  // [slot * threads + thread]
 };
 
 }  // namespace tessera::detail

@@ -111,7 +111,8 @@ std::shared_ptr<const RecordedGraph> Scheduler::end_recording() {
 
 void Scheduler::arm(Replay& replay, std::int64_t m) {
   Replay::Slot& slot = replay.slots[replay.slot_of(m)];
-  slot.done.store(0, std::memory_order_relaxed);
+  // The slot's previous iteration has completed: no count in it can change now.
+  slot.done_before = replay.completed_in(replay.slot_of(m));
   slot.iteration = m;
   Task* instances = replay.instances_of(m);
   for (std::uint32_t j = 0; j < replay.width; ++j) {
@@ -182,11 +183,11 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
     for (std::uint32_t j : node.next_successors) count_down(next[j]);
   }
   // The last touch of the task's slot: once all of it is done the main thread re-arms it.
-  replay.slots[replay.slot_of(m)].done.fetch_add(1, std::memory_order_acq_rel);
+  replay.count_completion(replay.slot_of(m), self.index);
   self.completed.increment();
   Task* immediate = nullptr;
-  dispatch_ready(ready, &self, want_immediate ? &immediate : nullptr);
-  if (self.index != 0) notify_main();
+  const bool woke = dispatch_ready(ready, &self, want_immediate ? &immediate : nullptr);
+  if (self.index != 0 && !woke) notify_main();
   return immediate;
 }
 
@@ -199,7 +200,7 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
   if (count < 0) throw std::invalid_argument(fmt::format("replay: count {} < 0", count));
   if (count == 0 || graph.nodes.empty()) return;
   wait_all();
-  Replay run(graph, first, count);
+  Replay run(graph, first, count, options_.threads);
   replay_ = &run;
   const auto all_done = [&] { return tasks_completed() == submitted_; };
   try {
@@ -208,8 +209,8 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
       const std::int64_t next = m + 1;
       if (next < run.end) {
         if (next - Replay::kWindow >= first) {
-          const Replay::Slot& reused = run.slots[run.slot_of(next)];
-          wait_until([&] { return reused.done.load(std::memory_order_acquire) == run.width; });
+          const std::size_t reused = run.slot_of(next);
+          wait_until([&] { return run.slot_complete(reused); });
         }
         arm(run, next);
       }
@@ -231,7 +232,7 @@ void Scheduler::describe_replay(std::ostream& out) const {
   const Replay& r = *replay_;
   for (std::int64_t s = 0; s < Replay::kWindow; ++s) {
     const Replay::Slot& slot = r.slots[s];
-    if (slot.iteration < 0 || slot.done.load(std::memory_order_acquire) == r.width) continue;
+    if (slot.iteration < 0 || r.slot_complete(static_cast<std::size_t>(s))) continue;
     const Task* instances = &r.instances[static_cast<std::size_t>(s) * r.width];
     for (std::uint32_t j = 0; j < r.width; ++j) {
       const int waiting = instances[j].pending.load(std::memory_order_acquire);

@@ -163,12 +163,16 @@ void Scheduler::wake_workers() {
     epoch_.fetch_add(1, std::memory_order_seq_cst);
     epoch_.notify_all();
   }
-  notify_main();
+  if (!on_main_thread()) wake_main_after_fence();
 }
 
 void Scheduler::notify_main() {
   if (on_main_thread()) return;  // main is the caller
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  wake_main_after_fence();
+}
+
+void Scheduler::wake_main_after_fence() {
   if (main_sleeping_.load(std::memory_order_relaxed)) {
     std::lock_guard<std::mutex> lock(main_sleep_mutex_);
     main_sleep_cv_.notify_one();
@@ -271,12 +275,13 @@ Task* Scheduler::finish(Task* task, Worker& self, bool want_immediate) {
   }
   self.completed.increment();
   Task* immediate = nullptr;
-  dispatch_ready(ready_list, &self, want_immediate ? &immediate : nullptr);
-  if (self.index != 0) notify_main();  // the main thread may sleep in a wait for this task
+  const bool woke = dispatch_ready(ready_list, &self, want_immediate ? &immediate : nullptr);
+  // The main thread may sleep in a wait for this task (queuing a task woke it already).
+  if (self.index != 0 && !woke) notify_main();
   return immediate;
 }
 
-void Scheduler::dispatch_ready(Task* list, Worker* self, Task** immediate) {
+bool Scheduler::dispatch_ready(Task* list, Worker* self, Task** immediate) {
   // Prefer a high-priority task as the immediate successor; never run a normal one
   // next while high-priority work is queued elsewhere.
   Task* pick = nullptr;
@@ -290,12 +295,14 @@ void Scheduler::dispatch_ready(Task* list, Worker* self, Task** immediate) {
       pick = nullptr;
     }
   }
+  bool queued = false;
   while (list) {
     Task* t = list;
     list = t->next_free;
     t->next_free = nullptr;
     if (t == pick) continue;
     make_ready(t, *self);
+    queued = true;
   }
   if (pick) {
     if (observe_ & kObserveReady) {
@@ -304,6 +311,7 @@ void Scheduler::dispatch_ready(Task* list, Worker* self, Task** immediate) {
     }
     *immediate = pick;
   }
+  return queued;
 }
 
 void Scheduler::worker_loop(int index) {

@@ -11,22 +11,13 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/owned_counter.hpp"
 #include "runtime/recorded_graph.hpp"
 #include "runtime/task.hpp"
 #include "runtime/work_stealing_deque.hpp"
 #include "tessera/runtime.hpp"
 
 namespace tessera::detail {
-
-/// A monotone counter written only by its owning thread: increments need no locked
-/// instruction, and readers sum the counters of all threads.
-struct alignas(64) OwnedCounter {
-  std::atomic<std::uint64_t> value{0};
-  void increment() {
-    value.store(value.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-  }
-  std::uint64_t load() const { return value.load(std::memory_order_acquire); }
-};
 
 struct alignas(64) Worker {
   explicit Worker(int index, std::uint64_t seed) : index(index), rng(seed + index) {}
@@ -152,9 +143,14 @@ class Scheduler {
   void release_access(AccessRecord& record, Task*& ready_list);
   void complete_group(HandleState& handle, Group* group, Task*& ready_list);
   void make_ready(Task* task, Worker& self);
-  void dispatch_ready(Task* ready_list, Worker* self, Task** immediate);
+  /// Queues the ready tasks except an immediate successor for `self` (when `immediate`
+  /// is given); true if it queued any, which also woke a sleeping main thread.
+  bool dispatch_ready(Task* ready_list, Worker* self, Task** immediate);
   void wake_workers();
+  /// Wakes the main thread if it sleeps in a wait (a no-op on the main thread).
   void notify_main();
+  /// notify_main's wake, for a caller that has just issued a seq_cst fence.
+  void wake_main_after_fence();
   void record_error(const char* task_name, std::exception_ptr error);
   void rethrow_error();
   void check_hang(std::uint64_t& last_progress, std::chrono::steady_clock::time_point& since);
