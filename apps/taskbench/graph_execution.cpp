@@ -242,8 +242,9 @@ void GraphExecution::submit_compute(long t) {
           [this, t, x](TaskContext& ctx) { execute(t + ctx.iteration() * steady_.period, x); },
           attributes);
     } else {
-      session_.runtime().submit("taskbench_task", std::span<const Access>(accesses_),
-                                [this, t, x] { execute(t, x); }, attributes);
+      session_.runtime().submit(
+          "taskbench_task", std::span<const Access>(accesses_), [this, t, x] { execute(t, x); },
+          attributes);
     }
   }
   exec.end_phase();

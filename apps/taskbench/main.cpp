@@ -161,20 +161,20 @@ int run(Session& session, Options& options) {
     std::fputs(summary_text(config, totals, elapsed).c_str(), stdout);
     std::fflush(stdout);
   }
-  session.finish({{"checksum", fmt::format("{}", verified)},
-                  {"taskbench",
-                   {{"type", std::string(to_string(config.graph.type))},
-                    {"kernel", std::string(to_string(config.kernel.type))},
-                    {"steps", config.graph.timesteps},
-                    {"width", config.graph.max_width},
-                    {"iterations", config.kernel.iterations},
-                    {"tasks", totals.tasks},
-                    {"dependencies", totals.dependencies},
-                    {"flops", totals.flops},
-                    {"replayed_timesteps",
-                     execution.steady_range().count * execution.steady_range().period},
-                    {"bytes", totals.bytes},
-                    {"elapsed_s", elapsed}}}});
+  session.finish(
+      {{"checksum", fmt::format("{}", verified)},
+       {"taskbench",
+        {{"type", std::string(to_string(config.graph.type))},
+         {"kernel", std::string(to_string(config.kernel.type))},
+         {"steps", config.graph.timesteps},
+         {"width", config.graph.max_width},
+         {"iterations", config.kernel.iterations},
+         {"tasks", totals.tasks},
+         {"dependencies", totals.dependencies},
+         {"flops", totals.flops},
+         {"replayed_timesteps", execution.steady_range().count * execution.steady_range().period},
+         {"bytes", totals.bytes},
+         {"elapsed_s", elapsed}}}});
   return 0;
 }
 

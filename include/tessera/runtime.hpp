@@ -260,6 +260,9 @@ class Runtime {
   /// but without the per-task analysis. Waits for earlier tasks first and returns when
   /// every replayed task completed; the main thread executes tasks and drives the
   /// progress engine meanwhile. Rethrows the first task exception. Main thread only.
+  /// Unlike submission, a replay runs at most three iterations at once: a task whose
+  /// completion is held (TaskContext::hold) until a task three or more iterations later
+  /// runs never completes, and the hang watchdog reports it.
   void replay(const IterationGraph& graph, std::int64_t first, std::int64_t count);
 
   /// Waits until every submitted task completed; the main thread executes tasks and

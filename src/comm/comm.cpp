@@ -171,9 +171,8 @@ void Comm::record_operation(const char* name, std::span<const Access> accesses,
   const std::uint64_t key = channel_key(operation.kind, operation.peer, operation.tag);
   auto [it, added] = channel_handles_.try_emplace(key);
   if (added) {
-    it->second = runtime_.create_handle(fmt::format("channel {} peer {} tag {}",
-                                                    to_string(operation.kind), operation.peer,
-                                                    operation.tag));
+    it->second = runtime_.create_handle(fmt::format(
+        "channel {} peer {} tag {}", to_string(operation.kind), operation.peer, operation.tag));
   }
   std::vector<Access> all(accesses.begin(), accesses.end());
   all.push_back(readwrite(it->second));

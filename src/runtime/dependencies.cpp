@@ -30,15 +30,14 @@ AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
 
 }  // namespace
 
-void Scheduler::run_observed(std::uint64_t id, const char* name,
-                             std::span<const Access> accesses, const TaskAttributes& attributes,
-                             void (*invoke)(void*), void* body) {
+void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const Access> accesses,
+                             const TaskAttributes& attributes, void (*invoke)(void*), void* body) {
   AccessInfo infos[kMaxDescribedAccesses];
   for (std::size_t i = 0; i < accesses.size(); ++i) {
     infos[i] = AccessInfo{accesses[i].handle.id(), accesses[i].mode};
   }
-  const TaskInfo info{id, name, &attributes.tags, attributes.priority, false,
-                      {infos, accesses.size()}};
+  const TaskInfo info{
+      id, name, &attributes.tags, attributes.priority, false, {infos, accesses.size()}};
   if (observe_ & kObserveSubmit) observer_->on_submit(info);
   if (observe_ & kObserveReady) observer_->on_ready(info, 0);
   if (observe_ & kObserveBegin) observer_->on_begin(info, 0);
@@ -62,7 +61,7 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
     return;
   }
   task->holds.store(1, std::memory_order_relaxed);
-  task->held = false;
+  task->held.store(false, std::memory_order_relaxed);
   const bool run_now = !batching_ && should_run_inline(task->priority, task->main_only);
   if (run_now && try_run_inline(task)) {
     if (options_.sequential) rethrow_error();
@@ -134,7 +133,7 @@ bool Scheduler::try_run_inline(Task* task) {
     observer_->on_ready(info_of(task, {scratch, 0}), 0);
   }
   execute_body(task, self);
-  if (task->held) {
+  if (task->held.load(std::memory_order_relaxed)) {
     // The body bound its completion to something still running: give each access the
     // group it would have had, so later tasks wait for the completion as usual.
     for (std::uint32_t i = 0; i < n; ++i) {

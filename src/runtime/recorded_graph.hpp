@@ -25,11 +25,11 @@ class Scheduler;
 
 struct RecordedGraph {
   struct Node {
-    std::unique_ptr<Task> task;  // name, tags, priority, body and access records
+    std::unique_ptr<Task> task;                  // name, tags, priority, body and access records
     std::vector<std::uint32_t> successors;       // in the same iteration
     std::vector<std::uint32_t> next_successors;  // in the next iteration
-    int predecessors = 0;       // in the same iteration
-    int prior_predecessors = 0;  // in the previous iteration
+    int predecessors = 0;                        // in the same iteration
+    int prior_predecessors = 0;                  // in the previous iteration
     /// Without a predecessor in its own iteration, the replay loop releases the node.
     bool released_by_loop() const { return predecessors == 0; }
   };
@@ -44,7 +44,8 @@ struct Replay {
 
   /// Main-thread bookkeeping of one slot.
   struct Slot {
-    std::int64_t iteration = -1;  // the iteration armed in the slot
+    bool armed = false;
+    std::int64_t iteration = 0;     // the iteration armed in the slot
     std::uint64_t done_before = 0;  // completions counted in the slot before it was armed
   };
 
@@ -67,7 +68,8 @@ struct Replay {
   /// Instances completed in `slot` since the replay began, summed over threads.
   std::uint64_t completed_in(std::size_t slot) const {
     std::uint64_t sum = 0;
-    for (int w = 0; w < threads; ++w) sum += done[slot * static_cast<std::size_t>(threads) + w].load();
+    for (int w = 0; w < threads; ++w)
+      sum += done[slot * static_cast<std::size_t>(threads) + w].load();
     return sum;
   }
   /// Counts a completion in `slot` by thread `worker`: each thread has its own counter,
@@ -85,6 +87,8 @@ struct Replay {
   const std::int64_t end;
   const std::uint32_t width;  // nodes per iteration
   const int threads;
+  std::int64_t armed_end = 0;     // iterations before this one are armed (main thread)
+  std::int64_t released_end = 0;  // and those before this one released
   std::unique_ptr<Task[]> instances;
   std::unique_ptr<Slot[]> slots;
   std::unique_ptr<OwnedCounter[]> done;  // [slot * threads + thread]

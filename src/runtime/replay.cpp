@@ -113,7 +113,9 @@ void Scheduler::arm(Replay& replay, std::int64_t m) {
   Replay::Slot& slot = replay.slots[replay.slot_of(m)];
   // The slot's previous iteration has completed: no count in it can change now.
   slot.done_before = replay.completed_in(replay.slot_of(m));
+  slot.armed = true;
   slot.iteration = m;
+  replay.armed_end = m + 1;
   Task* instances = replay.instances_of(m);
   for (std::uint32_t j = 0; j < replay.width; ++j) {
     const RecordedGraph::Node& node = replay.graph.nodes[j];
@@ -128,7 +130,7 @@ void Scheduler::arm(Replay& replay, std::int64_t m) {
     t.iteration = m;
     t.id = ++submitted_;
     t.holds.store(1, std::memory_order_relaxed);
-    t.held = false;
+    t.held.store(false, std::memory_order_relaxed);
     t.next_free = nullptr;
     const int prior = m > replay.first ? node.prior_predecessors : 0;
     t.pending.store(node.predecessors + prior + (node.released_by_loop() ? 1 : 0),
@@ -161,6 +163,7 @@ void Scheduler::release(Replay& replay, std::int64_t m) {
       ready = &t;
     }
   }
+  replay.released_end = m + 1;
   dispatch_ready(ready, main_, nullptr);
 }
 
@@ -201,7 +204,12 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
   if (count == 0 || graph.nodes.empty()) return;
   wait_all();
   Replay run(graph, first, count, options_.threads);
+  run.armed_end = run.released_end = first;
   replay_ = &run;
+  struct Detach {
+    Replay*& current;
+    ~Detach() { current = nullptr; }
+  } detach{replay_};
   const auto all_done = [&] { return tasks_completed() == submitted_; };
   try {
     arm(run, first);
@@ -218,12 +226,12 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
     }
     wait_until(all_done);
   } catch (...) {
-    // Nothing may outlive the instances: drain what was released, then report.
+    // Nothing may outlive the instances: drain what was released, then report. Armed
+    // iterations that were never released will not run; they are no longer submitted.
+    submitted_ -= static_cast<std::uint64_t>(run.armed_end - run.released_end) * run.width;
     wait_until(all_done);
-    replay_ = nullptr;
     throw;
   }
-  replay_ = nullptr;
   rethrow_error();
 }
 
@@ -232,15 +240,20 @@ void Scheduler::describe_replay(std::ostream& out) const {
   const Replay& r = *replay_;
   for (std::int64_t s = 0; s < Replay::kWindow; ++s) {
     const Replay::Slot& slot = r.slots[s];
-    if (slot.iteration < 0 || r.slot_complete(static_cast<std::size_t>(s))) continue;
+    if (!slot.armed || r.slot_complete(static_cast<std::size_t>(s))) continue;
     const Task* instances = &r.instances[static_cast<std::size_t>(s) * r.width];
     for (std::uint32_t j = 0; j < r.width; ++j) {
-      const int waiting = instances[j].pending.load(std::memory_order_acquire);
-      if (waiting == 0) continue;
-      out << fmt::format(
-          "  task '{}' #{} tags[{}] of replayed iteration {} waits for {} earlier task(s)\n",
-          instances[j].name, instances[j].id, tags_text(instances[j].tags), slot.iteration,
-          waiting);
+      const Task& t = instances[j];
+      const std::string what = fmt::format("  task '{}' #{} tags[{}] of replayed iteration {}",
+                                           t.name, t.id, tags_text(t.tags), slot.iteration);
+      if (const int waiting = t.pending.load(std::memory_order_acquire); waiting > 0) {
+        const bool unreleased = slot.iteration >= r.released_end;
+        out << fmt::format("{} waits for {} earlier task(s){}\n", what, waiting,
+                           unreleased ? " (its iteration is not released yet)" : "");
+      } else if (t.holds.load(std::memory_order_acquire) > 0 &&
+                 t.held.load(std::memory_order_relaxed)) {
+        out << fmt::format("{} ran and holds its completion\n", what);
+      }
     }
   }
 }

@@ -55,7 +55,7 @@ std::size_t IterationGraph::size() const {
 }
 
 CompletionToken TaskContext::hold() {
-  task_->held = true;
+  task_->held.store(true, std::memory_order_relaxed);
   task_->holds.fetch_add(1, std::memory_order_relaxed);
   return CompletionToken(task_);
 }

@@ -56,8 +56,8 @@ struct AccessRecord {
   HandleState* handle = nullptr;
   Group* group = nullptr;
   Task* task = nullptr;
-  AccessRecord* next_waiter = nullptr;   // in group's waiter list
-  ReducerEntry* reducer = nullptr;       // private reduction slot, for reduce accesses
+  AccessRecord* next_waiter = nullptr;  // in group's waiter list
+  ReducerEntry* reducer = nullptr;      // private reduction slot, for reduce accesses
   AccessMode mode = AccessMode::read;
 };
 
@@ -106,7 +106,9 @@ struct Task {
   std::uint64_t id = 0;
   std::atomic<int> pending{0};
   std::atomic<int> holds{0};
-  bool held = false;  // set by TaskContext::hold on the executing thread
+  // Set by TaskContext::hold on the executing thread; atomic only so a hang report may
+  // read it from the main thread.
+  std::atomic<bool> held{false};
   std::uint32_t access_count = 0;
   Priority priority = Priority::normal;
   bool main_only = false;
