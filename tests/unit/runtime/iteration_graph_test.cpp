@@ -1,7 +1,19 @@
 // Iteration graphs: a replay gives the results of submitting the recorded tasks again.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "tessera/runtime.hpp"
@@ -54,6 +66,894 @@ TEST(IterationGraph, ReplayMatchesSubmission) {
   for (int threads : {1, 2, 4}) {
     EXPECT_EQ(run_stencil(threads, true, 17, 50), expected) << threads << " threads";
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Random iteration bodies: replay(first, count) equals submitting the body count times.
+
+bool is_exclusive(AccessMode m) {
+  return m == AccessMode::write || m == AccessMode::readwrite;
+}
+
+struct RandomTask {
+  std::vector<std::pair<int, AccessMode>> accesses;  // handles may repeat
+  std::uint64_t salt = 0;
+  int spin = 0;               // busy work, to perturb the schedule
+  bool with_context = false;  // body f(TaskContext&) rather than f()
+  bool uses_iteration = false;
+  enum class Hold { none, at_once, by_later } hold = Hold::none;
+  std::vector<int> releases;  // tasks (of the same iteration) whose hold this one releases
+  TaskAttributes attributes;
+};
+
+struct RandomBody {
+  int handles = 1;
+  std::vector<RandomTask> tasks;
+};
+
+// Whether the runtime orders b after a: a shared handle that one of them (after merging
+// its repeated accesses) accesses exclusively.
+bool conflict(const RandomTask& a, const RandomTask& b) {
+  for (auto& [ha, ma] : a.accesses) {
+    for (auto& [hb, mb] : b.accesses) {
+      if (ha != hb) continue;
+      bool ea = false, eb = false;
+      for (auto& [h, m] : a.accesses) ea |= h == ha && is_exclusive(m);
+      for (auto& [h, m] : b.accesses) eb |= h == hb && is_exclusive(m);
+      if (ea || eb) return true;
+    }
+  }
+  return false;
+}
+
+RandomBody random_body(std::mt19937_64& rng) {
+  RandomBody b;
+  b.handles = 1 + static_cast<int>(rng() % 8);
+  const int n = 1 + static_cast<int>(rng() % 30);
+  for (int t = 0; t < n; ++t) {
+    RandomTask task;
+    const int nacc = static_cast<int>(rng() % 7);  // 0..6: past the inline records
+    for (int a = 0; a < nacc; ++a) {
+      const AccessMode modes[] = {AccessMode::read, AccessMode::write, AccessMode::readwrite};
+      task.accesses.emplace_back(static_cast<int>(rng() % b.handles), modes[rng() % 3]);
+    }
+    task.salt = rng();
+    task.spin = rng() % 5 == 0 ? static_cast<int>(rng() % 3000) : 0;
+    task.with_context = rng() % 3 != 0;
+    task.uses_iteration = task.with_context && rng() % 2 == 0;
+    if (rng() % 8 == 0) task.attributes.priority = Priority::high;
+    if (rng() % 8 == 0) task.attributes.main_thread_only = true;
+    b.tasks.push_back(std::move(task));
+  }
+  // Holds: a task released by a later one that neither conflicts with it nor follows a
+  // task that does (so even the sequential runtime, which runs each task at submission,
+  // reaches the releaser), else released at once by its own body.
+  for (int t = 0; t < n; ++t) {
+    RandomTask& task = b.tasks[t];
+    if (!task.with_context || rng() % 4 != 0) continue;
+    std::vector<int> candidates;
+    for (int r = t + 1; r < n && !conflict(task, b.tasks[r]); ++r) candidates.push_back(r);
+    if (candidates.empty() || rng() % 4 == 0) {
+      task.hold = RandomTask::Hold::at_once;
+      continue;
+    }
+    const int r = candidates[rng() % candidates.size()];
+    task.hold = RandomTask::Hold::by_later;
+    b.tasks[r].with_context = true;  // a releaser learns its iteration from its context
+    b.tasks[r].releases.push_back(t);
+  }
+  return b;
+}
+
+// One execution of a random body, shared by its task bodies (which never modify their
+// captures: a recorded body runs once per iteration, possibly concurrently).
+struct Execution {
+  struct HoldSlot {
+    std::atomic<int> state{0};  // 1: the held task stored its token; 2: the releaser came
+    CompletionToken token;
+  };
+  Execution(Runtime& runtime, const RandomBody& b, std::int64_t first_iteration, std::int64_t count)
+      : rt(runtime),
+        body(b),
+        first(first_iteration),
+        width(b.tasks.size()),
+        values(b.handles),
+        slots(static_cast<std::size_t>(count) * b.tasks.size()),
+        runs(static_cast<std::size_t>(count) * b.tasks.size()) {
+    for (int h = 0; h < b.handles; ++h) values[h] = 1000 + 7 * static_cast<std::uint64_t>(h);
+    for (int h = 0; h < b.handles; ++h) handles.push_back(rt.create_handle("h"));
+    for (auto& r : runs) r.store(0);
+  }
+
+  // The body of task t in `iteration` (ctx is null for bodies without a context).
+  void run(int t, std::int64_t iteration, TaskContext* ctx) {
+    const RandomTask& task = body.tasks[t];
+    const std::size_t k = static_cast<std::size_t>(iteration - first);
+    if (ctx) {
+      if (iteration < first || k >= runs.size() / width) {
+        bad_iteration.store(true);
+        return;
+      }
+      runs[k * width + t].fetch_add(1);
+    }
+    volatile int sink = 0;
+    for (int i = 0; i < task.spin; ++i) sink = sink + i;
+    std::uint64_t acc = task.salt;
+    for (auto& [h, m] : task.accesses) {
+      if (m != AccessMode::write) acc = acc * 31 + values[h];
+    }
+    if (task.uses_iteration) acc += static_cast<std::uint64_t>(iteration);
+    for (auto& [h, m] : task.accesses) {
+      if (m == AccessMode::write) values[h] = acc;
+      if (m == AccessMode::readwrite) values[h] = values[h] * 31 + acc + 1;
+    }
+    if (task.hold == RandomTask::Hold::at_once) rt.complete(ctx->hold());
+    if (task.hold == RandomTask::Hold::by_later) {
+      HoldSlot& slot = slots[k * width + t];
+      slot.token = ctx->hold();
+      if (slot.state.exchange(1, std::memory_order_acq_rel) == 2)
+        rt.complete(std::move(slot.token));
+    }
+    for (int held : task.releases) {
+      HoldSlot& slot = slots[k * width + held];
+      if (slot.state.exchange(2, std::memory_order_acq_rel) == 1)
+        rt.complete(std::move(slot.token));
+    }
+  }
+
+  // Submits task t of `iteration`: in a recording the context tells the iteration.
+  void submit(int t, std::int64_t iteration, bool recording) {
+    const RandomTask& task = body.tasks[t];
+    std::vector<Access> accesses;
+    for (auto& [h, m] : task.accesses) accesses.push_back(Access{handles[h], m});
+    const std::span<const Access> list(accesses);
+    if (!task.with_context) {
+      rt.submit(
+          "plain", list, [this, t] { run(t, 0, nullptr); }, task.attributes);
+    } else if (recording) {
+      rt.submit(
+          "context", list, [this, t](TaskContext& ctx) { run(t, ctx.iteration(), &ctx); },
+          task.attributes);
+    } else {
+      rt.submit(
+          "context", list, [this, t, iteration](TaskContext& ctx) { run(t, iteration, &ctx); },
+          task.attributes);
+    }
+  }
+
+  // Every context body ran exactly once per iteration, and saw a replayed iteration.
+  bool ran_once() const {
+    if (bad_iteration.load()) return false;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (body.tasks[i % width].with_context && runs[i].load() != 1) return false;
+    }
+    return true;
+  }
+
+  Runtime& rt;
+  const RandomBody& body;
+  const std::int64_t first;
+  const std::size_t width;
+  std::vector<std::uint64_t> values;
+  std::vector<Handle> handles;
+  std::vector<HoldSlot> slots;
+  std::vector<std::atomic<int>> runs;
+  std::atomic<bool> bad_iteration{false};
+};
+
+std::vector<std::uint64_t> submit_iterations(Runtime& rt, const RandomBody& b, std::int64_t first,
+                                             std::int64_t count, bool& ran_once) {
+  Execution e(rt, b, first, count);
+  for (std::int64_t it = first; it < first + count; ++it) {
+    for (std::size_t t = 0; t < b.tasks.size(); ++t) e.submit(static_cast<int>(t), it, false);
+  }
+  rt.wait_all();
+  ran_once = e.ran_once();
+  return e.values;
+}
+
+// Records the body once and replays it, in one replay or split in two.
+std::vector<std::uint64_t> replay_iterations(Runtime& rt, const RandomBody& b, std::int64_t first,
+                                             std::int64_t count, std::int64_t split,
+                                             bool& ran_once) {
+  Execution e(rt, b, first, count);
+  const std::uint64_t submitted = rt.tasks_submitted();
+  rt.begin_recording();
+  for (std::size_t t = 0; t < b.tasks.size(); ++t) e.submit(static_cast<int>(t), 0, true);
+  const IterationGraph g = rt.end_recording();
+  EXPECT_EQ(g.size(), b.tasks.size());
+  EXPECT_EQ(rt.tasks_submitted(), submitted) << "a recording submits no task";
+  rt.replay(g, first, split);
+  rt.replay(g, first + split, count - split);
+  EXPECT_EQ(rt.tasks_submitted(), submitted + static_cast<std::uint64_t>(count) * b.tasks.size());
+  EXPECT_EQ(rt.tasks_completed(), rt.tasks_submitted()) << "replay returned before its tasks";
+  ran_once = e.ran_once();
+  return e.values;
+}
+
+int replay_program_count() {
+  if (const char* env = std::getenv("TESSERA_REPLAY_PROGRAMS")) return std::atoi(env);
+  return 3000;
+}
+
+TEST(IterationGraph, RandomBodiesReplayAsSubmittedCountTimes) {
+  const int programs = replay_program_count();
+  std::mt19937_64 rng(20261122);
+  Runtime reference(RuntimeOptions{.sequential = true});
+  struct Config {
+    int threads;
+    bool sequential;
+  };
+  const Config configs[] = {{1, false}, {2, false}, {4, false}, {1, true}};
+  std::vector<std::unique_ptr<Runtime>> runtimes;
+  const std::int64_t counts[] = {0, 1, 2, 3, 4, 5, 17};
+  int mismatches = 0;
+  for (int p = 0; p < programs && mismatches <= 5; ++p) {
+    if (p % 100 == 0) {
+      runtimes.clear();
+      for (const Config& c : configs) {
+        runtimes.push_back(std::make_unique<Runtime>(RuntimeOptions{.threads = c.threads,
+                                                                    .sequential = c.sequential,
+                                                                    .steal_seed = rng() | 1,
+                                                                    .hang_timeout_s = 60}));
+      }
+    }
+    const RandomBody body = random_body(rng);
+    const std::int64_t count = counts[rng() % std::size(counts)];
+    const std::int64_t first = static_cast<std::int64_t>(rng() % 41) - 20;
+    const std::int64_t split =
+        rng() % 3 == 0 ? static_cast<std::int64_t>(rng() % (count + 1)) : count;
+    bool reference_once = false;
+    const auto expected = submit_iterations(reference, body, first, count, reference_once);
+    ASSERT_TRUE(reference_once) << "program " << p;
+    for (std::size_t k = 0; k < runtimes.size(); ++k) {
+      bool once = false;
+      const auto got = replay_iterations(*runtimes[k], body, first, count, split, once);
+      if (got != expected || !once) {
+        ++mismatches;
+        ADD_FAILURE() << "program " << p << " (" << body.tasks.size() << " tasks, " << body.handles
+                      << " handles), iterations [" << first << ", " << first + count
+                      << ") split at " << first + split << ": "
+                      << (once ? "" : "a task did not run exactly once per iteration; ")
+                      << (got == expected ? "same data" : "different data") << " with "
+                      << configs[k].threads << " threads"
+                      << (configs[k].sequential ? " (sequential)" : "");
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Replays in a row, and tasks submitted around them.
+
+// x and y on two handles; the body: x = x * 31 + y + iteration, then y = y * 7 + x.
+struct Pair {
+  std::uint64_t x = 3, y = 5;
+};
+
+void submit_body(Runtime& rt, Pair& d, Handle hx, Handle hy, bool recording, std::int64_t it) {
+  if (recording) {
+    rt.submit("x", {readwrite(hx), read(hy)}, [&d](TaskContext& ctx) {
+      d.x = d.x * 31 + d.y + static_cast<std::uint64_t>(ctx.iteration());
+    });
+  } else {
+    rt.submit("x", {readwrite(hx), read(hy)},
+              [&d, it](TaskContext&) { d.x = d.x * 31 + d.y + static_cast<std::uint64_t>(it); });
+  }
+  rt.submit("y", {read(hx), readwrite(hy)}, [&d] { d.y = d.y * 7 + d.x; });
+}
+
+// Submissions and iteration blocks, each block replayed or submitted.
+Pair run_sequence(RuntimeOptions options, bool replay) {
+  Runtime rt(options);
+  Pair d;
+  Handle hx = rt.create_handle("x"), hy = rt.create_handle("y");
+  IterationGraph g;
+  if (replay) {
+    rt.begin_recording();
+    EXPECT_TRUE(rt.recording());
+    submit_body(rt, d, hx, hy, true, 0);
+    g = rt.end_recording();
+    EXPECT_FALSE(rt.recording());
+  }
+  const auto block = [&](std::int64_t first, std::int64_t count) {
+    if (replay) {
+      rt.replay(g, first, count);
+      // Everything completed: waits return at once, and the counts agree.
+      EXPECT_EQ(rt.tasks_completed(), rt.tasks_submitted());
+      rt.wait_for(hx);
+      rt.wait_for(hy);
+    } else {
+      for (std::int64_t it = first; it < first + count; ++it) submit_body(rt, d, hx, hy, false, it);
+    }
+  };
+  // A slow earlier task on a worker: the replay must wait for it first.
+  rt.submit("slow", {write(hx)}, [&d](TaskContext&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    d.x = 11;
+  });
+  block(0, 3);
+  rt.submit("between", {readwrite(hy)}, [&d] { d.y ^= 0x5555; });
+  block(3, 4);
+  block(7, 1);
+  rt.submit("between2", {read(hx), readwrite(hy)}, [&d](TaskContext& ctx) {
+    d.y += d.x % 1000 + static_cast<std::uint64_t>(ctx.iteration());  // 0: not replayed
+  });
+  block(-5, 6);
+  block(100, 0);
+  block(1, 17);
+  rt.submit("after", {read(hx), readwrite(hy)}, [&d] { d.y = d.y * 3 + d.x; });
+  rt.wait_all();
+  return d;
+}
+
+TEST(IterationGraph, ReplaysInARowWithSubmissionsBetweenMatchSubmission) {
+  const Pair expected = run_sequence(RuntimeOptions{.sequential = true}, false);
+  for (RuntimeOptions options :
+       {RuntimeOptions{.sequential = true}, RuntimeOptions{.threads = 1},
+        RuntimeOptions{.threads = 2}, RuntimeOptions{.threads = 4, .steal_seed = 3}}) {
+    const Pair got = run_sequence(options, true);
+    EXPECT_EQ(got.x, expected.x) << options.threads << " threads";
+    EXPECT_EQ(got.y, expected.y) << options.threads << " threads";
+  }
+}
+
+TEST(IterationGraph, TwoGraphsInterleavedAndCopiesReplayTheSameRecording) {
+  for (int threads : {1, 2, 4}) {
+    Runtime rt(RuntimeOptions{.threads = threads});
+    std::uint64_t a = 1, b = 2;
+    Handle ha = rt.create_handle("a"), hb = rt.create_handle("b");
+    rt.begin_recording();
+    rt.submit("ga", {readwrite(ha)},
+              [&a](TaskContext& ctx) { a = a * 31 + static_cast<std::uint64_t>(ctx.iteration()); });
+    const IterationGraph ga = rt.end_recording();
+    rt.begin_recording();
+    rt.submit("gb", {read(ha), readwrite(hb)}, [&a, &b] { b = b * 7 + a; });
+    IterationGraph gb = rt.end_recording();
+    const IterationGraph copy = ga;
+    EXPECT_EQ(copy.recorded(), ga.recorded());
+    std::uint64_t ea = 1, eb = 2;
+    for (int round = 0; round < 5; ++round) {
+      rt.replay(round % 2 ? copy : ga, round * 10, 3);
+      rt.replay(gb, 0, 2);
+      for (int it = round * 10; it < round * 10 + 3; ++it)
+        ea = ea * 31 + static_cast<std::uint64_t>(it);
+      for (int it = 0; it < 2; ++it) eb = eb * 7 + ea;
+    }
+    EXPECT_EQ(a, ea) << threads << " threads";
+    EXPECT_EQ(b, eb) << threads << " threads";
+    gb = IterationGraph();  // dropping a graph between replays is fine
+    rt.replay(copy, 0, 1);
+    EXPECT_EQ(a, ea * 31) << threads << " threads";
+  }
+}
+
+TEST(IterationGraph, GraphMayOutliveItsRuntimeUnreplayed) {
+  IterationGraph g;
+  {
+    Runtime rt(RuntimeOptions{.threads = 2});
+    Handle h = rt.create_handle("h");
+    auto data = std::make_shared<int>(0);
+    rt.begin_recording();
+    rt.submit("t", {readwrite(h)}, [data] { ++*data; });
+    g = rt.end_recording();
+    rt.replay(g, 0, 3);
+    EXPECT_EQ(*data, 3);
+  }
+  EXPECT_EQ(g.size(), 1u);  // its bodies are released with the last copy
+}
+
+TEST(IterationGraph, NodesWithManyAccessesAndLongChainsAcrossTheWindow) {
+  // Twenty handles per task (past the inline records and the observer's stack buffer),
+  // and a chain that crosses many iterations.
+  for (int threads : {1, 2, 4}) {
+    Runtime rt(RuntimeOptions{.threads = threads});
+    std::vector<Handle> hs;
+    std::vector<std::uint64_t> v(20, 1);
+    for (int i = 0; i < 20; ++i) hs.push_back(rt.create_handle("v"));
+    std::vector<Access> all;
+    for (int i = 0; i < 20; ++i) all.push_back(i % 3 ? read(hs[i]) : readwrite(hs[i]));
+    rt.begin_recording();
+    rt.submit("wide", std::span<const Access>(all), [&v](TaskContext& ctx) {
+      std::uint64_t s = 0;
+      for (auto x : v) s = s * 31 + x;
+      for (std::size_t i = 0; i < v.size(); i += 3)
+        v[i] = s + static_cast<std::uint64_t>(ctx.iteration());
+    });
+    for (int i = 1; i < 20; ++i) {
+      rt.submit("link", {read(hs[i - 1]), readwrite(hs[i])},
+                [&v, i] { v[i] = v[i] * 3 + v[i - 1]; });
+    }
+    const IterationGraph g = rt.end_recording();
+    rt.replay(g, 0, 40);
+    std::vector<std::uint64_t> e(20, 1);
+    for (int it = 0; it < 40; ++it) {
+      std::uint64_t s = 0;
+      for (auto x : e) s = s * 31 + x;
+      for (std::size_t i = 0; i < e.size(); i += 3) e[i] = s + static_cast<std::uint64_t>(it);
+      for (int i = 1; i < 20; ++i) e[i] = e[i] * 3 + e[i - 1];
+    }
+    EXPECT_EQ(v, e) << threads << " threads";
+  }
+}
+
+TEST(IterationGraph, RecordedBatchReplaysAsSubmitted) {
+  constexpr int kCells = 37;
+  const auto run = [&](RuntimeOptions options, bool replay) {
+    Runtime rt(options);
+    std::vector<std::uint64_t> v(kCells, 1);
+    std::vector<Handle> h;
+    for (int i = 0; i < kCells; ++i) h.push_back(rt.create_handle("v"));
+    const auto submit_body = [&] {
+      rt.submit_batch(
+          "cell", kCells,
+          [&](std::size_t i) {
+            return std::vector<Access>{read(h[(i + kCells - 1) % kCells]), readwrite(h[i])};
+          },
+          [&](std::size_t i) { v[i] = v[i] * 31 + v[(i + kCells - 1) % kCells]; });
+    };
+    if (replay) {
+      rt.begin_recording();
+      submit_body();
+      const IterationGraph g = rt.end_recording();
+      EXPECT_EQ(g.size(), static_cast<std::size_t>(kCells));
+      rt.replay(g, 0, 12);
+    } else {
+      for (int it = 0; it < 12; ++it) submit_body();
+      rt.wait_all();
+    }
+    return v;
+  };
+  const auto expected = run(RuntimeOptions{.sequential = true}, false);
+  for (int threads : {1, 2, 4}) {
+    EXPECT_EQ(run(RuntimeOptions{.threads = threads}, true), expected) << threads << " threads";
+  }
+}
+
+// A task of iteration m holds its completion until a task of iteration m + distance (which
+// does not depend on it) releases it. Submitting the iterations runs that to completion;
+// returns whether the hang watchdog had to release held tasks instead.
+bool late_release_hangs(int threads, int distance, bool replay) {
+  constexpr std::int64_t kFirst = 5, kCount = 12;
+  struct Slot {
+    std::atomic<int> state{0};
+    CompletionToken token;
+  };
+  std::vector<Slot> slots(kCount);
+  std::atomic<bool> hung{false};
+  Runtime* runtime = nullptr;
+  const auto release = [&](Slot& slot) {
+    if (slot.state.exchange(2, std::memory_order_acq_rel) == 1)
+      runtime->complete(std::move(slot.token));
+  };
+  Runtime rt(
+      RuntimeOptions{.threads = threads, .hang_timeout_s = 0.5, .on_hang = [&](const std::string&) {
+                       hung.store(true);
+                       for (Slot& slot : slots) release(slot);
+                     }});
+  runtime = &rt;
+  const auto holder = [&](TaskContext& ctx, std::int64_t it) {
+    if (it + distance >= kFirst + kCount) return;  // nobody would release it
+    Slot& slot = slots[static_cast<std::size_t>(it - kFirst)];
+    slot.token = ctx.hold();
+    if (slot.state.exchange(1, std::memory_order_acq_rel) == 2) rt.complete(std::move(slot.token));
+  };
+  const auto releaser = [&](std::int64_t it) {
+    if (it - distance >= kFirst) release(slots[static_cast<std::size_t>(it - distance - kFirst)]);
+  };
+  if (replay) {
+    rt.begin_recording();
+    rt.submit("holder", {}, [&](TaskContext& ctx) { holder(ctx, ctx.iteration()); });
+    rt.submit("releaser", {}, [&](TaskContext& ctx) { releaser(ctx.iteration()); });
+    const IterationGraph g = rt.end_recording();
+    rt.replay(g, kFirst, kCount);
+  } else {
+    for (std::int64_t it = kFirst; it < kFirst + kCount; ++it) {
+      rt.submit("holder", {}, [&, it](TaskContext& ctx) { holder(ctx, it); });
+      rt.submit("releaser", {}, [&, it](TaskContext&) { releaser(it); });
+    }
+    rt.wait_all();
+  }
+  return hung.load();
+}
+
+TEST(IterationGraph, HoldReleasedOneOrTwoIterationsLater) {
+  for (int threads : {1, 2}) {
+    for (int distance : {1, 2}) {
+      EXPECT_FALSE(late_release_hangs(threads, distance, false)) << distance;
+      EXPECT_FALSE(late_release_hangs(threads, distance, true)) << distance;
+    }
+  }
+}
+
+// Fails today: a replay keeps only Replay::kWindow iterations armed, and arming iteration
+// m + 4 waits for iteration m to complete, so a hold released three or more iterations
+// later deadlocks a replay although submitting the same tasks completes.
+TEST(IterationGraph, DISABLED_HoldReleasedThreeIterationsLater) {
+  for (int threads : {1, 2}) {
+    EXPECT_FALSE(late_release_hangs(threads, 3, false));
+    EXPECT_FALSE(late_release_hangs(threads, 3, true))
+        << "replay deadlocked, " << threads << " threads";
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors.
+
+TEST(IterationGraph, TaskThrowingInOneIterationIsRethrownAndRuntimeStaysUsable) {
+  for (int threads : {1, 2, 4}) {
+    Runtime rt(RuntimeOptions{.threads = threads});
+    std::atomic<std::int64_t> x{0};
+    Handle h = rt.create_handle("x");
+    rt.begin_recording();
+    rt.submit("step", {readwrite(h)}, [&x] { x.fetch_add(1); });
+    rt.submit("boom", {read(h)}, [](TaskContext& ctx) {
+      if (ctx.iteration() == 7) throw std::runtime_error("iteration seven failed");
+    });
+    rt.submit("tail", {readwrite(h)}, [&x] { x.fetch_add(100); });
+    const IterationGraph g = rt.end_recording();
+    try {
+      rt.replay(g, 0, 20);
+      ADD_FAILURE() << "expected a TaskError";
+    } catch (const TaskError& e) {
+      EXPECT_EQ(e.task_name(), "boom");
+      EXPECT_NE(std::string(e.what()).find("iteration seven failed"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(rt.tasks_completed(), rt.tasks_submitted()) << "nothing may run after the replay";
+    // Usable afterwards: replays and submissions give their results, no stale error.
+    const std::int64_t before = x.load();
+    rt.replay(g, 8, 5);
+    EXPECT_EQ(x.load(), before + 5 * 101) << threads << " threads";
+    rt.submit("after", {readwrite(h)}, [&x] { x.fetch_add(1000); });
+    rt.wait_all();
+    EXPECT_EQ(x.load(), before + 5 * 101 + 1000);
+    // A second failure is reported again.
+    EXPECT_THROW(rt.replay(g, 0, 8), TaskError);
+    rt.wait_all();
+  }
+}
+
+TEST(IterationGraph, ReduceAccessIsRejectedAtRecordTimeAndRecordingContinues) {
+  Runtime rt(RuntimeOptions{.threads = 2});
+  std::int64_t total = 0;
+  Handle r = rt.create_reduction_handle("sum", &total,
+                                        [](std::int64_t& into, std::int64_t v) { into += v; });
+  Handle h = rt.create_handle("h");
+  int runs = 0;
+  const std::uint64_t submitted = rt.tasks_submitted();
+  rt.begin_recording();
+  rt.submit("ok", {readwrite(h)}, [&runs] { ++runs; });
+  try {
+    rt.submit("reducer", {read(h), reduce(r)},
+              [r](TaskContext& ctx) { ctx.reduction_slot<std::int64_t>(r) = 1; });
+    ADD_FAILURE() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sum"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("reducer"), std::string::npos) << e.what();
+  }
+  // A reduce merged with another mode of the same handle is rejected too.
+  EXPECT_THROW(rt.submit("mixed", {reduce(r), read(r)}, [](TaskContext&) {}),
+               std::invalid_argument);
+  EXPECT_TRUE(rt.recording());
+  rt.submit("ok2", {readwrite(h)}, [&runs](TaskContext&) { runs += 10; });
+  const IterationGraph g = rt.end_recording();
+  EXPECT_EQ(g.size(), 2u);
+  EXPECT_EQ(rt.tasks_submitted(), submitted);
+  rt.replay(g, 0, 3);
+  EXPECT_EQ(runs, 33);
+  EXPECT_EQ(total, 0);
+}
+
+TEST(IterationGraph, MisuseIsRejected) {
+  Runtime rt(RuntimeOptions{.threads = 2});
+  Runtime other(RuntimeOptions{.threads = 1});
+  Handle h = rt.create_handle("h");
+  int runs = 0;
+
+  EXPECT_THROW(rt.replay(IterationGraph(), 0, 1), std::invalid_argument);
+  EXPECT_TRUE(IterationGraph().empty());
+  EXPECT_EQ(IterationGraph().size(), 0u);
+  EXPECT_THROW(rt.end_recording(), std::logic_error);
+
+  rt.begin_recording();
+  EXPECT_THROW(rt.begin_recording(), std::logic_error);
+  EXPECT_TRUE(rt.recording());
+  rt.submit("t", {readwrite(h)}, [&runs] { ++runs; });
+  EXPECT_EQ(runs, 0) << "a recorded task does not run";
+  const IterationGraph g = rt.end_recording();
+  EXPECT_EQ(g.size(), 1u);
+  EXPECT_FALSE(g.empty());
+
+  EXPECT_THROW(other.replay(g, 0, 1), std::invalid_argument);
+  EXPECT_THROW(rt.replay(g, 0, -1), std::invalid_argument);
+  rt.begin_recording();
+  EXPECT_THROW(rt.replay(g, 0, 1), std::logic_error);
+  const IterationGraph empty = rt.end_recording();
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(runs, 0);
+
+  const std::uint64_t submitted = rt.tasks_submitted();
+  rt.replay(empty, 0, 5);
+  rt.replay(g, 3, 0);
+  EXPECT_EQ(rt.tasks_submitted(), submitted);
+  EXPECT_EQ(runs, 0);
+  rt.replay(g, 0, 2);
+  EXPECT_EQ(runs, 2);
+}
+
+// The progress engine (the MPI lane) may throw from a wait: Comm::progress reports a
+// receive of the wrong size that way. A replay must report it and leave the runtime
+// usable, not wait forever for iterations it armed but never released.
+class ThrowingEngine : public ProgressEngine {
+ public:
+  explicit ThrowingEngine(int throw_at) : throw_at_(throw_at) {}
+  bool progress() override {
+    if (++calls_ == throw_at_) throw std::runtime_error("lane failure");
+    return false;
+  }
+  std::uint64_t completions() const override { return 0; }
+  void describe(std::ostream&) const override {}
+
+ private:
+  int calls_ = 0;
+  int throw_at_;
+};
+
+struct HangReported {
+  std::string description;
+};
+
+// Fails today (see the report on commit e7d7a5d): Scheduler::replay's catch waits for
+// every armed instance, but the iteration armed last was never released, so the wait
+// never ends; the hang watchdog ends it here. Enable once replay releases armed
+// iterations before draining.
+TEST(IterationGraph, DISABLED_ProgressEngineFailureDuringReplayIsReported) {
+  auto owned = std::make_unique<Runtime>(
+      RuntimeOptions{.threads = 1, .hang_timeout_s = 1.0, .on_hang = [](const std::string& d) {
+                       throw HangReported{d};
+                     }});
+  Runtime& rt = *owned;
+  Handle h = rt.create_handle("x");
+  std::int64_t x = 0;
+  rt.begin_recording();
+  rt.submit("step", {readwrite(h)}, [&x](TaskContext&) { ++x; });
+  const IterationGraph g = rt.end_recording();
+  ThrowingEngine engine(10);
+  rt.set_progress_engine(&engine);
+  try {
+    rt.replay(g, 0, 100);
+    FAIL() << "expected the lane's exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "lane failure");
+  } catch (const HangReported& hang) {
+    // The runtime is broken now: an armed instance counts as submitted and never runs, and
+    // Scheduler::replay_ still points to the destroyed replay, which the destructor's wait
+    // would read in its hang report. Leak it rather than crash the test binary.
+    (void)owned.release();
+    FAIL() << "replay hung after the lane threw:\n" << hang.description;
+  }
+  rt.set_progress_engine(nullptr);
+  EXPECT_EQ(rt.tasks_completed(), rt.tasks_submitted());
+  const std::int64_t before = x;
+  rt.replay(g, 0, 5);
+  EXPECT_EQ(x, before + 5);
+}
+
+// ---------------------------------------------------------------------------------------
+// Observers.
+
+class RecordingObserver : public Observer {
+ public:
+  struct Event {
+    char kind;  // 's'ubmit, 'r'eady, 'b'egin, 'e'nd
+    std::uint64_t id;
+    std::string name;
+    std::vector<std::pair<std::uint64_t, AccessMode>> accesses;
+  };
+  void on_submit(const TaskInfo& t) override { add('s', t); }
+  void on_ready(const TaskInfo& t, int) override { add('r', t); }
+  void on_begin(const TaskInfo& t, int) override { add('b', t); }
+  void on_end(const TaskInfo& t, int) override { add('e', t); }
+  std::vector<Event> events;
+
+ private:
+  void add(char kind, const TaskInfo& t) {
+    Event e{kind, t.id, t.name, {}};
+    for (const AccessInfo& a : t.accesses) e.accesses.emplace_back(a.handle_id, a.mode);
+    std::lock_guard<std::mutex> lock(mutex_);
+    events.push_back(std::move(e));
+  }
+  std::mutex mutex_;
+};
+
+// Submits (or records) one iteration of three tasks, one with a repeated handle.
+void submit_observed_body(Runtime& rt, const std::vector<Handle>& h) {
+  rt.submit("first", {read(h[0]), write(h[1]), read(h[0])}, [](TaskContext&) {});
+  rt.submit("second", {readwrite(h[1]), read(h[2])}, [](TaskContext&) {});
+  rt.submit("third", {read(h[1]), write(h[2]), write(h[0])}, [](TaskContext&) {});
+}
+
+TEST(IterationGraph, ObserverSeesEveryReplayedTaskOnceInIdOrder) {
+  constexpr int kIterations = 9;
+  for (int threads : {1, 2, 4}) {
+    // What submitting the tasks reports, for comparison.
+    std::vector<RecordingObserver::Event> submitted_events;
+    {
+      Runtime rt(RuntimeOptions{.threads = threads});
+      RecordingObserver obs;
+      std::vector<Handle> h;
+      for (int i = 0; i < 3; ++i) h.push_back(rt.create_handle("h"));
+      rt.set_observer(&obs);
+      for (int it = 0; it < kIterations; ++it) submit_observed_body(rt, h);
+      rt.wait_all();
+      for (auto& e : obs.events) {
+        if (e.kind == 's') submitted_events.push_back(e);
+      }
+    }
+    Runtime rt(RuntimeOptions{.threads = threads});
+    std::vector<Handle> h;
+    for (int i = 0; i < 3; ++i) h.push_back(rt.create_handle("h"));
+    rt.submit("before", {write(h[0])}, [] {});
+    rt.wait_all();
+    rt.begin_recording();
+    submit_observed_body(rt, h);
+    const IterationGraph g = rt.end_recording();
+    RecordingObserver obs;
+    rt.set_observer(&obs);
+    const std::uint64_t base = rt.tasks_submitted();
+    rt.replay(g, -4, kIterations);
+    rt.set_observer(nullptr);
+
+    std::vector<RecordingObserver::Event> submits;
+    for (auto& e : obs.events) {
+      if (e.kind == 's') submits.push_back(e);
+    }
+    ASSERT_EQ(submits.size(), submitted_events.size()) << threads << " threads";
+    for (std::size_t i = 0; i < submits.size(); ++i) {
+      EXPECT_EQ(submits[i].id, base + 1 + i) << "on_submit in increasing id order";
+      EXPECT_EQ(submits[i].name, submitted_events[i].name);
+      EXPECT_EQ(submits[i].accesses, submitted_events[i].accesses) << submits[i].name;
+    }
+    // ready, begin and end once per task, after its on_submit, begin before end.
+    const std::size_t n = submits.size();
+    std::vector<int> seen_submit(n, -1), seen_ready(n, -1), seen_begin(n, -1), seen_end(n, -1);
+    for (std::size_t k = 0; k < obs.events.size(); ++k) {
+      const auto& e = obs.events[k];
+      ASSERT_GT(e.id, base);
+      ASSERT_LE(e.id, base + n);
+      auto& slot = e.kind == 's'   ? seen_submit[e.id - base - 1]
+                   : e.kind == 'r' ? seen_ready[e.id - base - 1]
+                   : e.kind == 'b' ? seen_begin[e.id - base - 1]
+                                   : seen_end[e.id - base - 1];
+      EXPECT_EQ(slot, -1) << "event '" << e.kind << "' twice for task " << e.id;
+      slot = static_cast<int>(k);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      EXPECT_GE(seen_ready[i], 0) << "no on_ready for task " << base + 1 + i;
+      EXPECT_LT(seen_submit[i], seen_begin[i]) << "task " << base + 1 + i;
+      EXPECT_LT(seen_ready[i], seen_begin[i]) << "task " << base + 1 + i;
+      EXPECT_LT(seen_begin[i], seen_end[i]) << "task " << base + 1 + i;
+    }
+  }
+}
+
+// Like RunStats: wants only begin and end.
+class SpanObserver : public Observer {
+ public:
+  unsigned events() const override { return kObserveBegin | kObserveEnd; }
+  void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
+  void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
+  void on_begin(const TaskInfo&, int) override { begun.fetch_add(1); }
+  void on_end(const TaskInfo&, int) override { ended.fetch_add(1); }
+  std::atomic<int> begun{0}, ended{0};
+};
+
+TEST(IterationGraph, ObserverWantingOnlySpansGetsOnlySpans) {
+  Runtime rt(RuntimeOptions{.threads = 2});
+  std::vector<Handle> h;
+  for (int i = 0; i < 3; ++i) h.push_back(rt.create_handle("h"));
+  rt.begin_recording();
+  submit_observed_body(rt, h);
+  const IterationGraph g = rt.end_recording();
+  SpanObserver obs;
+  rt.set_observer(&obs);
+  rt.replay(g, 0, 11);
+  rt.set_observer(nullptr);
+  EXPECT_EQ(obs.begun.load(), 33);
+  EXPECT_EQ(obs.ended.load(), 33);
+}
+
+// ---------------------------------------------------------------------------------------
+// Hang reports.
+
+// A task of iteration `stuck` holds its completion until the hang callback releases it;
+// the report must show the replayed tasks waiting for it.
+std::string hang_report(int threads, std::int64_t first, std::int64_t stuck) {
+  std::mutex mutex;
+  CompletionToken token;
+  bool token_stored = false;
+  std::string report;
+  Runtime* runtime = nullptr;
+  Runtime rt(RuntimeOptions{
+      .threads = threads, .hang_timeout_s = 0.3, .on_hang = [&](const std::string& d) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (report.empty()) report = d;
+        if (token_stored) {
+          token_stored = false;
+          runtime->complete(std::move(token));
+        }
+      }});
+  runtime = &rt;
+  Handle h = rt.create_handle("h");
+  std::int64_t value = 0;
+  rt.begin_recording();
+  rt.submit("stuck", {readwrite(h)}, [&, stuck](TaskContext& ctx) {
+    ++value;
+    if (ctx.iteration() != stuck) return;
+    CompletionToken t = ctx.hold();
+    std::lock_guard<std::mutex> lock(mutex);
+    token = std::move(t);
+    token_stored = true;
+  });
+  rt.submit("after", {read(h)}, [](TaskContext&) {});
+  const IterationGraph g = rt.end_recording();
+  rt.replay(g, first, 3);
+  EXPECT_EQ(value, 3);
+  EXPECT_FALSE(report.empty()) << "the watchdog never fired";
+  return report;
+}
+
+TEST(IterationGraph, HangReportNamesTheReplayedIteration) {
+  for (int threads : {1, 2}) {
+    const std::string report = hang_report(threads, 0, 1);
+    EXPECT_NE(report.find("'after'"), std::string::npos) << report;
+    EXPECT_NE(report.find("of replayed iteration 1"), std::string::npos) << report;
+  }
+}
+
+// Fails today: Replay::Slot marks a slot never armed with iteration -1, and
+// Scheduler::describe_replay skips slots whose iteration is negative, so the tasks of
+// negative iterations are missing from the report.
+TEST(IterationGraph, DISABLED_HangReportNamesANegativeReplayedIteration) {
+  const std::string report = hang_report(2, -3, -2);
+  EXPECT_NE(report.find("'after'"), std::string::npos) << report;
+  EXPECT_NE(report.find("of replayed iteration -2"), std::string::npos) << report;
+}
+
+// Fails today: describe_replay lists only instances with predecessors left (pending > 0),
+// so a replayed task that ran and holds its completion, with nothing waiting behind it in
+// the replay, leaves no trace in the report (a submitted one leaves its handle's
+// "access(es) not finished" line).
+TEST(IterationGraph, DISABLED_HangReportNamesAReplayedTaskHoldingItsCompletion) {
+  std::mutex mutex;
+  CompletionToken token;
+  bool token_stored = false;
+  std::string report;
+  Runtime* runtime = nullptr;
+  Runtime rt(
+      RuntimeOptions{.threads = 2, .hang_timeout_s = 0.3, .on_hang = [&](const std::string& d) {
+                       std::lock_guard<std::mutex> lock(mutex);
+                       if (report.empty()) report = d;
+                       if (token_stored) {
+                         token_stored = false;
+                         runtime->complete(std::move(token));
+                       }
+                     }});
+  runtime = &rt;
+  Handle h = rt.create_handle("h");
+  rt.begin_recording();
+  rt.submit("stuck", {readwrite(h)}, [&](TaskContext& ctx) {
+    CompletionToken t = ctx.hold();
+    std::lock_guard<std::mutex> lock(mutex);
+    token = std::move(t);
+    token_stored = true;
+  });
+  const IterationGraph g = rt.end_recording();
+  rt.replay(g, 4, 1);
+  EXPECT_NE(report.find("'stuck'"), std::string::npos) << report;
+  EXPECT_NE(report.find("replayed iteration 4"), std::string::npos) << report;
 }
 
 }  // namespace
