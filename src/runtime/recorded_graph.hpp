@@ -87,8 +87,7 @@ struct Replay {
   const std::int64_t end;
   const std::uint32_t width;  // nodes per iteration
   const int threads;
-  std::int64_t armed_end = 0;     // iterations before this one are armed (main thread)
-  std::int64_t released_end = 0;  // and those before this one released
+  std::int64_t released_end = 0;  // iterations before this one are released (main thread)
   std::unique_ptr<Task[]> instances;
   std::unique_ptr<Slot[]> slots;
   std::unique_ptr<OwnedCounter[]> done;  // [slot * threads + thread]

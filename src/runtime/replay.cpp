@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
+#include <limits>
 #include <ostream>
 #include <stdexcept>
 #include <unordered_map>
@@ -115,7 +117,6 @@ void Scheduler::arm(Replay& replay, std::int64_t m) {
   slot.done_before = replay.completed_in(replay.slot_of(m));
   slot.armed = true;
   slot.iteration = m;
-  replay.armed_end = m + 1;
   Task* instances = replay.instances_of(m);
   for (std::uint32_t j = 0; j < replay.width; ++j) {
     const RecordedGraph::Node& node = replay.graph.nodes[j];
@@ -201,37 +202,50 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
     throw std::invalid_argument("replay: the graph was recorded on another runtime");
   }
   if (count < 0) throw std::invalid_argument(fmt::format("replay: count {} < 0", count));
-  if (count == 0 || graph.nodes.empty()) return;
+  if (first > std::numeric_limits<std::int64_t>::max() - count) {
+    throw std::invalid_argument(
+        fmt::format("replay: iterations {} + {} overflow a 64-bit iteration number", first, count));
+  }
   wait_all();
+  if (count == 0 || graph.nodes.empty()) return;
   Replay run(graph, first, count, options_.threads);
-  run.armed_end = run.released_end = first;
+  run.released_end = first;
   replay_ = &run;
   struct Detach {
     Replay*& current;
     ~Detach() { current = nullptr; }
   } detach{replay_};
   const auto all_done = [&] { return tasks_completed() == submitted_; };
-  try {
-    arm(run, first);
-    for (std::int64_t m = first; m < run.end; ++m) {
-      const std::int64_t next = m + 1;
-      if (next < run.end) {
-        if (next - Replay::kWindow >= first) {
-          const std::size_t reused = run.slot_of(next);
-          wait_until([&] { return run.slot_complete(reused); });
-        }
-        arm(run, next);
+  // A wait may throw: the lane reports a failed request (once per failure), a hang
+  // callback may throw. As when the tasks are submitted, that does not stop the others:
+  // every iteration is still armed and released (communication tasks must post their
+  // operations, peers wait for them), and nothing may outlive the instances anyway. The
+  // first such exception is thrown once the replay completed.
+  std::exception_ptr wait_error;
+  const auto wait = [&](auto done) {
+    for (;;) {
+      try {
+        wait_until(done);
+        return;
+      } catch (...) {
+        if (!wait_error) wait_error = std::current_exception();
       }
-      release(run, m);
     }
-    wait_until(all_done);
-  } catch (...) {
-    // Nothing may outlive the instances: drain what was released, then report. Armed
-    // iterations that were never released will not run; they are no longer submitted.
-    submitted_ -= static_cast<std::uint64_t>(run.armed_end - run.released_end) * run.width;
-    wait_until(all_done);
-    throw;
+  };
+  arm(run, first);
+  for (std::int64_t m = first; m < run.end; ++m) {
+    const std::int64_t next = m + 1;
+    if (next < run.end) {
+      if (next - Replay::kWindow >= first) {
+        const std::size_t reused = run.slot_of(next);
+        wait([&] { return run.slot_complete(reused); });
+      }
+      arm(run, next);
+    }
+    release(run, m);
   }
+  wait(all_done);
+  if (wait_error) std::rethrow_exception(wait_error);
   rethrow_error();
 }
 

@@ -748,11 +748,11 @@ TEST(IterationGraph, ProgressEngineFailureDuringReplayIsReported) {
   EXPECT_EQ(x, before + 5);
 }
 
-// Fails on 78a4084: the lane reports each failure once (Comm::progress), so a second
-// failure can surface while the replay drains after the first. That exception leaves
-// Scheduler::replay's catch block at once, destroying the instances while released tasks
-// still run or sit in the deques (use after free; ASan: heap-use-after-free).
-TEST(IterationGraph, DISABLED_SecondLaneFailureWhileDrainingStillDrains) {
+// The lane reports each failure once (Comm::progress), so a second failure can surface
+// while the replay still runs after the first. The replay must still complete every
+// iteration before it returns: its instances would otherwise be freed while released tasks
+// run or sit in the deques (ASan: heap-use-after-free).
+TEST(IterationGraph, SecondLaneFailureWhileDrainingStillDrains) {
   // When failing, the runtime is left with tasks that cannot complete: the watchdog
   // aborts the test binary after 2 s.
   Runtime rt(RuntimeOptions{.threads = 2, .hang_timeout_s = 2});
@@ -774,10 +774,8 @@ TEST(IterationGraph, DISABLED_SecondLaneFailureWhileDrainingStillDrains) {
   rt.wait_all();
 }
 
-// Fails on 78a4084: after a lane failure the replay takes back the ids it gave the armed,
-// never released instances (submitted_ -= ...), although the observer saw them
-// submitted; the next submissions get the same ids.
-TEST(IterationGraph, DISABLED_TaskIdsStayUniqueAfterAFailedReplay) {
+// After a lane failure no id an observer saw submitted may be given again.
+TEST(IterationGraph, TaskIdsStayUniqueAfterAFailedReplay) {
   Runtime rt(RuntimeOptions{.threads = 1});
   Handle h = rt.create_handle("x");
   rt.begin_recording();
