@@ -53,7 +53,7 @@ struct RuntimeOptions {
   /// it starts yielding its core and then sleeping. Long spins give the lowest latency
   /// when every thread has a core; when the machine's cores are oversubscribed (see
   /// threads_on_machine) the runtime shortens it, so the thread that has work runs.
-  int idle_spin_rounds = 4096;
+  int idle_spin_rounds = 1 << 16;
   /// Threads of the whole job on this machine when other processes (MPI ranks on the
   /// node) run beside this runtime; 0 counts only this runtime's own threads.
   int threads_on_machine = 0;

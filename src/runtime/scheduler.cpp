@@ -67,6 +67,12 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   for (int i = 1; i < options_.threads; ++i) {
     threads_.emplace_back([this, i] { worker_loop(i); });
   }
+  // A new thread may take milliseconds to first run (on this project's VMs up to 4 ms,
+  // while an idle virtual CPU is brought back): waiting here keeps the first tasks from
+  // all running on the main thread while the workers are not there yet.
+  while (started_.load(std::memory_order_acquire) < options_.threads - 1) {
+    std::this_thread::yield();
+  }
 }
 
 Scheduler::~Scheduler() {
@@ -138,6 +144,10 @@ void Scheduler::make_ready(Task* task, Worker& self) {
     AccessInfo scratch[1];
     observer_->on_ready(info_of(task, {scratch, 0}), self.index);
   }
+  queue_ready(task, self);
+}
+
+void Scheduler::queue_ready(Task* task, Worker& self) {
   if (task->main_only) {
     {
       std::lock_guard<SpinLock> lock(main_queue_lock_);
@@ -147,6 +157,12 @@ void Scheduler::make_ready(Task* task, Worker& self) {
     notify_main();
     return;
   }
+  if (hand_to_idle(task, self)) {
+    // Wake the receiver if it went to sleep since it looked (it checks its mailbox after
+    // announcing that it sleeps).
+    wake_workers();
+    return;
+  }
   if (task->priority == Priority::high) {
     self.high.push(task);
     high_queued_.fetch_add(1, std::memory_order_release);
@@ -154,6 +170,23 @@ void Scheduler::make_ready(Task* task, Worker& self) {
     self.normal.push(task);
   }
   wake_workers();
+}
+
+bool Scheduler::hand_to_idle(Task* task, const Worker& self) {
+  const int n = static_cast<int>(workers_.size());
+  for (int k = 1; k < n; ++k) {
+    Worker& other = *workers_[(self.index + k) % n];
+    if (!other.looking.load(std::memory_order_relaxed) ||
+        other.mailbox.load(std::memory_order_relaxed)) {
+      continue;
+    }
+    Task* empty = nullptr;
+    if (other.mailbox.compare_exchange_strong(empty, task, std::memory_order_release,
+                                              std::memory_order_relaxed)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void Scheduler::wake_workers() {
@@ -188,6 +221,11 @@ Task* Scheduler::steal_from_others(Worker& self, bool high) {
     if (&victim == &self) continue;
     Task* t = high ? victim.high.steal() : victim.normal.steal();
     if (t) return t;
+    // A task handed to a thread that found other work meanwhile would wait for it.
+    if (!high && victim.mailbox.load(std::memory_order_relaxed) &&
+        !victim.looking.load(std::memory_order_relaxed)) {
+      if ((t = victim.mailbox.exchange(nullptr, std::memory_order_acquire))) return t;
+    }
   }
   return nullptr;
 }
@@ -201,6 +239,9 @@ Task* Scheduler::find_task(Worker& self) {
       main_queue_size_.fetch_sub(1, std::memory_order_relaxed);
       return t;
     }
+  }
+  if (self.mailbox.load(std::memory_order_relaxed)) {
+    return self.mailbox.exchange(nullptr, std::memory_order_acquire);
   }
   if (high_queued_.load(std::memory_order_acquire) > 0) {
     Task* t = single_thread_ ? self.high.pop_unshared() : self.high.pop();
@@ -319,6 +360,7 @@ void Scheduler::worker_loop(int index) {
   Worker& self = *workers_[index];
   tls_worker = &self;
   tls_owner = this;
+  started_.fetch_add(1, std::memory_order_release);
   Task* next = nullptr;
   int idle_rounds = 0;
   const int spin = options_.idle_spin_rounds;
@@ -326,10 +368,12 @@ void Scheduler::worker_loop(int index) {
     Task* t = next ? next : find_task(self);
     next = nullptr;
     if (t) {
+      set_looking(self, false);
       idle_rounds = 0;
       next = run(t, self);
       continue;
     }
+    set_looking(self, true);
     if (stop_.load(std::memory_order_acquire)) break;
     if (++idle_rounds < spin) {
       cpu_relax();
@@ -339,6 +383,7 @@ void Scheduler::worker_loop(int index) {
       std::this_thread::yield();
       continue;
     }
+    set_looking(self, false);  // asleep, it takes no hand-offs
     const std::uint32_t seen = epoch_.load(std::memory_order_seq_cst);
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     t = find_task(self);

@@ -21,6 +21,12 @@ namespace tessera::detail {
 
 struct alignas(64) Worker {
   explicit Worker(int index, std::uint64_t seed) : index(index), rng(seed + index) {}
+  // A thread with nothing to run says so (`looking`); a thread that makes a task ready
+  // hands it to such a thread's mailbox rather than its own deque. At sub-microsecond
+  // granularity a task pushed on the deque is popped back by its owner before a thief
+  // can take it, so both tasks of a step would run on one thread.
+  alignas(64) std::atomic<Task*> mailbox{nullptr};
+  std::atomic<bool> looking{false};
   OwnedCounter bodies_run;  // tasks whose body returned on this thread
   OwnedCounter completed;   // tasks finished (successors released) on this thread
   WorkStealingDeque<Task*> high;
@@ -90,6 +96,14 @@ class Scheduler {
   Worker* current_worker() const;
   void worker_loop(int index);
   Task* find_task(Worker& self);
+  /// Hands `task` to another thread that is looking for work; false if none takes it.
+  bool hand_to_idle(Task* task, const Worker& self);
+  /// Marks `self` as looking for work or not (written only on a change).
+  static void set_looking(Worker& self, bool on) {
+    if (self.looking.load(std::memory_order_relaxed) != on) {
+      self.looking.store(on, std::memory_order_relaxed);
+    }
+  }
   Task* steal_from_others(Worker& self, bool high);
   /// Runs a ready task; returns a released successor to run next on this worker.
   Task* run(Task* task, Worker& self);
@@ -142,7 +156,11 @@ class Scheduler {
   void describe_replay(std::ostream& out) const;
   void release_access(AccessRecord& record, Task*& ready_list);
   void complete_group(HandleState& handle, Group* group, Task*& ready_list);
+  /// Reports `task` ready to the observer and queues it (queue_ready).
   void make_ready(Task* task, Worker& self);
+  /// Queues a ready task: the main queue for main-thread tasks, else a looking thread's
+  /// mailbox, else `self`'s deque.
+  void queue_ready(Task* task, Worker& self);
   /// Queues the ready tasks except an immediate successor for `self` (when `immediate`
   /// is given); true if it queued any, which also woke a sleeping main thread.
   bool dispatch_ready(Task* ready_list, Worker* self, Task** immediate);
@@ -174,6 +192,7 @@ class Scheduler {
 
   alignas(64) std::atomic<std::uint32_t> epoch_{0};
   std::atomic<int> sleepers_{0};
+  std::atomic<int> started_{0};  // worker threads that began their loop
   std::atomic<bool> stop_{false};
   std::mutex main_sleep_mutex_;
   std::condition_variable main_sleep_cv_;

@@ -32,9 +32,22 @@ void Scheduler::wait_until(Pred done) {
       idle = false;
     }
   };
+  // However the wait ends (the lane may throw), a task handed over meanwhile goes where
+  // the other threads find it: the main thread leaves to submit.
+  struct StopLooking {
+    Scheduler& scheduler;
+    Worker& self;
+    ~StopLooking() {
+      set_looking(self, false);
+      if (Task* handed = self.mailbox.exchange(nullptr, std::memory_order_acquire)) {
+        scheduler.queue_ready(handed, self);
+      }
+    }
+  } stop_looking{*this, self};
   while (!done()) {
     const bool comm_in_flight = engine_ && engine_->progress();
     if (Task* t = find_task(self)) {
+      set_looking(self, false);
       end_idle();
       idle_rounds = 0;
       // Run the task and its immediate successors, returning to the communication lane
@@ -43,9 +56,14 @@ void Scheduler::wait_until(Pred done) {
       while (t) {
         t = run(t, self);
         if (t && engine_ && !t->main_only) {
-          engine_->progress();
+          try {
+            engine_->progress();
+          } catch (...) {
+            queue_ready(t, self);  // released already: it must not be lost
+            throw;
+          }
           if (main_queue_size_.load(std::memory_order_acquire) > 0) {
-            make_ready(t, self);
+            queue_ready(t, self);  // reported ready when it was released
             t = nullptr;
           }
         }
@@ -53,6 +71,7 @@ void Scheduler::wait_until(Pred done) {
       continue;
     }
     if (done()) break;
+    set_looking(self, true);
     if (comm_in_flight && !idle) {
       idle = true;
       idle_since = obs::fast_ticks();
@@ -68,10 +87,12 @@ void Scheduler::wait_until(Pred done) {
       std::this_thread::yield();
       continue;
     }
+    // Asleep, the main thread takes no hand-offs: they stay with threads that are awake.
+    set_looking(self, false);
     std::unique_lock<std::mutex> lock(main_sleep_mutex_);
     main_sleeping_.store(true, std::memory_order_seq_cst);
     if (!done() && main_queue_size_.load(std::memory_order_seq_cst) == 0 && self.normal.empty() &&
-        self.high.empty()) {
+        self.high.empty() && !self.mailbox.load(std::memory_order_seq_cst)) {
       main_sleep_cv_.wait_for(lock, std::chrono::milliseconds(2));
     }
     main_sleeping_.store(false, std::memory_order_relaxed);
