@@ -68,14 +68,21 @@ patterns=(
   "40 64 -type spread -radix 2 -period 2"
   "40 50 -type random_nearest -radix 3 -period 2 -fraction 0.5"
 )
-for np in 1 2 4; do
-  for p in "${patterns[@]}"; do
-    read -r tasks deps args <<<"$p"
-    # shellcheck disable=SC2086
-    expect_ok "$np" "$tasks" "$deps" -steps 5 -width 8 $args -kernel busy_wait -iter 100 \
-      -output 40 --threads 2
+# every_pattern STEPS ITER PATTERN...: each "TASKS DEPENDENCIES ARGS" pattern at width 8
+# on 1, 2 and 4 ranks with 2 threads.
+every_pattern() {
+  local steps="$1" iter="$2"
+  shift 2
+  for np in 1 2 4; do
+    for p in "$@"; do
+      read -r tasks deps args <<<"$p"
+      # shellcheck disable=SC2086
+      expect_ok "$np" "$tasks" "$deps" -steps "$steps" -width 8 $args -kernel busy_wait \
+        -iter "$iter" -output 40 --threads 2
+    done
   done
-done
+}
+every_pattern 5 100 "${patterns[@]}"
 
 # Long enough for the repeating timesteps to be replayed as an iteration graph (dataflow):
 # Task Bench's totals for -steps 20 -width 8 (dom never repeats, so it is submitted).
@@ -92,14 +99,7 @@ replayed=(
   "160 304 -type spread -radix 2 -period 2"
   "160 239 -type random_nearest -radix 3 -period 2 -fraction 0.5"
 )
-for np in 1 2 4; do
-  for p in "${replayed[@]}"; do
-    read -r tasks deps args <<<"$p"
-    # shellcheck disable=SC2086
-    expect_ok "$np" "$tasks" "$deps" -steps 20 -width 8 $args -kernel busy_wait -iter 20 \
-      -output 40 --threads 2
-  done
-done
+every_pattern 20 20 "${replayed[@]}"
 expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 2 --no-replay
 expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 1
 
