@@ -69,7 +69,7 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   }
   task->pending.store(1, std::memory_order_relaxed);  // guard until analysis is done
   const bool waited = link_records(task);
-  if (observe_ & kObserveSubmit) report_on_submit(task);
+  if (observe_ & kObserveSubmit) report_on_submit(task, *task);
   // Drop the guard; whoever brings pending to zero makes the task ready. When no access
   // waited, no other thread knows the task, so no locked instruction is needed.
   if (!waited || task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -126,7 +126,7 @@ bool Scheduler::try_run_inline(Task* task) {
     // Reductions fold through groups.
     if (recs[i].mode == AccessMode::reduce || !is_idle(*recs[i].handle)) return false;
   }
-  if (observe_ & kObserveSubmit) report_on_submit(task);
+  if (observe_ & kObserveSubmit) report_on_submit(task, *task);
   Worker& self = *main_;
   if (observe_ & kObserveReady) {
     AccessInfo scratch[1];
@@ -307,18 +307,18 @@ void* Scheduler::reduction_slot(Task* task, HandleState* handle) {
       fmt::format("task '{}' has no reduce access on handle '{}'", task->name, handle->name));
 }
 
-void Scheduler::report_on_submit(Task* task) {
+void Scheduler::report_on_submit(Task* task, const Task& accessor) {
   // Observers (the trace checker) recompute dependencies from the full access list, so
   // a task with many accesses gets a heap list rather than a truncated one.
   AccessInfo inline_infos[kMaxDescribedAccesses];
   std::vector<AccessInfo> heap_infos;
-  const std::size_t n = task->access_count;
+  const std::size_t n = accessor.access_count;
   AccessInfo* infos = inline_infos;
   if (n > kMaxDescribedAccesses) {
     heap_infos.resize(n);
     infos = heap_infos.data();
   }
-  AccessRecord* recs = task->records();
+  const AccessRecord* recs = accessor.records();
   for (std::size_t i = 0; i < n; ++i) infos[i] = AccessInfo{recs[i].handle->id, recs[i].mode};
   observer_->on_submit(info_of(task, {infos, n}));
 }

@@ -49,6 +49,8 @@ struct Replay {
     std::uint64_t done_before = 0;  // completions counted in the slot before it was armed
   };
 
+  Replay(const Replay&) = delete;  // instances point back to their replay
+  Replay& operator=(const Replay&) = delete;
   Replay(const RecordedGraph& g, std::int64_t first_iteration, std::int64_t count, int threads)
       : graph(g),
         first(first_iteration),
@@ -57,7 +59,21 @@ struct Replay {
         threads(threads),
         instances(std::make_unique<Task[]>(static_cast<std::size_t>(kWindow) * width)),
         slots(std::make_unique<Slot[]>(kWindow)),
-        done(std::make_unique<OwnedCounter[]>(static_cast<std::size_t>(kWindow * threads))) {}
+        done(std::make_unique<OwnedCounter[]>(static_cast<std::size_t>(kWindow * threads))) {
+    // What an instance shares with its node is set once; arming sets the rest.
+    for (std::int64_t slot = 0; slot < kWindow; ++slot) {
+      for (std::uint32_t j = 0; j < width; ++j) {
+        const Task& node = *g.nodes[j].task;
+        Task& t = instances[static_cast<std::size_t>(slot) * width + j];
+        t.name = node.name;
+        t.tags = node.tags;
+        t.priority = node.priority;
+        t.main_only = node.main_only;
+        t.replay = this;
+        t.node = j;
+      }
+    }
+  }
 
   std::size_t slot_of(std::int64_t iteration) const {
     return static_cast<std::size_t>((iteration - first) % kWindow);

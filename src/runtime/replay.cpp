@@ -120,14 +120,7 @@ void Scheduler::arm(Replay& replay, std::int64_t m) {
   Task* instances = replay.instances_of(m);
   for (std::uint32_t j = 0; j < replay.width; ++j) {
     const RecordedGraph::Node& node = replay.graph.nodes[j];
-    const Task& recorded = *node.task;
     Task& t = instances[j];
-    t.name = recorded.name;
-    t.tags = recorded.tags;
-    t.priority = recorded.priority;
-    t.main_only = recorded.main_only;
-    t.replay = &replay;
-    t.node = j;
     t.iteration = m;
     t.id = ++submitted_;
     t.holds.store(1, std::memory_order_relaxed);
@@ -136,20 +129,7 @@ void Scheduler::arm(Replay& replay, std::int64_t m) {
     const int prior = m > replay.first ? node.prior_predecessors : 0;
     t.pending.store(node.predecessors + prior + (node.released_by_loop() ? 1 : 0),
                     std::memory_order_relaxed);
-    if (observe_ & kObserveSubmit) {
-      AccessInfo infos[kMaxDescribedAccesses];
-      std::vector<AccessInfo> heap;
-      AccessInfo* out = infos;
-      if (recorded.access_count > kMaxDescribedAccesses) {
-        heap.resize(recorded.access_count);
-        out = heap.data();
-      }
-      const AccessRecord* recs = const_cast<Task&>(recorded).records();
-      for (std::uint32_t i = 0; i < recorded.access_count; ++i) {
-        out[i] = AccessInfo{recs[i].handle->id, recs[i].mode};
-      }
-      observer_->on_submit(info_of(&t, {out, recorded.access_count}));
-    }
+    if (observe_ & kObserveSubmit) report_on_submit(&t, *node.task);
   }
 }
 

@@ -119,8 +119,7 @@ class Scheduler {
     if (options_.sequential) return true;
     // Throttle: with this much queued work, running the task now costs no parallelism
     // and keeps the queues (and memory) bounded, as libgomp does beyond 64 tasks/thread.
-    return priority == Priority::normal &&
-           main_->normal.size() >= inline_threshold_;
+    return priority == Priority::normal && main_->normal.size() >= inline_threshold_;
   }
   /// Runs a task at once if nothing is pending on any of its handles, without building
   /// access groups for it; false (nothing done) otherwise.
@@ -172,7 +171,9 @@ class Scheduler {
   void record_error(const char* task_name, std::exception_ptr error);
   void rethrow_error();
   void check_hang(std::uint64_t& last_progress, std::chrono::steady_clock::time_point& since);
-  void report_on_submit(Task* task);
+  /// Tells the observer `task` was submitted, with the accesses of `accessor` (the task
+  /// itself, or the recorded node a replayed task is an instance of).
+  void report_on_submit(Task* task, const Task& accessor);
   TaskInfo info_of(Task* task, std::span<AccessInfo> scratch) const;
 
   RuntimeOptions options_;
@@ -211,7 +212,7 @@ class Scheduler {
   FreeList<Task> task_pool_;
   FreeList<Group> group_pool_;
   bool batching_ = false;
-  Task* batch_ready_ = nullptr;  // chained through next_free while batching
+  Task* batch_ready_ = nullptr;               // chained through next_free while batching
   std::unique_ptr<RecordedGraph> recording_;  // while recording
   Replay* replay_ = nullptr;                  // while replaying (for hang reports)
 };

@@ -122,6 +122,9 @@ struct Task {
   std::int64_t iteration = 0;
 
   AccessRecord* records() { return extra_records ? extra_records.get() : inline_records; }
+  const AccessRecord* records() const {
+    return extra_records ? extra_records.get() : inline_records;
+  }
 };
 
 /// "1,2,3": a task's tags as hang reports print them.
