@@ -2,8 +2,8 @@
 // Task-aware MPI (layer `comm`): communication as tasks whose completion is bound to
 // their MPI requests, driven by the rank's main thread.
 //
-// Threading contract: MPI is initialized with MPI_THREAD_FUNNELED and only the main
-// thread calls MPI. Communication tasks are main-thread-only tasks: when one becomes
+// Threading contract: MPI is initialized with MPI_THREAD_FUNNELED (MPI_THREAD_SINGLE
+// when the process has no other thread) and only the main thread calls MPI. Communication tasks are main-thread-only tasks: when one becomes
 // ready, the main thread runs its body, which *posts* the operation and holds the
 // task; the communication lane (Comm::progress, run by the main thread between tasks
 // and while waiting) tests outstanding requests with MPI_Testsome and completes the

@@ -49,7 +49,8 @@ class UsageError : public std::runtime_error {
 
 class Session {
  public:
-  /// Initializes MPI with MPI_THREAD_FUNNELED (or checks it is). `app` names the program.
+  /// Initializes MPI unless it is already: with MPI_THREAD_SINGLE when the command line
+  /// runs one thread per rank, else MPI_THREAD_FUNNELED. `app` names the program.
   Session(int argc, char** argv, std::string app, std::string description);
   ~Session();
   Session(const Session&) = delete;
@@ -88,8 +89,8 @@ class Session {
 
   /// Waits for all tasks, then collects statistics over ranks and writes the JSON report
   /// (--report) and trace (--trace) atomically (temporary name + rename). `app_fields`
-  /// must hold at least "checksum"; the common fields (app, exec, ranks, threads, wall_s,
-  /// phases, tasks, comm, ...) are added. Returns the full report (on every rank).
+  /// must hold at least "checksum"; the common fields (app, exec, ranks, threads,
+  /// mpi_thread_level, wall_s, phases, tasks, comm, ...) are added. Returns the full report (on every rank).
   nlohmann::json finish(nlohmann::json app_fields);
 
  private:
@@ -103,6 +104,7 @@ class Session {
   int rank_ = 0;
   int size_ = 1;
   bool owns_mpi_ = false;
+  int thread_level_ = MPI_THREAD_SINGLE;  ///< the level MPI provides
   std::chrono::steady_clock::time_point start_time_{};
   std::unique_ptr<Runtime> runtime_;
   std::unique_ptr<Comm> comm_;

@@ -19,6 +19,11 @@ struct Interval {
 /// reversed spans contribute nothing; touching spans merge).
 std::vector<Interval> merge_intervals(std::vector<Interval> spans);
 
+/// Folds `next` into `last` when the two overlap or touch, so that `last` becomes their
+/// union, and says whether it did. Applied as spans arrive (nearly in order), it keeps a
+/// list short without changing the union merge_intervals computes from it.
+bool fold_into(Interval& last, const Interval& next);
+
 /// Sum of the lengths of disjoint intervals.
 std::int64_t total_length(std::span<const Interval> disjoint);
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 #include <thread>
 
 #include "tessera/run_stats.hpp"
@@ -26,6 +27,25 @@ int threads_on_node(int threads_per_rank) {
   MPI_Comm_size(node, &ranks);
   MPI_Comm_free(&node);
   return ranks * threads_per_rank;
+}
+
+/// Whether the command line runs one thread per rank (`--threads` absent or 1, or
+/// `--exec bsp`). Read before MPI is initialized, since the thread level is chosen then;
+/// CLI11 parses and validates the same options later. Unreadable values count as threaded.
+bool one_thread_per_rank(int argc, char** argv) {
+  std::string_view threads = "1", exec;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    for (auto [name, value] : {std::pair{std::string_view("--threads"), &threads},
+                               std::pair{std::string_view("--exec"), &exec}}) {
+      if (arg == name && i + 1 < argc) {
+        *value = argv[++i];
+      } else if (arg.starts_with(name) && arg.size() > name.size() && arg[name.size()] == '=') {
+        *value = arg.substr(name.size() + 1);
+      }
+    }
+  }
+  return exec == "bsp" || threads == "1";
 }
 
 // Rank for error messages; -1 once MPI is gone (e.g. the error unwound a Session).
@@ -54,14 +74,18 @@ Session::Session(int argc, char** argv, std::string app, std::string description
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
-    int provided = 0;
-    MPI_Init_thread(&argc_, &argv_, MPI_THREAD_FUNNELED, &provided);
+    // A process with a single thread asks for MPI_THREAD_SINGLE: OpenMPI then skips the
+    // locks it takes on every message at any higher level.
+    const int wanted = one_thread_per_rank(argc, argv) ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED;
+    MPI_Init_thread(&argc_, &argv_, wanted, &thread_level_);
     owns_mpi_ = true;
-    if (provided < MPI_THREAD_FUNNELED) {
+    if (thread_level_ < wanted) {
       std::fprintf(stderr, "%s: error: the MPI library does not support MPI_THREAD_FUNNELED\n",
                    app_.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
+  } else {
+    MPI_Query_thread(&thread_level_);
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
@@ -120,6 +144,12 @@ void Session::start() {
   if (options_.exec == ExecModel::bsp && options_.threads != 1) {
     fail("--threads", fmt::format("bsp runs one thread per rank; got {} (use --threads 1, or "
                                   "--exec forkjoin|dataflow for threads)",
+                                  options_.threads));
+  }
+  if (options_.exec != ExecModel::bsp && options_.threads > 1 &&
+      thread_level_ < MPI_THREAD_FUNNELED) {
+    fail("--threads", fmt::format("MPI was initialized single-threaded; {} threads need "
+                                  "MPI_THREAD_FUNNELED (use --threads 1)",
                                   options_.threads));
   }
   for (const std::string* path : {&options_.report, &options_.trace}) {
@@ -222,6 +252,10 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   report["exec"] = std::string(to_string(options_.exec));
   report["ranks"] = size_;
   report["threads"] = runtime_->threads();
+  report["mpi_thread_level"] = thread_level_ == MPI_THREAD_SINGLE     ? "single"
+                               : thread_level_ == MPI_THREAD_FUNNELED ? "funneled"
+                               : thread_level_ == MPI_THREAD_SERIALIZED ? "serialized"
+                                                                        : "multiple";
   report["wall_s"] = wall;
   report["phases"] = merged;
   nlohmann::json counts = nlohmann::json::object();

@@ -49,7 +49,7 @@ for i in "${!halo_options[@]}"; do
   run "halo${i}_dataflow_np4_t2" 4 --exec dataflow --threads 2 "${opts[@]}" "${input3d[@]}"
   runs+=("halo${i}_bsp_np4" "halo${i}_forkjoin_np2_t2" "halo${i}_dataflow_np4_t2")
 done
-run priorities_none 2 --exec dataflow --threads 2 --priorities none "${input3d[@]}"
+run priorities_none 2 --exec dataflow --threads=2 --priorities none "${input3d[@]}"
 runs+=(priorities_none)
 
 reference="$(invariant "$tmp/bsp_np1.json")"
@@ -58,6 +58,14 @@ for r in "${runs[@]}"; do
   [[ "$got" == "$reference" ]] || fail "$r differs from bsp on 1 rank:
   $got
   $reference"
+done
+# One thread per rank makes the process single-threaded: MPI_THREAD_SINGLE spares
+# OpenMPI's locks. More threads need MPI_THREAD_FUNNELED, whichever way --threads is spelt.
+for r in "${runs[@]}"; do
+  want=funneled
+  [[ "$(field "$tmp/$r.json" threads)" == 1 ]] && want=single
+  [[ "$(field "$tmp/$r.json" mpi_thread_level)" == "$want" ]] ||
+    fail "$r: MPI thread level $(field "$tmp/$r.json" mpi_thread_level), expected $want"
 done
 echo "3-D: ${#runs[@]} runs, checksum $(field "$tmp/bsp_np1.json" checksum) in all"
 

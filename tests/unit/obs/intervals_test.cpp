@@ -93,6 +93,37 @@ TEST(MeasureOverlap, MatchesBruteForceOnRandomSpans) {
   }
 }
 
+TEST(FoldInto, JoinsOnlySpansThatOverlapOrTouch) {
+  Interval last{10, 20};
+  EXPECT_TRUE(fold_into(last, {15, 25}));
+  EXPECT_EQ(last.begin, 10);
+  EXPECT_EQ(last.end, 25);
+  EXPECT_TRUE(fold_into(last, {5, 10}));  // touching, and earlier
+  EXPECT_EQ(last.begin, 5);
+  EXPECT_TRUE(fold_into(last, {7, 8}));  // inside
+  EXPECT_EQ(last.begin, 5);
+  EXPECT_EQ(last.end, 25);
+  EXPECT_FALSE(fold_into(last, {26, 30}));
+  EXPECT_FALSE(fold_into(last, {0, 4}));
+  EXPECT_EQ(last.begin, 5);
+  EXPECT_EQ(last.end, 25);
+}
+
+TEST(FoldInto, KeepsTheUnionOfSpansArrivingInAnyOrder) {
+  std::mt19937 rng(11);
+  constexpr int kHorizon = 400;
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto spans = random_spans(rng, 1 + trial % 17, kHorizon);
+    std::vector<Interval> folded;
+    for (const Interval& s : spans) {
+      if (folded.empty() || !fold_into(folded.back(), s)) folded.push_back(s);
+    }
+    ASSERT_LE(folded.size(), spans.size());
+    ASSERT_EQ(coverage(merge_intervals(folded), kHorizon), coverage(spans, kHorizon))
+        << "trial " << trial;
+  }
+}
+
 TEST(AssignLanes, NeverOverlapsInALaneAndUsesAsManyLanesAsThePeakConcurrency) {
   std::mt19937 rng(11);
   constexpr int kHorizon = 300;
