@@ -34,6 +34,11 @@ struct TaskInfo {
   Priority priority;
   bool main_thread_only;
   std::span<const AccessInfo> accesses;
+  /// Whether the task is an instance of a replayed IterationGraph; if so, `iteration` is
+  /// its iteration (what TaskContext::iteration() returns). Its name, tags and accesses
+  /// are the recorded node's.
+  bool replayed = false;
+  std::int64_t iteration = 0;
 };
 
 /// Receives task events. Callbacks may run concurrently on any worker (`worker` is the

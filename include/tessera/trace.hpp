@@ -22,9 +22,9 @@ class Runtime;
 /// "traceEvents" holds complete events ("ph":"X", ts/dur in microseconds with
 /// nanosecond decimals), pid = rank. Tasks (no "cat") sit on tid = worker with args
 /// {id, tags, acc: "r12 w7 ..." (mode letters r/w/rw/red and handle id per access),
-/// priority, main_thread_only, queued: ts minus when the task became ready}; empty or
-/// default fields are left out. MPI operations ("cat":"mpi", from post to completion)
-/// sit on tid 1000 + lane, lanes chosen so that requests on one row never overlap, with
+/// iteration (replayed instances), priority, main_thread_only, queued: ts minus when the
+/// task became ready}; empty or default fields are left out. MPI operations ("cat":"mpi",
+/// from post to completion) sit on tid 1000 + lane, lanes chosen so that requests on one row never overlap, with
 /// args {kind, peer, tag, bytes, id, task_name, posted_in_task, message}; a flow
 /// ("s" -> "f") joins every send to the receive it matched. The top-level "tessera"
 /// object holds per-rank threads, tasks_submitted, clock_offset_ns and lane_ns.

@@ -114,6 +114,10 @@ void TaskEventText::append(fmt::memory_buffer& out, int thread, const EventBuffe
         }
         text.character('"');
       }
+      if (counts & submit_words::kReplayed) {
+        text.text(",\"iteration\":");
+        text.integer(static_cast<std::int64_t>(submits_[at++]));
+      }
       if (counts & submit_words::kHighPriority) text.text(",\"priority\":\"high\"");
       if (counts & submit_words::kMainThreadOnly) text.text(",\"main_thread_only\":true");
       if (const std::int64_t ready = ready_ticks_[span.id - first_id_]; ready >= 0) {

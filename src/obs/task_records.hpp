@@ -40,6 +40,8 @@ namespace submit_words {
 inline constexpr int kTagCountShift = 32;
 inline constexpr std::uint64_t kHighPriority = std::uint64_t{1} << 40;
 inline constexpr std::uint64_t kMainThreadOnly = std::uint64_t{1} << 41;
+/// A replayed instance: one more word, its iteration, follows the accesses.
+inline constexpr std::uint64_t kReplayed = std::uint64_t{1} << 42;
 inline constexpr int kModeBits = 2;
 inline constexpr std::uint64_t kModeMask = (std::uint64_t{1} << kModeBits) - 1;
 static_assert(static_cast<int>(AccessMode::reduce) <= kModeMask);
@@ -51,7 +53,7 @@ inline std::size_t tag_count(std::uint64_t counts) {
 }
 /// Words of the record whose counts-and-flags word is `counts`.
 inline std::size_t record_words(std::uint64_t counts) {
-  return 2 + tag_count(counts) + access_count(counts);
+  return 2 + tag_count(counts) + access_count(counts) + ((counts & kReplayed) ? 1 : 0);
 }
 }  // namespace submit_words
 

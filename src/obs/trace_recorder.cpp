@@ -220,6 +220,7 @@ void TraceRecorder::on_submit(const TaskInfo& task) {
                                                     << submit_words::kTagCountShift;
   if (task.priority == Priority::high) counts |= submit_words::kHighPriority;
   if (task.main_thread_only) counts |= submit_words::kMainThreadOnly;
+  if (task.replayed) counts |= submit_words::kReplayed;
   s.submits.push_back(task.id);
   s.submits.push_back(counts);
   for (std::uint8_t i = 0; i < tag_count; ++i) {
@@ -229,6 +230,7 @@ void TraceRecorder::on_submit(const TaskInfo& task) {
     s.submits.push_back(a.handle_id << submit_words::kModeBits |
                         static_cast<std::uint64_t>(a.mode));
   }
+  if (task.replayed) s.submits.push_back(static_cast<std::uint64_t>(task.iteration));
   ++s.submitted;
 }
 

@@ -468,7 +468,12 @@ void Scheduler::rethrow_error() {
 }
 
 TaskInfo Scheduler::info_of(Task* task, std::span<AccessInfo> scratch) const {
-  return TaskInfo{task->id, task->name, &task->tags, task->priority, task->main_only, scratch};
+  TaskInfo info{task->id, task->name, &task->tags, task->priority, task->main_only, scratch};
+  if (task->replay) {
+    info.replayed = true;
+    info.iteration = task->iteration;
+  }
+  return info;
 }
 
 }  // namespace tessera::detail

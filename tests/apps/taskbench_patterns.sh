@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # taskbench: every Task Bench pattern runs with every task verifying its inputs, on 1, 2
 # and 4 ranks, and reports Task Bench's own totals; stencil_1d under every execution model
-# with 1 and 2 threads; a corrupted payload (local or received) and bad options make the
-# run fail with a clear message and a non-zero exit.
+# with 1 and 2 threads; a replayed run's trace names each instance's iteration; a
+# corrupted payload (local or received) and bad options make the run fail with a clear
+# message and a non-zero exit.
 set -uo pipefail
 bin="$1"
 out="$(mktemp)"
@@ -101,6 +102,34 @@ replayed=(
 )
 every_pattern 20 20 "${replayed[@]}"
 expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 2 --no-replay
+
+# A trace of a replayed run passes the checker, and each replayed instance names its
+# iteration: its recorded timestep (tag 0) plus period x iteration gives every
+# (timestep, point) exactly once in each of the two runs.
+trace="$(mktemp --suffix=.json)"
+src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 2 --trace "$trace"
+/usr/bin/python3 "$src/tools/check_trace.py" "$trace" >"$out" 2>&1 || fail "replayed trace: checker"
+/usr/bin/python3 - "$trace" >"$out" 2>&1 <<'PY' || fail "replayed trace: iterations"
+import collections, json, sys
+trace = json.load(open(sys.argv[1]))
+events = trace["traceEvents"] if isinstance(trace, dict) else trace
+tasks = [e for e in events if e.get("ph") == "X" and e["name"] == "taskbench_task"]
+replayed = [e for e in tasks if "iteration" in e["args"]]
+assert replayed, "no task carries an iteration"
+recorded = sorted({e["args"]["tags"][0] for e in replayed})
+period = len(recorded)
+seen = collections.Counter()
+for e in tasks:
+    step, point = e["args"]["tags"]
+    if "iteration" in e["args"]:
+        step += period * e["args"]["iteration"]
+    seen[(step, point)] += 1
+expected = {(t, x): 2 for t in range(20) for x in range(8)}
+assert seen == expected, sorted(set(seen.items()) ^ set(expected.items()))[:5]
+print(f"{len(replayed)} replayed of {len(tasks)} tasks, period {period}")
+PY
+rm -f "$trace"
 expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 1
 
 # stencil_1d under every execution model, 1 and 2 threads, on 1, 2 and 4 ranks.

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <span>
 #include <stdexcept>
@@ -819,6 +820,7 @@ class RecordingObserver : public Observer {
     std::uint64_t id;
     std::string name;
     std::vector<std::pair<std::uint64_t, AccessMode>> accesses;
+    std::optional<std::int64_t> iteration;  // set for a replayed instance
   };
   void on_submit(const TaskInfo& t) override { add('s', t); }
   void on_ready(const TaskInfo& t, int) override { add('r', t); }
@@ -828,7 +830,8 @@ class RecordingObserver : public Observer {
 
  private:
   void add(char kind, const TaskInfo& t) {
-    Event e{kind, t.id, t.name, {}};
+    Event e{kind, t.id, t.name, {}, {}};
+    if (t.replayed) e.iteration = t.iteration;
     for (const AccessInfo& a : t.accesses) e.accesses.emplace_back(a.handle_id, a.mode);
     std::lock_guard<std::mutex> lock(mutex_);
     events.push_back(std::move(e));
@@ -883,6 +886,12 @@ TEST(IterationGraph, ObserverSeesEveryReplayedTaskOnceInIdOrder) {
       EXPECT_EQ(submits[i].id, base + 1 + i) << "on_submit in increasing id order";
       EXPECT_EQ(submits[i].name, submitted_events[i].name);
       EXPECT_EQ(submits[i].accesses, submitted_events[i].accesses) << submits[i].name;
+      EXPECT_FALSE(submitted_events[i].iteration.has_value()) << "a submitted task is no instance";
+      EXPECT_EQ(submits[i].iteration, -4 + static_cast<std::int64_t>(i / 3)) << "task " << i;
+    }
+    // Every event of an instance names the iteration its submission reported.
+    for (const auto& e : obs.events) {
+      EXPECT_EQ(e.iteration, submits[e.id - base - 1].iteration) << e.kind << " " << e.id;
     }
     // ready, begin and end once per task, after its on_submit, begin before end.
     const std::size_t n = submits.size();
