@@ -3,12 +3,13 @@
 // their MPI requests, driven by the rank's main thread.
 //
 // Threading contract: MPI is initialized with MPI_THREAD_FUNNELED (MPI_THREAD_SINGLE
-// when the process has no other thread) and only the main thread calls MPI. Communication tasks are main-thread-only tasks: when one becomes
-// ready, the main thread runs its body, which *posts* the operation and holds the
-// task; the communication lane (Comm::progress, run by the main thread between tasks
-// and while waiting) tests outstanding requests with MPI_Testsome and completes the
-// tasks whose requests finished, releasing their successors. No thread ever blocks
-// inside MPI, so no schedule of send and receive tasks can deadlock.
+// when the process has no other thread) and only the main thread calls MPI.
+// Communication tasks are main-thread-only tasks: when one becomes ready, the main
+// thread runs its body, which *posts* the operation and holds the task; the
+// communication lane (Comm::progress, run by the main thread between tasks and while
+// waiting) tests outstanding requests with MPI_Testsome and completes the tasks whose
+// requests finished, releasing their successors. No thread ever blocks inside MPI, so
+// no schedule of send and receive tasks can deadlock.
 
 #include <mpi.h>
 

@@ -90,7 +90,8 @@ class Session {
   /// Waits for all tasks, then collects statistics over ranks and writes the JSON report
   /// (--report) and trace (--trace) atomically (temporary name + rename). `app_fields`
   /// must hold at least "checksum"; the common fields (app, exec, ranks, threads,
-  /// mpi_thread_level, wall_s, phases, tasks, comm, ...) are added. Returns the full report (on every rank).
+  /// mpi_thread_level, wall_s, phases, tasks, comm, ...) are added. Returns the full
+  /// report (on every rank).
   nlohmann::json finish(nlohmann::json app_fields);
 
  private:

@@ -24,10 +24,11 @@ class Runtime;
 /// {id, tags, acc: "r12 w7 ..." (mode letters r/w/rw/red and handle id per access),
 /// iteration (replayed instances), priority, main_thread_only, queued: ts minus when the
 /// task became ready}; empty or default fields are left out. MPI operations ("cat":"mpi",
-/// from post to completion) sit on tid 1000 + lane, lanes chosen so that requests on one row never overlap, with
-/// args {kind, peer, tag, bytes, id, task_name, posted_in_task, message}; a flow
-/// ("s" -> "f") joins every send to the receive it matched. The top-level "tessera"
-/// object holds per-rank threads, tasks_submitted, clock_offset_ns and lane_ns.
+/// from post to completion) sit on tid 1000 + lane, lanes chosen so that requests on
+/// one row never overlap, with args {kind, peer, tag, bytes, id, task_name,
+/// posted_in_task, message}; a flow ("s" -> "f") joins every send to the receive it
+/// matched. The top-level "tessera" object holds per-rank threads, tasks_submitted,
+/// clock_offset_ns and lane_ns.
 ///
 /// Observer contract: task callbacks from any worker (index < threads) concurrently,
 /// each appending to that worker's own preallocated chunks (no locks, no shared

@@ -146,12 +146,6 @@ void Session::start() {
                                   "--exec forkjoin|dataflow for threads)",
                                   options_.threads));
   }
-  if (options_.exec != ExecModel::bsp && options_.threads > 1 &&
-      thread_level_ < MPI_THREAD_FUNNELED) {
-    fail("--threads", fmt::format("MPI was initialized single-threaded; {} threads need "
-                                  "MPI_THREAD_FUNNELED (use --threads 1)",
-                                  options_.threads));
-  }
   for (const std::string* path : {&options_.report, &options_.trace}) {
     if (path->empty()) continue;
     const auto dir = std::filesystem::path(*path).parent_path();
@@ -162,6 +156,11 @@ void Session::start() {
   }
 
   RuntimeOptions ro = runtime_options_for(options_.exec, options_.threads);
+  if (ro.threads > 1 && thread_level_ < MPI_THREAD_FUNNELED) {
+    fail("--threads", fmt::format("MPI was initialized single-threaded; {} threads need "
+                                  "MPI_THREAD_FUNNELED (use --threads 1)",
+                                  ro.threads));
+  }
   ro.hang_timeout_s = options_.hang_timeout_s;
   ro.steal_seed = options_.steal_seed;
   // Only the job can count the ranks beside this one; the runtime picks its idle spin.
@@ -252,8 +251,8 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   report["exec"] = std::string(to_string(options_.exec));
   report["ranks"] = size_;
   report["threads"] = runtime_->threads();
-  report["mpi_thread_level"] = thread_level_ == MPI_THREAD_SINGLE     ? "single"
-                               : thread_level_ == MPI_THREAD_FUNNELED ? "funneled"
+  report["mpi_thread_level"] = thread_level_ == MPI_THREAD_SINGLE       ? "single"
+                               : thread_level_ == MPI_THREAD_FUNNELED   ? "funneled"
                                : thread_level_ == MPI_THREAD_SERIALIZED ? "serialized"
                                                                         : "multiple";
   report["wall_s"] = wall;
