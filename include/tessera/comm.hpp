@@ -13,7 +13,6 @@
 
 #include <mpi.h>
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -58,6 +57,9 @@ struct CommEvent {
   std::size_t bytes;
   std::uint64_t id;  ///< per-rank operation counter
   const char* name;  ///< name of the task that posted it
+  /// When it was posted, in obs::fast_ticks units (src/obs/tick_clock.hpp): observers
+  /// time the request from it without a clock read or lookup of their own.
+  std::int64_t posted_ticks;
 };
 
 /// "send", "recv", "allreduce", "barrier" or "custom".
@@ -169,7 +171,6 @@ class Comm : public ProgressEngine {
   struct Pending {
     CompletionToken token;
     CommEvent event;
-    std::chrono::steady_clock::time_point posted;        // coarse: only for hang reports
     ExactSum* sum = nullptr;                             // iallreduce_sum: result destination
     std::unique_ptr<std::vector<std::int64_t>> scratch;  // iallreduce_sum: limbs in flight
   };
@@ -196,7 +197,7 @@ class Comm : public ProgressEngine {
                      const Operation& operation, const char* name);
   void post(const Operation& operation, CompletionToken token, const char* name);
   void track(MPI_Request request, Pending pending);
-  /// Tells observers and the counters that an operation was posted.
+  /// Stamps an operation's post time, tells observers and the counters it was posted.
   void announce(Pending& pending);
   /// Completes a finished operation's task (checking a receive's size from `status`).
   void finish(Pending done, const MPI_Status& status);

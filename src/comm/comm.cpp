@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <climits>
-#include <ctime>
 #include <ostream>
 #include <stdexcept>
 
@@ -45,15 +44,6 @@ void exact_sum_op(void* in, void* inout, int* len, MPI_Datatype*) {
     for (int i = 0; i < ExactSum::kLimbs; ++i) b[item * kWords + i] = sum.limbs()[i];
     b[item * kWords + ExactSum::kLimbs] |= a[item * kWords + ExactSum::kLimbs];
   }
-}
-
-// Post time of a request, for the age shown in hang reports: millisecond resolution is
-// plenty, and the coarse clock costs a few ns where the precise one costs tens.
-std::chrono::steady_clock::time_point coarse_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return std::chrono::steady_clock::time_point(std::chrono::seconds(ts.tv_sec) +
-                                               std::chrono::nanoseconds(ts.tv_nsec));
 }
 
 }  // namespace
@@ -211,8 +201,8 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionTok
 
 void Comm::post(const Operation& o, CompletionToken token, const char* name) {
   MPI_Request request;
-  Pending pending{
-      std::move(token), CommEvent{o.kind, o.peer, o.tag, 0, 0, name}, {}, nullptr, nullptr};
+  Pending pending{std::move(token), CommEvent{o.kind, o.peer, o.tag, 0, 0, name, 0}, nullptr,
+                  nullptr};
   switch (o.kind) {
     case CommEvent::Kind::send:
       check_mpi(MPI_Isend(o.data, o.count, MPI_BYTE, o.peer, o.tag, comm_, &request), "MPI_Isend");
@@ -319,11 +309,8 @@ void Comm::ibarrier(Handle h, TaskAttributes attributes) {
 
 void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
                 std::size_t bytes) {
-  track(request, Pending{ctx.hold(),
-                         CommEvent{kind, peer, tag, bytes, next_id(), ctx.name()},
-                         {},
-                         nullptr,
-                         nullptr});
+  track(request, Pending{ctx.hold(), CommEvent{kind, peer, tag, bytes, next_id(), ctx.name(), 0},
+                         nullptr, nullptr});
 }
 
 void Comm::track(MPI_Request request, Pending pending) {
@@ -333,7 +320,7 @@ void Comm::track(MPI_Request request, Pending pending) {
 }
 
 void Comm::announce(Pending& pending) {
-  pending.posted = coarse_now();
+  pending.event.posted_ticks = obs::fast_ticks();
   for (CommObserver* o : observers_) o->on_post(pending.event);
   if (pending.event.kind == CommEvent::Kind::send) {
     ++stats_.messages_sent;
@@ -403,13 +390,14 @@ bool Comm::progress() {
 }
 
 void Comm::describe(std::ostream& out) const {
-  const auto now = std::chrono::steady_clock::now();
+  const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
+  const std::int64_t now = obs::fast_ticks();
   out << fmt::format("comm rank {}: {} request(s) in flight, {} post(s) deferred\n", rank_,
                      pending_.size(), deferred_count_);
   for (const Pending& p : pending_) {
     out << fmt::format("  {} '{}' peer {} tag {} bytes {} age {:.3f} s\n", to_string(p.event.kind),
                        p.event.name, p.event.peer, p.event.tag, p.event.bytes,
-                       std::chrono::duration<double>(now - p.posted).count());
+                       static_cast<double>(clock.duration_ns(now - p.event.posted_ticks)) * 1e-9);
   }
   for (const auto& [key, channel] : channels_) {
     for (const DeferredPost& d : channel.waiting) {

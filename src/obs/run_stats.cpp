@@ -1,7 +1,6 @@
 #include "tessera/run_stats.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
@@ -76,10 +75,6 @@ struct RunStats::Impl {
   std::vector<std::unique_ptr<WorkerState>> workers;
   // Main thread only.
   obs::TickReference reference = obs::TickReference::now();
-  // Operations posted and not yet known complete, by ascending id (ids grow with every
-  // post; ticks < 0 marks one completed out of order). A sliding window rather than a
-  // map: no allocation per message, and completions are mostly in posting order.
-  std::deque<std::pair<std::uint64_t, std::int64_t>> posted;
   // Completed operations, ticks. One overlapping the last entry is folded into it (the
   // overlap fraction needs only their union): memory grows with gaps in communication,
   // not with messages, and a fine-grained run takes no page fault per message.
@@ -136,7 +131,6 @@ void RunStats::end_at(const char* task_name, int worker, std::int64_t ticks) {
 }
 
 void RunStats::on_post(const CommEvent& event) {
-  impl_->posted.emplace_back(event.id, obs::fast_ticks());
   if (event.kind == CommEvent::Kind::send) {
     ++impl_->messages;
     impl_->bytes += event.bytes;
@@ -144,17 +138,11 @@ void RunStats::on_post(const CommEvent& event) {
 }
 
 void RunStats::on_complete(const CommEvent& event) {
-  auto& posted = impl_->posted;
-  // Requests mostly finish in posting order: the operation is near the front.
-  auto it = posted.begin();
-  while (it != posted.end() && it->first < event.id) ++it;
-  // Not found: posted before this observer was attached.
-  if (it == posted.end() || it->first != event.id || it->second < 0) return;
-  const obs::Interval done{it->second, obs::fast_ticks()};
+  // The event carries its post time: no per-request state here. One posted before this
+  // observer was attached is clipped to the measured interval like any other.
+  const obs::Interval done{event.posted_ticks, obs::fast_ticks()};
   auto& requests = impl_->requests;
   if (requests.empty() || !obs::fold_into(requests.back(), done)) requests.push_back(done);
-  it->second = -1;
-  while (!posted.empty() && posted.front().second < 0) posted.pop_front();
 }
 
 void RunStats::on_lane_time(std::int64_t ticks) {
@@ -205,10 +193,6 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
   std::vector<obs::Interval> requests;
   requests.reserve(s.requests.size());
   s.requests.for_each([&](const obs::Interval& i) { requests.push_back(i); });
-  // Requests still in flight count until the end of the measured interval.
-  for (const auto& [id, posted] : s.posted) {
-    if (posted >= 0) requests.push_back({posted, hi});
-  }
   const obs::OverlapTotals overlap_ticks =
       obs::measure_overlap(obs::clip_intervals(obs::merge_intervals(requests), lo, hi), busy);
   const obs::OverlapTotals overlap{clock.duration_ns(overlap_ticks.in_flight),
