@@ -100,11 +100,14 @@ inline bool is_idle(HandleState& h) {
 struct Task {
   static constexpr std::uint32_t kInlineAccesses = 4;
 
-  TaskBody body;
+  // Written by the threads that release the task (and by the free list): on a cache line
+  // of their own, so those writes do not take away what the executing thread reads.
+  alignas(64) std::atomic<int> pending{0};
+  Task* next_free = nullptr;
+  alignas(64) TaskBody body;
   const char* name = "";
   TaskTags tags{};
   std::uint64_t id = 0;
-  std::atomic<int> pending{0};
   std::atomic<int> holds{0};
   // Set by TaskContext::hold on the executing thread; atomic only so a hang report may
   // read it from the main thread.
@@ -114,7 +117,6 @@ struct Task {
   bool main_only = false;
   AccessRecord inline_records[kInlineAccesses];
   std::unique_ptr<AccessRecord[]> extra_records;
-  Task* next_free = nullptr;
   // A replayed task (an instance of a recorded node) runs its node's body and releases
   // successors through the replay's counters instead of access groups.
   Replay* replay = nullptr;

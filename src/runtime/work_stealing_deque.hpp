@@ -48,6 +48,9 @@ class WorkStealingDeque {
 
   /// Owner only. Returns nullptr when empty.
   T pop() {
+    // Empty: only the owner adds items, so no thief can change that. An idle thread polls
+    // its deque in a loop; this spares each round the fence and the writes to bottom_.
+    if (empty()) return nullptr;
     std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     Array* a = array_.load(std::memory_order_relaxed);
     bottom_.store(b, std::memory_order_relaxed);
@@ -79,6 +82,7 @@ class WorkStealingDeque {
   }
   /// Any thread. Returns nullptr when empty or when losing a race.
   T steal() {
+    if (empty()) return nullptr;  // without the fence: idle threads poll their victims
     std::int64_t t = top_.load(std::memory_order_acquire);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     std::int64_t b = bottom_.load(std::memory_order_acquire);
