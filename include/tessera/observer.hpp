@@ -52,6 +52,8 @@ enum ObserverEvents : unsigned {
   kObserveBegin = 1u << 2,
   kObserveEnd = 1u << 3,
   kObserveAll = kObserveSubmit | kObserveReady | kObserveBegin | kObserveEnd,
+  /// on_executed, for observers that only time tasks; not part of kObserveAll.
+  kObserveExecuted = 1u << 4,
 };
 
 class Observer {
@@ -64,6 +66,11 @@ class Observer {
   virtual void on_begin(const TaskInfo& task, int worker) = 0;
   /// The task's body returned (its completion may still wait for bound requests).
   virtual void on_end(const TaskInfo& task, int worker) = 0;
+  /// The body of task `name` ran on `worker` from `begin_ticks` to `end_ticks`, stamped by
+  /// the runtime with obs::fast_ticks (src/obs/tick_clock.hpp). Only with kObserveExecuted:
+  /// one call and no TaskInfo per task, where on_begin + on_end cost two of each.
+  virtual void on_executed(const char* /*name*/, int /*worker*/, std::int64_t /*begin_ticks*/,
+                           std::int64_t /*end_ticks*/) {}
 };
 
 }  // namespace tessera

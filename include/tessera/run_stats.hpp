@@ -14,10 +14,9 @@
 
 namespace tessera {
 
-/// Observer contract: on_begin/on_end from any worker (index < threads) concurrently,
-/// each touching only that worker's slots (a time-stamp-counter read, a name-table
-/// update and at most one append; no locks, no shared writes); comm callbacks on the
-/// main thread. Memory: 16 bytes per busy period of a worker (back-to-back tasks share
+/// Observer contract: on_executed (or on_begin/on_end) from any worker (index < threads)
+/// concurrently, each touching only that worker's slots (a name-table update and at most
+/// one append; no locks, no shared writes); comm callbacks on the main thread. Memory: 16 bytes per busy period of a worker (back-to-back tasks share
 /// one), plus one entry per task name and worker.
 class RunStats : public Observer, public CommObserver {
  public:
@@ -34,8 +33,8 @@ class RunStats : public Observer, public CommObserver {
   void start();
   void stop();
 
-  /// Only task begin and end matter to the statistics.
-  unsigned events() const override { return kObserveBegin | kObserveEnd; }
+  /// Only how long each task ran matters to the statistics: one on_executed per task.
+  unsigned events() const override { return kObserveExecuted; }
   void on_submit(const TaskInfo& task) override;
   void on_ready(const TaskInfo& task, int worker) override;
   void on_begin(const TaskInfo& task, int worker) override;
@@ -45,6 +44,9 @@ class RunStats : public Observer, public CommObserver {
   /// stamps here, so a traced task is stamped once for both observers.
   void begin_at(int worker, std::int64_t ticks);
   void end_at(const char* task_name, int worker, std::int64_t ticks);
+  /// on_begin and on_end in one call, with the runtime's stamps.
+  void on_executed(const char* task_name, int worker, std::int64_t begin_ticks,
+                   std::int64_t end_ticks) override;
 
   void on_post(const CommEvent& event) override;
   void on_complete(const CommEvent& event) override;

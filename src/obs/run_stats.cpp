@@ -60,6 +60,18 @@ struct RunStats::Impl {
     obs::ChunkedBuffer<obs::Interval> spans;  // busy periods, for the overlap fraction
     std::int64_t begin_ticks = 0;
     std::int64_t last_end_ticks = std::numeric_limits<std::int64_t>::min() / 2;
+
+    void record(const char* task_name, std::int64_t begin, std::int64_t end) {
+      names.add(task_name, end - begin);
+      // Back-to-back tasks extend one busy period, so memory grows with idle gaps, not
+      // with tasks; the scheduling gap folded in is below kMergeGapTicks.
+      if (begin - last_end_ticks <= kMergeGapTicks) {
+        spans.back().end = end;
+      } else {
+        spans.push_back({begin, end});
+      }
+      last_end_ticks = end;
+    }
   };
 
   explicit Impl(int thread_count) : threads(thread_count) {
@@ -118,16 +130,13 @@ void RunStats::begin_at(int worker, std::int64_t ticks) {
 
 void RunStats::end_at(const char* task_name, int worker, std::int64_t ticks) {
   obs::check_worker_index("RunStats", worker, impl_->threads);
-  Impl::WorkerState& w = *impl_->workers[worker];
-  w.names.add(task_name, ticks - w.begin_ticks);
-  // Back-to-back tasks extend one busy period, so memory grows with idle gaps, not
-  // with tasks; the scheduling gap folded in is below kMergeGapTicks.
-  if (w.begin_ticks - w.last_end_ticks <= kMergeGapTicks) {
-    w.spans.back().end = ticks;
-  } else {
-    w.spans.push_back({w.begin_ticks, ticks});
-  }
-  w.last_end_ticks = ticks;
+  impl_->workers[worker]->record(task_name, impl_->workers[worker]->begin_ticks, ticks);
+}
+
+void RunStats::on_executed(const char* task_name, int worker, std::int64_t begin_ticks,
+                           std::int64_t end_ticks) {
+  obs::check_worker_index("RunStats", worker, impl_->threads);
+  impl_->workers[worker]->record(task_name, begin_ticks, end_ticks);
 }
 
 void RunStats::on_post(const CommEvent& event) {

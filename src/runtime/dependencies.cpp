@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "obs/tick_clock.hpp"
 #include "runtime/run_at_submission.hpp"
 
 namespace tessera::detail {
@@ -32,6 +33,12 @@ AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
 
 void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const Access> accesses,
                              const TaskAttributes& attributes, void (*invoke)(void*), void* body) {
+  if (observe_ == kObserveExecuted) {
+    const std::int64_t begin_ticks = obs::fast_ticks();
+    run_body(name, invoke, body);
+    observer_->on_executed(name, 0, begin_ticks, obs::fast_ticks());
+    return;
+  }
   AccessInfo infos[kMaxDescribedAccesses];
   for (std::size_t i = 0; i < accesses.size(); ++i) {
     infos[i] = AccessInfo{accesses[i].handle.id(), accesses[i].mode};
@@ -41,7 +48,9 @@ void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const
   if (observe_ & kObserveSubmit) observer_->on_submit(info);
   if (observe_ & kObserveReady) observer_->on_ready(info, 0);
   if (observe_ & kObserveBegin) observer_->on_begin(info, 0);
+  const std::int64_t begin_ticks = (observe_ & kObserveExecuted) ? obs::fast_ticks() : 0;
   run_body(name, invoke, body);
+  if (observe_ & kObserveExecuted) observer_->on_executed(name, 0, begin_ticks, obs::fast_ticks());
   if (observe_ & kObserveEnd) observer_->on_end(info, 0);
 }
 

@@ -8,12 +8,13 @@
 namespace tessera::detail {
 
 inline bool Scheduler::run_at_submission(const char* name, std::span<const Access> accesses,
-                                         const TaskAttributes& attributes,
-                                         void (*invoke)(void*), void* body) {
+                                         const TaskAttributes& attributes, void (*invoke)(void*),
+                                         void* body) {
   // Lists with reductions or invalid handles take the full path (rejected there), as do
   // lists longer than an observer's description of the task holds.
-  if (batching_ || recording_ || !should_run_inline(attributes.priority, attributes.main_thread_only) ||
-      (observe_ && accesses.size() > kMaxDescribedAccesses)) {
+  if (batching_ || recording_ ||
+      !should_run_inline(attributes.priority, attributes.main_thread_only) ||
+      ((observe_ & ~unsigned{kObserveExecuted}) && accesses.size() > kMaxDescribedAccesses)) {
     return false;
   }
   for (const Access& a : accesses) {

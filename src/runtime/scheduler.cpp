@@ -264,6 +264,7 @@ void Scheduler::execute_body(Task* task, Worker& self) {
     AccessInfo scratch[1];
     observer_->on_begin(info_of(task, {scratch, 0}), self.index);
   }
+  const std::int64_t begin_ticks = (observe_ & kObserveExecuted) ? obs::fast_ticks() : 0;
   // After a failure, bodies are skipped so the error surfaces quickly, except those of
   // communication tasks: peers wait for their messages and would otherwise hang.
   if (task->main_only || !failed_.load(std::memory_order_relaxed)) {
@@ -278,6 +279,9 @@ void Scheduler::execute_body(Task* task, Worker& self) {
     }
   }
   if (!task->replay) task->body.reset();
+  if (observe_ & kObserveExecuted) {
+    observer_->on_executed(task->name, self.index, begin_ticks, obs::fast_ticks());
+  }
   if (observe_ & kObserveEnd) {
     AccessInfo scratch[1];
     observer_->on_end(info_of(task, {scratch, 0}), self.index);

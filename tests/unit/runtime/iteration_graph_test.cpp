@@ -916,7 +916,7 @@ TEST(IterationGraph, ObserverSeesEveryReplayedTaskOnceInIdOrder) {
   }
 }
 
-// Like RunStats: wants only begin and end.
+// Wants only begin and end.
 class SpanObserver : public Observer {
  public:
   unsigned events() const override { return kObserveBegin | kObserveEnd; }
@@ -940,6 +940,36 @@ TEST(IterationGraph, ObserverWantingOnlySpansGetsOnlySpans) {
   rt.set_observer(nullptr);
   EXPECT_EQ(obs.begun.load(), 33);
   EXPECT_EQ(obs.ended.load(), 33);
+}
+
+// Like RunStats: only the runtime's stamps of each body.
+class ExecutedCounter : public Observer {
+ public:
+  unsigned events() const override { return kObserveExecuted; }
+  void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
+  void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
+  void on_begin(const TaskInfo&, int) override { ADD_FAILURE() << "on_begin not wanted"; }
+  void on_end(const TaskInfo&, int) override { ADD_FAILURE() << "on_end not wanted"; }
+  void on_executed(const char*, int, std::int64_t begin, std::int64_t end) override {
+    executed.fetch_add(1);
+    if (end < begin) disordered.fetch_add(1);
+  }
+  std::atomic<int> executed{0}, disordered{0};
+};
+
+TEST(IterationGraph, ObserverWantingOnlyExecutionTimesSeesEveryReplayedBody) {
+  Runtime rt(RuntimeOptions{.threads = 2});
+  std::vector<Handle> h;
+  for (int i = 0; i < 3; ++i) h.push_back(rt.create_handle("h"));
+  rt.begin_recording();
+  submit_observed_body(rt, h);
+  const IterationGraph g = rt.end_recording();
+  ExecutedCounter obs;
+  rt.set_observer(&obs);
+  rt.replay(g, 0, 11);
+  rt.set_observer(nullptr);
+  EXPECT_EQ(obs.executed.load(), 33);
+  EXPECT_EQ(obs.disordered.load(), 0);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -3,8 +3,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
+#include <span>
 #include <sstream>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -321,7 +324,7 @@ TEST(Observer, SeesTasksThatRanAtSubmissionWithTheirAccesses) {
   obs.expect_seen(30, 60);
 }
 
-// Like RunStats: wants only begin and end, so tasks may run at submission without a node.
+// Wants only begin and end, so tasks may run at submission without a node.
 class SpanObserver : public Observer {
  public:
   unsigned events() const override { return kObserveBegin | kObserveEnd; }
@@ -354,6 +357,60 @@ TEST(Observer, SeesTasksThatRanAtSubmissionWithIdsNamesAndTags) {
   EXPECT_EQ(obs.ended, expected);
   EXPECT_TRUE(obs.names_ok);
   EXPECT_EQ(rt.tasks_completed(), 20u);
+}
+
+// Like RunStats: wants only the runtime's time stamps of each body (kObserveExecuted).
+class ExecutedObserver : public Observer {
+ public:
+  explicit ExecutedObserver(int threads) : threads_(threads) {}
+  unsigned events() const override { return kObserveExecuted; }
+  void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
+  void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
+  void on_begin(const TaskInfo&, int) override { ADD_FAILURE() << "on_begin not wanted"; }
+  void on_end(const TaskInfo&, int) override { ADD_FAILURE() << "on_end not wanted"; }
+  void on_executed(const char* name, int worker, std::int64_t begin_ticks,
+                   std::int64_t end_ticks) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++count_by_name[name];
+    bad += worker < 0 || worker >= threads_ || end_ticks < begin_ticks || begin_ticks <= 0;
+  }
+  std::map<std::string, int> count_by_name;
+  int bad = 0;
+
+ private:
+  int threads_;
+  std::mutex mutex_;
+};
+
+TEST(Observer, ExecutedSeesEveryBodyOnceWithItsNameAndOrderedStamps) {
+  ExecutedObserver obs(2);
+  Runtime rt(RuntimeOptions{.threads = 2});
+  rt.set_observer(&obs);
+  std::vector<Handle> h;
+  for (int i = 0; i < 4; ++i) h.push_back(rt.create_handle("h"));
+  for (int i = 0; i < 200; ++i) {
+    rt.submit(i % 3 == 0 ? "a" : "b", {read(h[i % 2]), readwrite(h[2 + i % 2])}, [] {});
+  }
+  rt.wait_all();
+  rt.set_observer(nullptr);
+  EXPECT_EQ(obs.count_by_name, (std::map<std::string, int>{{"a", 67}, {"b", 133}}));
+  EXPECT_EQ(obs.bad, 0);
+}
+
+TEST(Observer, ExecutedSeesTasksOfASequentialRuntimeWhateverTheirAccessCount) {
+  // More accesses than an observer's TaskInfo describes (kMaxDescribedAccesses): with
+  // kObserveExecuted alone, nothing needs describing.
+  ExecutedObserver obs(1);
+  Runtime rt(RuntimeOptions{.sequential = true});
+  rt.set_observer(&obs);
+  std::vector<Access> accesses;
+  for (int i = 0; i < 20; ++i) accesses.push_back(read(rt.create_handle("h")));
+  for (int i = 0; i < 10; ++i) rt.submit("wide", std::span<const Access>(accesses), [] {});
+  rt.submit("narrow", {read(accesses[0].handle)}, [] {});
+  rt.wait_all();
+  EXPECT_EQ(obs.count_by_name, (std::map<std::string, int>{{"narrow", 1}, {"wide", 10}}));
+  EXPECT_EQ(obs.bad, 0);
+  EXPECT_EQ(rt.tasks_completed(), 11u);
 }
 
 TEST(Diagnostics, WaitingTasksAreDescribedWithHandleAndTags) {
