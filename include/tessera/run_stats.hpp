@@ -16,8 +16,9 @@ namespace tessera {
 
 /// Observer contract: on_executed (or on_begin/on_end) from any worker (index < threads)
 /// concurrently, each touching only that worker's slots (a name-table update and at most
-/// one append; no locks, no shared writes); comm callbacks on the main thread. Memory: 16 bytes per busy period of a worker (back-to-back tasks share
-/// one), plus one entry per task name and worker.
+/// one append; no locks, no shared writes); comm callbacks on the main thread.
+/// Memory: 16 bytes per busy period of a worker (back-to-back tasks share one), plus one
+/// entry per task name and worker.
 class RunStats : public Observer, public CommObserver {
  public:
   /// `threads`: workers of the runtime it will observe (main thread = 0); >= 1, else
