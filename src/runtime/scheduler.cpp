@@ -130,7 +130,7 @@ void Scheduler::end_batch() {
       main_queue_size_.fetch_add(1, std::memory_order_release);
     } else if (t->priority == Priority::high) {
       self.high.push(t);
-      high_queued_.fetch_add(1, std::memory_order_release);
+      add_high_queued(1);
     } else {
       self.normal.push(t);
     }
@@ -165,7 +165,7 @@ void Scheduler::queue_ready(Task* task, Worker& self) {
   }
   if (task->priority == Priority::high) {
     self.high.push(task);
-    high_queued_.fetch_add(1, std::memory_order_release);
+    add_high_queued(1);
   } else {
     self.normal.push(task);
   }
@@ -247,7 +247,7 @@ Task* Scheduler::find_task(Worker& self) {
     Task* t = single_thread_ ? self.high.pop_unshared() : self.high.pop();
     if (!t) t = steal_from_others(self, true);
     if (t) {
-      high_queued_.fetch_sub(1, std::memory_order_relaxed);
+      add_high_queued(-1);
       return t;
     }
   }

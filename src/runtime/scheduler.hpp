@@ -98,6 +98,16 @@ class Scheduler {
   Task* find_task(Worker& self);
   /// Hands `task` to another thread that is looking for work; false if none takes it.
   bool hand_to_idle(Task* task, const Worker& self);
+  /// Adds `delta` to the count of queued high-priority tasks. With one thread nobody else
+  /// touches the count, so no locked instruction is needed.
+  void add_high_queued(int delta) {
+    if (single_thread_) {
+      high_queued_.store(high_queued_.load(std::memory_order_relaxed) + delta,
+                         std::memory_order_relaxed);
+    } else {
+      high_queued_.fetch_add(delta, std::memory_order_acq_rel);
+    }
+  }
   /// Marks `self` as looking for work or not (written only on a change).
   static void set_looking(Worker& self, bool on) {
     if (self.looking.load(std::memory_order_relaxed) != on) {
