@@ -81,7 +81,7 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   if (observe_ & kObserveSubmit) report_on_submit(task, *task);
   // Drop the guard; whoever brings pending to zero makes the task ready. When no access
   // waited, no other thread knows the task, so no locked instruction is needed.
-  if (!waited || task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (!waited || decrement(task->pending) == 1) {
     if (batching_) {
       task->next_free = batch_ready_;
       batch_ready_ = task;
@@ -151,7 +151,7 @@ bool Scheduler::try_run_inline(Task* task) {
       recs[i].group = restart_idle_chain(h, ++h.next_seq, recs[i].mode);
       if (is_exclusive(recs[i].mode)) h.last_writer_seq = recs[i].group->seq;
     }
-    if (task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(task, self, false);
+    if (decrement(task->holds) == 1) finish(task, self, false);
     return true;
   }
   // As in run_at_submission, the idle handles keep their complete last group.
@@ -267,7 +267,7 @@ void Scheduler::complete_group(HandleState& h, Group* g, Task*& ready_list) {
   for (AccessRecord* w = next->waiters; w;) {
     AccessRecord* after = w->next_waiter;
     w->next_waiter = nullptr;
-    if (w->task->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (decrement(w->task->pending) == 1) {
       w->task->next_free = ready_list;
       ready_list = w->task;
     }

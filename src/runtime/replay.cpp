@@ -139,7 +139,7 @@ void Scheduler::release(Replay& replay, std::int64_t m) {
   for (std::uint32_t j = 0; j < replay.width; ++j) {
     if (!replay.graph.nodes[j].released_by_loop()) continue;
     Task& t = instances[j];
-    if (t.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (decrement(t.pending) == 1) {
       t.next_free = ready;
       ready = &t;
     }
@@ -153,8 +153,8 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
   const RecordedGraph::Node& node = replay.graph.nodes[task->node];
   const std::int64_t m = task->iteration;
   Task* ready = nullptr;
-  const auto count_down = [&ready](Task& successor) {
-    if (successor.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  const auto count_down = [this, &ready](Task& successor) {
+    if (decrement(successor.pending) == 1) {
       successor.next_free = ready;
       ready = &successor;
     }

@@ -55,8 +55,14 @@ std::size_t IterationGraph::size() const {
 }
 
 CompletionToken TaskContext::hold() {
-  task_->held.store(true, std::memory_order_relaxed);
-  task_->holds.fetch_add(1, std::memory_order_relaxed);
+  if (!task_->held.load(std::memory_order_relaxed)) {
+    // The first hold: the body's own count (1) is the only one, and no token exists that
+    // another thread could complete, so no locked instruction is needed.
+    task_->held.store(true, std::memory_order_relaxed);
+    task_->holds.store(2, std::memory_order_relaxed);
+  } else {
+    task_->holds.fetch_add(1, std::memory_order_relaxed);
+  }
   return CompletionToken(task_);
 }
 

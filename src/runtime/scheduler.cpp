@@ -292,15 +292,14 @@ void Scheduler::execute_body(Task* task, Worker& self) {
 Task* Scheduler::run(Task* task, Worker& self) {
   execute_body(task, self);
   // Without a hold nobody else can complete the task: finish without a locked RMW.
-  if (!task->held.load(std::memory_order_relaxed) ||
-      task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (!task->held.load(std::memory_order_relaxed) || decrement(task->holds) == 1) {
     return finish(task, self, true);
   }
   return nullptr;
 }
 
 void Scheduler::complete(Task* task) {
-  if (task->holds.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (decrement(task->holds) == 1) {
     Worker* self = current_worker();
     if (!self) throw std::logic_error("Runtime::complete called from a foreign thread");
     finish(task, *self, false);

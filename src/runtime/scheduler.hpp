@@ -98,6 +98,16 @@ class Scheduler {
   Task* find_task(Worker& self);
   /// Hands `task` to another thread that is looking for work; false if none takes it.
   bool hand_to_idle(Task* task, const Worker& self);
+  /// Decrements a task's counter (`pending`, `holds`) and returns the value it had. With
+  /// one thread nobody else touches it, so no locked instruction is needed.
+  int decrement(std::atomic<int>& counter) {
+    if (single_thread_) {
+      const int old = counter.load(std::memory_order_relaxed);
+      counter.store(old - 1, std::memory_order_relaxed);
+      return old;
+    }
+    return counter.fetch_sub(1, std::memory_order_acq_rel);
+  }
   /// Adds `delta` to the count of queued high-priority tasks. With one thread nobody else
   /// touches the count, so no locked instruction is needed.
   void add_high_queued(int delta) {
