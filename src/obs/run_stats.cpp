@@ -130,7 +130,8 @@ void RunStats::begin_at(int worker, std::int64_t ticks) {
 
 void RunStats::end_at(const char* task_name, int worker, std::int64_t ticks) {
   obs::check_worker_index("RunStats", worker, impl_->threads);
-  impl_->workers[worker]->record(task_name, impl_->workers[worker]->begin_ticks, ticks);
+  Impl::WorkerState& w = *impl_->workers[worker];
+  w.record(task_name, w.begin_ticks, ticks);
 }
 
 void RunStats::on_executed(const char* task_name, int worker, std::int64_t begin_ticks,

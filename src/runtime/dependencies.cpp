@@ -33,7 +33,7 @@ AccessMode merge_modes(AccessMode a, AccessMode b, std::string_view handle) {
 
 void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const Access> accesses,
                              const TaskAttributes& attributes, void (*invoke)(void*), void* body) {
-  if (observe_ == kObserveExecuted) {
+  if (!describes_tasks()) {
     const std::int64_t begin_ticks = obs::fast_ticks();
     run_body(name, invoke, body);
     observer_->on_executed(name, 0, begin_ticks, obs::fast_ticks());

@@ -14,7 +14,7 @@ inline bool Scheduler::run_at_submission(const char* name, std::span<const Acces
   // lists longer than an observer's description of the task holds.
   if (batching_ || recording_ ||
       !should_run_inline(attributes.priority, attributes.main_thread_only) ||
-      ((observe_ & ~unsigned{kObserveExecuted}) && accesses.size() > kMaxDescribedAccesses)) {
+      (describes_tasks() && accesses.size() > kMaxDescribedAccesses)) {
     return false;
   }
   for (const Access& a : accesses) {

@@ -108,6 +108,9 @@ class Scheduler {
     }
     return counter.fetch_sub(1, std::memory_order_acq_rel);
   }
+  /// Whether the observer wants callbacks that describe tasks (TaskInfo), not only the
+  /// time stamps of on_executed.
+  bool describes_tasks() const { return (observe_ & ~unsigned{kObserveExecuted}) != 0; }
   /// Adds `delta` to the count of queued high-priority tasks. With one thread nobody else
   /// touches the count, so no locked instruction is needed.
   void add_high_queued(int delta) {

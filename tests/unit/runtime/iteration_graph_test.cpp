@@ -916,6 +916,20 @@ TEST(IterationGraph, ObserverSeesEveryReplayedTaskOnceInIdOrder) {
   }
 }
 
+// Replays 11 iterations of the graph of submit_observed_body (3 tasks each) with
+// `observer` attached.
+void replay_observed_body(Observer& observer) {
+  Runtime rt(RuntimeOptions{.threads = 2});
+  std::vector<Handle> h;
+  for (int i = 0; i < 3; ++i) h.push_back(rt.create_handle("h"));
+  rt.begin_recording();
+  submit_observed_body(rt, h);
+  const IterationGraph g = rt.end_recording();
+  rt.set_observer(&observer);
+  rt.replay(g, 0, 11);
+  rt.set_observer(nullptr);
+}
+
 // Wants only begin and end.
 class SpanObserver : public Observer {
  public:
@@ -928,16 +942,8 @@ class SpanObserver : public Observer {
 };
 
 TEST(IterationGraph, ObserverWantingOnlySpansGetsOnlySpans) {
-  Runtime rt(RuntimeOptions{.threads = 2});
-  std::vector<Handle> h;
-  for (int i = 0; i < 3; ++i) h.push_back(rt.create_handle("h"));
-  rt.begin_recording();
-  submit_observed_body(rt, h);
-  const IterationGraph g = rt.end_recording();
   SpanObserver obs;
-  rt.set_observer(&obs);
-  rt.replay(g, 0, 11);
-  rt.set_observer(nullptr);
+  replay_observed_body(obs);
   EXPECT_EQ(obs.begun.load(), 33);
   EXPECT_EQ(obs.ended.load(), 33);
 }
@@ -958,16 +964,8 @@ class ExecutedCounter : public Observer {
 };
 
 TEST(IterationGraph, ObserverWantingOnlyExecutionTimesSeesEveryReplayedBody) {
-  Runtime rt(RuntimeOptions{.threads = 2});
-  std::vector<Handle> h;
-  for (int i = 0; i < 3; ++i) h.push_back(rt.create_handle("h"));
-  rt.begin_recording();
-  submit_observed_body(rt, h);
-  const IterationGraph g = rt.end_recording();
   ExecutedCounter obs;
-  rt.set_observer(&obs);
-  rt.replay(g, 0, 11);
-  rt.set_observer(nullptr);
+  replay_observed_body(obs);
   EXPECT_EQ(obs.executed.load(), 33);
   EXPECT_EQ(obs.disordered.load(), 0);
 }
