@@ -75,8 +75,10 @@ struct Replay {
     }
   }
 
+  static_assert((kWindow & (kWindow - 1)) == 0, "slot_of masks: kWindow is a power of two");
+  /// The slot of an iteration of this replay (never before `first`).
   std::size_t slot_of(std::int64_t iteration) const {
-    return static_cast<std::size_t>((iteration - first) % kWindow);
+    return static_cast<std::size_t>(iteration - first) & static_cast<std::size_t>(kWindow - 1);
   }
   Task* instances_of(std::int64_t iteration) const {
     return &instances[slot_of(iteration) * width];

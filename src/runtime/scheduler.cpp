@@ -125,12 +125,10 @@ void Scheduler::end_batch() {
       observer_->on_ready(info_of(t, {scratch, 0}), 0);
     }
     if (t->main_only) {
-      std::lock_guard<SpinLock> lock(main_queue_lock_);
-      main_queue_.push_back(t);
-      main_queue_size_.fetch_add(1, std::memory_order_release);
+      push_main_queue(t);
     } else if (t->priority == Priority::high) {
       self.high.push(t);
-      add_high_queued(1);
+      add_shared(high_queued_, 1);
     } else {
       self.normal.push(t);
     }
@@ -149,12 +147,18 @@ void Scheduler::make_ready(Task* task, Worker& self) {
 
 void Scheduler::queue_ready(Task* task, Worker& self) {
   if (task->main_only) {
-    {
-      std::lock_guard<SpinLock> lock(main_queue_lock_);
-      main_queue_.push_back(task);
-      main_queue_size_.fetch_add(1, std::memory_order_release);
+    push_main_queue(task);
+    if (self.index != 0) notify_main();
+    return;
+  }
+  if (single_thread_) {
+    // Nobody to hand the task to or to wake.
+    if (task->priority == Priority::high) {
+      self.high.push(task);
+      add_shared(high_queued_, 1);
+    } else {
+      self.normal.push(task);
     }
-    notify_main();
     return;
   }
   if (hand_to_idle(task, self)) {
@@ -165,7 +169,7 @@ void Scheduler::queue_ready(Task* task, Worker& self) {
   }
   if (task->priority == Priority::high) {
     self.high.push(task);
-    add_high_queued(1);
+    add_shared(high_queued_, 1);
   } else {
     self.normal.push(task);
   }
@@ -236,7 +240,7 @@ Task* Scheduler::find_task(Worker& self) {
     if (!main_queue_.empty()) {
       Task* t = main_queue_.front();
       main_queue_.pop_front();
-      main_queue_size_.fetch_sub(1, std::memory_order_relaxed);
+      add_shared(main_queue_size_, -1);
       return t;
     }
   }
@@ -247,7 +251,7 @@ Task* Scheduler::find_task(Worker& self) {
     Task* t = single_thread_ ? self.high.pop_unshared() : self.high.pop();
     if (!t) t = steal_from_others(self, true);
     if (t) {
-      add_high_queued(-1);
+      add_shared(high_queued_, -1);
       return t;
     }
   }

@@ -98,28 +98,26 @@ class Scheduler {
   Task* find_task(Worker& self);
   /// Hands `task` to another thread that is looking for work; false if none takes it.
   bool hand_to_idle(Task* task, const Worker& self);
-  /// Decrements a task's counter (`pending`, `holds`) and returns the value it had. With
-  /// one thread nobody else touches it, so no locked instruction is needed.
-  int decrement(std::atomic<int>& counter) {
+  /// Adds `delta` to a counter other threads may update too (a task's `pending` or
+  /// `holds`, a queue length) and returns the value it had. With one thread nobody else
+  /// touches it, so no locked instruction is needed.
+  int add_shared(std::atomic<int>& counter, int delta) {
     if (single_thread_) {
       const int old = counter.load(std::memory_order_relaxed);
-      counter.store(old - 1, std::memory_order_relaxed);
+      counter.store(old + delta, std::memory_order_relaxed);
       return old;
     }
-    return counter.fetch_sub(1, std::memory_order_acq_rel);
+    return counter.fetch_add(delta, std::memory_order_acq_rel);
   }
+  int decrement(std::atomic<int>& counter) { return add_shared(counter, -1); }
   /// Whether the observer wants callbacks that describe tasks (TaskInfo), not only the
   /// time stamps of on_executed.
   bool describes_tasks() const { return (observe_ & ~unsigned{kObserveExecuted}) != 0; }
-  /// Adds `delta` to the count of queued high-priority tasks. With one thread nobody else
-  /// touches the count, so no locked instruction is needed.
-  void add_high_queued(int delta) {
-    if (single_thread_) {
-      high_queued_.store(high_queued_.load(std::memory_order_relaxed) + delta,
-                         std::memory_order_relaxed);
-    } else {
-      high_queued_.fetch_add(delta, std::memory_order_acq_rel);
-    }
+  /// Queues a main-thread task (communication) where only the main thread takes it.
+  void push_main_queue(Task* task) {
+    std::lock_guard<SpinLock> lock(main_queue_lock_);
+    main_queue_.push_back(task);
+    add_shared(main_queue_size_, 1);
   }
   /// Marks `self` as looking for work or not (written only on a change).
   static void set_looking(Worker& self, bool on) {
