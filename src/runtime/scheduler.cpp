@@ -126,11 +126,8 @@ void Scheduler::end_batch() {
     }
     if (t->main_only) {
       push_main_queue(t);
-    } else if (t->priority == Priority::high) {
-      self.high.push(t);
-      add_shared(high_queued_, 1);
     } else {
-      self.normal.push(t);
+      push_local(t, self);
     }
     any = true;
   }
@@ -151,29 +148,24 @@ void Scheduler::queue_ready(Task* task, Worker& self) {
     if (self.index != 0) notify_main();
     return;
   }
-  if (single_thread_) {
-    // Nobody to hand the task to or to wake.
-    if (task->priority == Priority::high) {
-      self.high.push(task);
-      add_shared(high_queued_, 1);
-    } else {
-      self.normal.push(task);
-    }
-    return;
-  }
-  if (hand_to_idle(task, self)) {
+  // With one thread there is nobody to hand the task to (and wake_workers returns at once).
+  if (!single_thread_ && hand_to_idle(task, self)) {
     // Wake the receiver if it went to sleep since it looked (it checks its mailbox after
     // announcing that it sleeps).
     wake_workers();
     return;
   }
+  push_local(task, self);
+  wake_workers();
+}
+
+void Scheduler::push_local(Task* task, Worker& self) {
   if (task->priority == Priority::high) {
     self.high.push(task);
     add_shared(high_queued_, 1);
   } else {
     self.normal.push(task);
   }
-  wake_workers();
 }
 
 bool Scheduler::hand_to_idle(Task* task, const Worker& self) {

@@ -119,6 +119,8 @@ class Scheduler {
     main_queue_.push_back(task);
     add_shared(main_queue_size_, 1);
   }
+  /// Pushes a ready task on `self`'s own deque for its priority.
+  void push_local(Task* task, Worker& self);
   /// Marks `self` as looking for work or not (written only on a change).
   static void set_looking(Worker& self, bool on) {
     if (self.looking.load(std::memory_order_relaxed) != on) {
