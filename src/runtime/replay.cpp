@@ -153,10 +153,14 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
   const RecordedGraph::Node& node = replay.graph.nodes[task->node];
   const std::int64_t m = task->iteration;
   Task* ready = nullptr;
-  const auto count_down = [this, &ready](Task& successor) {
-    if (decrement(successor.pending) == 1) {
+  Task* last_one_left = nullptr;  // a successor now waiting for one more predecessor
+  const auto count_down = [this, &self, &ready, &last_one_left](Task& successor) {
+    const int before = decrement(successor.pending);
+    if (before == 1) {
       successor.next_free = ready;
       ready = &successor;
+    } else if (before == 2 && (!successor.main_only || self.index == 0)) {
+      last_one_left = &successor;
     }
   };
   Task* same = replay.instances_of(m);
@@ -165,6 +169,14 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
     // Iteration m + 1 was armed before iteration m was released.
     Task* next = replay.instances_of(m + 1);
     for (std::uint32_t j : node.next_successors) count_down(next[j]);
+  }
+  // A thread left without work waits for the successor another thread is about to
+  // release: that thread then leaves it where this one looks, saving the hand-off (at
+  // sub-microsecond steps, each cache line passed between cores is a large share). This
+  // comes before the completion is counted: until then no slot can be re-armed.
+  if (!ready && last_one_left && want_immediate && !single_thread_ && !self.claim &&
+      !describes_tasks() && self.high.empty() && self.normal.empty()) {
+    claim(last_one_left, self);
   }
   // The last touch of the task's slot: once all of it is done the main thread re-arms it.
   replay.count_completion(replay.slot_of(m), self.index);
@@ -229,6 +241,30 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
   rethrow_error();
 }
 
+bool Scheduler::claim(Task* task, Worker& self) {
+  int v = task->pending.load(std::memory_order_relaxed);
+  // Only while predecessors remain, and one claim at a time.
+  while (v > 0 && (v & kClaimed) == 0) {
+    if (task->pending.compare_exchange_weak(v, v | kClaimed, std::memory_order_acq_rel,
+                                            std::memory_order_relaxed)) {
+      self.claim = task;
+      return true;
+    }
+  }
+  return false;
+}
+
+void Scheduler::give_up_claim(Worker& self) {
+  Task* task = std::exchange(self.claim, nullptr);
+  if (!task) return;
+  int v = task->pending.load(std::memory_order_relaxed);
+  while (!task->pending.compare_exchange_weak(v, v & ~kClaimed, std::memory_order_acq_rel,
+                                              std::memory_order_relaxed)) {
+  }
+  // Its last predecessor finished meanwhile and left the task to this thread.
+  if ((v & ~kClaimed) == 0) queue_ready(task, self);
+}
+
 void Scheduler::describe_replay(std::ostream& out) const {
   if (!replay_) return;
   const Replay& r = *replay_;
@@ -240,7 +276,7 @@ void Scheduler::describe_replay(std::ostream& out) const {
       const Task& t = instances[j];
       const std::string what = fmt::format("  task '{}' #{} tags[{}] of replayed iteration {}",
                                            t.name, t.id, tags_text(t.tags), slot.iteration);
-      if (const int waiting = t.pending.load(std::memory_order_acquire); waiting > 0) {
+      if (const int waiting = t.pending.load(std::memory_order_acquire) & ~kClaimed; waiting > 0) {
         const bool unreleased = slot.iteration >= r.released_end;
         out << fmt::format("{} waits for {} earlier task(s){}\n", what, waiting,
                            unreleased ? " (its iteration is not released yet)" : "");

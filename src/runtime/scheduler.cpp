@@ -364,7 +364,7 @@ void Scheduler::worker_loop(int index) {
   int idle_rounds = 0;
   const int spin = options_.idle_spin_rounds;
   while (true) {
-    Task* t = next ? next : find_task(self);
+    Task* t = next ? next : find_task_or_claimed(self);
     next = nullptr;
     if (t) {
       set_looking(self, false);
@@ -382,7 +382,8 @@ void Scheduler::worker_loop(int index) {
       std::this_thread::yield();
       continue;
     }
-    set_looking(self, false);  // asleep, it takes no hand-offs
+    set_looking(self, false);  // asleep, it takes no hand-offs and waits for no claim
+    give_up_claim(self);
     const std::uint32_t seen = epoch_.load(std::memory_order_seq_cst);
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     t = find_task(self);

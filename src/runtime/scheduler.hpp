@@ -9,6 +9,7 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/owned_counter.hpp"
@@ -27,6 +28,9 @@ struct alignas(64) Worker {
   // can take it, so both tasks of a step would run on one thread.
   alignas(64) std::atomic<Task*> mailbox{nullptr};
   std::atomic<bool> looking{false};
+  // A replayed task this thread waits for (kClaimed set in its `pending`): the thread
+  // that counts it down to zero leaves it here instead of handing it over.
+  Task* claim = nullptr;
   OwnedCounter bodies_run;  // tasks whose body returned on this thread
   OwnedCounter completed;   // tasks finished (successors released) on this thread
   WorkStealingDeque<Task*> high;
@@ -96,6 +100,24 @@ class Scheduler {
   Worker* current_worker() const;
   void worker_loop(int index);
   Task* find_task(Worker& self);
+  /// find_task for a thread that may hold a claim: the claimed task once it is ready,
+  /// else any other work, for which the claim is given up.
+  Task* find_task_or_claimed(Worker& self) {
+    if (!self.claim) return find_task(self);
+    if ((self.claim->pending.load(std::memory_order_acquire) & ~kClaimed) == 0) {
+      return std::exchange(self.claim, nullptr);
+    }
+    Task* t = find_task(self);
+    if (t) give_up_claim(self);
+    return t;
+  }
+  /// A replayed task's `pending` bit set by the thread that claimed it.
+  static constexpr int kClaimed = 1 << 30;
+  /// Claims `task` (counted down, still waiting for others) for `self` to run once ready;
+  /// false if it became ready meanwhile (its last predecessor queued it).
+  bool claim(Task* task, Worker& self);
+  /// Gives up `self`'s claim; a claimed task that became ready meanwhile is queued.
+  void give_up_claim(Worker& self);
   /// Hands `task` to another thread that is looking for work; false if none takes it.
   bool hand_to_idle(Task* task, const Worker& self);
   /// Adds `delta` to a counter other threads may update too (a task's `pending` or

@@ -33,7 +33,8 @@ void Scheduler::wait_until(Pred done) {
     }
   };
   // However the wait ends (the lane may throw), a task handed over meanwhile goes where
-  // the other threads find it: the main thread leaves to submit.
+  // the other threads find it: the main thread leaves to submit. A claim stays: only a
+  // replay's loop leaves a wait with one, and it waits again until the task has run.
   struct StopLooking {
     Scheduler& scheduler;
     Worker& self;
@@ -46,7 +47,7 @@ void Scheduler::wait_until(Pred done) {
   } stop_looking{*this, self};
   while (!done()) {
     const bool comm_in_flight = engine_ && engine_->progress();
-    if (Task* t = find_task(self)) {
+    if (Task* t = find_task_or_claimed(self)) {
       set_looking(self, false);
       end_idle();
       idle_rounds = 0;
@@ -87,8 +88,10 @@ void Scheduler::wait_until(Pred done) {
       std::this_thread::yield();
       continue;
     }
-    // Asleep, the main thread takes no hand-offs: they stay with threads that are awake.
+    // Asleep, the main thread takes no hand-offs and waits for no claim: they stay with
+    // threads that are awake.
     set_looking(self, false);
+    give_up_claim(self);
     std::unique_lock<std::mutex> lock(main_sleep_mutex_);
     main_sleeping_.store(true, std::memory_order_seq_cst);
     if (!done() && main_queue_size_.load(std::memory_order_seq_cst) == 0 && self.normal.empty() &&

@@ -71,6 +71,16 @@ TEST(IterationGraph, ReplayMatchesSubmission) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Two cells whose tasks each read both cells: every task waits for one task per thread,
+// so a thread that finishes first claims the successor the other thread releases, at
+// every step for many steps (and, with four threads, with more threads than cores).
+TEST(IterationGraph, CrossingChainsReplayedManyTimesMatchSubmission) {
+  const auto expected = run_stencil(1, false, 2, 20000);
+  for (int threads : {2, 4}) {
+    EXPECT_EQ(run_stencil(threads, true, 2, 20000), expected) << threads << " threads";
+  }
+}
+
 // Random iteration bodies: replay(first, count) equals submitting the body count times.
 
 bool is_exclusive(AccessMode m) {
