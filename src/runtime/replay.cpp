@@ -241,26 +241,22 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
   rethrow_error();
 }
 
-bool Scheduler::claim(Task* task, Worker& self) {
+void Scheduler::claim(Task* task, Worker& self) {
   int v = task->pending.load(std::memory_order_relaxed);
   // Only while predecessors remain, and one claim at a time.
   while (v > 0 && (v & kClaimed) == 0) {
     if (task->pending.compare_exchange_weak(v, v | kClaimed, std::memory_order_acq_rel,
                                             std::memory_order_relaxed)) {
       self.claim = task;
-      return true;
+      return;
     }
   }
-  return false;
 }
 
 void Scheduler::give_up_claim(Worker& self) {
   Task* task = std::exchange(self.claim, nullptr);
   if (!task) return;
-  int v = task->pending.load(std::memory_order_relaxed);
-  while (!task->pending.compare_exchange_weak(v, v & ~kClaimed, std::memory_order_acq_rel,
-                                              std::memory_order_relaxed)) {
-  }
+  const int v = task->pending.fetch_and(~kClaimed, std::memory_order_acq_rel);
   // Its last predecessor finished meanwhile and left the task to this thread.
   if ((v & ~kClaimed) == 0) queue_ready(task, self);
 }

@@ -114,8 +114,8 @@ class Scheduler {
   /// A replayed task's `pending` bit set by the thread that claimed it.
   static constexpr int kClaimed = 1 << 30;
   /// Claims `task` (counted down, still waiting for others) for `self` to run once ready;
-  /// false if it became ready meanwhile (its last predecessor queued it).
-  bool claim(Task* task, Worker& self);
+  /// nothing if it became ready meanwhile (its last predecessor queued it).
+  void claim(Task* task, Worker& self);
   /// Gives up `self`'s claim; a claimed task that became ready meanwhile is queued.
   void give_up_claim(Worker& self);
   /// Hands `task` to another thread that is looking for work; false if none takes it.

@@ -70,7 +70,6 @@ TEST(IterationGraph, ReplayMatchesSubmission) {
   }
 }
 
-// ---------------------------------------------------------------------------------------
 // Two cells whose tasks each read both cells: every task waits for one task per thread,
 // so a thread that finishes first claims the successor the other thread releases, at
 // every step for many steps (and, with four threads, with more threads than cores).
@@ -81,6 +80,7 @@ TEST(IterationGraph, CrossingChainsReplayedManyTimesMatchSubmission) {
   }
 }
 
+// ---------------------------------------------------------------------------------------
 // Random iteration bodies: replay(first, count) equals submitting the body count times.
 
 bool is_exclusive(AccessMode m) {
