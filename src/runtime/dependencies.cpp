@@ -202,7 +202,11 @@ bool Scheduler::link_records(Task* task) {
     std::lock_guard<SpinLock> lock(h.lock);
     Group* last = h.last;
     Group* g;
-    if (last && shareable && last->kind == r.mode) {
+    // A reduction that completed has folded and published its sequence number: a later
+    // reduce access starts a new one, so waiting for the handle waits for it too.
+    const bool joins = last && shareable && last->kind == r.mode &&
+                       !(r.mode == AccessMode::reduce && h.idle());
+    if (joins) {
       g = last;
       ++g->unfinished;
     } else {

@@ -165,6 +165,37 @@ TEST(Dependencies, ReduceSlotsFoldInSubmissionOrder) {
   }
 }
 
+// A reduction that already folded into its target is complete; a later reduce access
+// starts a new one, and waiting for the handle waits for it too (it once joined the
+// completed one, whose completion the wait then took for its own).
+TEST(Dependencies, WaitForAReductionAfterAnEarlierOneCompletedWaitsForTheLaterOne) {
+  for (int threads : {1, 2}) {
+    Runtime rt(RuntimeOptions{.threads = threads});
+    std::vector<int> order;
+    Handle h = rt.create_reduction_handle("order", &order,
+                                          [](std::vector<int>& into, const std::vector<int>& s) {
+                                            into.insert(into.end(), s.begin(), s.end());
+                                          });
+    rt.submit("first", {reduce(h)},
+              [&h](TaskContext& ctx) { ctx.reduction_slot<std::vector<int>>(h).push_back(1); });
+    rt.wait_for(h);
+    ASSERT_EQ(order, std::vector<int>{1});
+    std::atomic<bool> go{false};
+    rt.submit("second", {reduce(h)}, [&h, &go](TaskContext& ctx) {
+      while (!go.load()) std::this_thread::yield();
+      ctx.reduction_slot<std::vector<int>>(h).push_back(2);
+    });
+    std::thread releaser([&go] {
+      std::this_thread::sleep_for(20ms);
+      go.store(true);
+    });
+    rt.wait_for(h);
+    EXPECT_EQ(order, (std::vector<int>{1, 2})) << threads << " threads";
+    releaser.join();
+    rt.wait_all();
+  }
+}
+
 TEST(Dependencies, ReduceOnPlainHandleIsRejectedWithTheHandleName) {
   Runtime rt;
   Handle h = rt.create_handle("plain-buffer");
