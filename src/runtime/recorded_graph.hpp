@@ -35,6 +35,10 @@ struct RecordedGraph {
   };
   const Scheduler* owner = nullptr;
   std::vector<Node> nodes;
+  /// The order a one-thread replay runs an iteration's nodes in (Scheduler::replay_in_order):
+  /// topological within the iteration, taking communication nodes as soon as their
+  /// predecessors are placed, then high-priority ones, each class in submission order.
+  std::vector<std::uint32_t> order;
 };
 
 struct Replay {
@@ -51,12 +55,14 @@ struct Replay {
 
   Replay(const Replay&) = delete;  // instances point back to their replay
   Replay& operator=(const Replay&) = delete;
-  Replay(const RecordedGraph& g, std::int64_t first_iteration, std::int64_t count, int threads)
+  Replay(const RecordedGraph& g, std::int64_t first_iteration, std::int64_t count, int threads,
+         bool run_in_order)
       : graph(g),
         first(first_iteration),
         end(first_iteration + count),
         width(static_cast<std::uint32_t>(g.nodes.size())),
         threads(threads),
+        in_order(run_in_order),
         instances(std::make_unique<Task[]>(static_cast<std::size_t>(kWindow) * width)),
         slots(std::make_unique<Slot[]>(kWindow)),
         done(std::make_unique<OwnedCounter[]>(static_cast<std::size_t>(kWindow * threads))) {
@@ -105,6 +111,7 @@ struct Replay {
   const std::int64_t end;
   const std::uint32_t width;  // nodes per iteration
   const int threads;
+  const bool in_order;  // run by Scheduler::replay_in_order
   std::int64_t released_end = 0;  // iterations before this one are released (main thread)
   std::unique_ptr<Task[]> instances;
   std::unique_ptr<Slot[]> slots;

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <ostream>
+#include <queue>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -40,6 +43,36 @@ void finalize_edges(RecordedGraph& graph) {
     for (std::uint32_t j : n.successors) ++graph.nodes[j].predecessors;
     for (std::uint32_t j : n.next_successors) ++graph.nodes[j].prior_predecessors;
   }
+}
+
+/// RecordedGraph::order: Kahn's algorithm over the edges within an iteration, with a
+/// min-heap of node indices per class (communication, high priority, the rest).
+std::vector<std::uint32_t> in_order_schedule(const RecordedGraph& graph) {
+  using MinHeap = std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>>;
+  std::array<MinHeap, 3> ready;
+  const auto place = [&](std::uint32_t j) {
+    const Task& t = *graph.nodes[j].task;
+    ready[t.main_only ? 0 : t.priority == Priority::high ? 1 : 2].push(j);
+  };
+  const auto n = static_cast<std::uint32_t>(graph.nodes.size());
+  std::vector<int> left(n);
+  for (std::uint32_t j = 0; j < n; ++j) {
+    left[j] = graph.nodes[j].predecessors;
+    if (left[j] == 0) place(j);
+  }
+  std::vector<std::uint32_t> order;
+  order.reserve(n);
+  for (;;) {
+    const auto q = std::find_if(ready.begin(), ready.end(), [](auto& h) { return !h.empty(); });
+    if (q == ready.end()) break;
+    const std::uint32_t j = q->top();
+    q->pop();
+    order.push_back(j);
+    for (std::uint32_t s : graph.nodes[j].successors) {
+      if (--left[s] == 0) place(s);
+    }
+  }
+  return order;
 }
 
 }  // namespace
@@ -108,6 +141,7 @@ std::shared_ptr<const RecordedGraph> Scheduler::end_recording() {
     }
   }
   finalize_edges(*graph);
+  graph->order = in_order_schedule(*graph);
   return graph;
 }
 
@@ -127,8 +161,9 @@ void Scheduler::arm(Replay& replay, std::int64_t m) {
     t.held.store(false, std::memory_order_relaxed);
     t.next_free = nullptr;
     const int prior = m > replay.first ? node.prior_predecessors : 0;
-    t.pending.store(node.predecessors + prior + (node.released_by_loop() ? 1 : 0),
-                    std::memory_order_relaxed);
+    // Run in order, nothing runs before the loop reaches it: no hold for the release.
+    const int held_for_release = !replay.in_order && node.released_by_loop() ? 1 : 0;
+    t.pending.store(node.predecessors + prior + held_for_release, std::memory_order_relaxed);
     if (observe_ & kObserveSubmit) report_on_submit(&t, *node.task);
   }
 }
@@ -187,6 +222,96 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
   return immediate;
 }
 
+void Scheduler::finish_in_order(Task* task, Worker& self) {
+  Replay& replay = *task->replay;
+  const RecordedGraph::Node& node = replay.graph.nodes[task->node];
+  const std::int64_t m = task->iteration;
+  Task* same = replay.instances_of(m);
+  for (std::uint32_t j : node.successors) decrement(same[j].pending);
+  if (m + 1 < replay.end) {
+    // Iteration m + 1 was armed before a task of iteration m could start.
+    Task* next = replay.instances_of(m + 1);
+    for (std::uint32_t j : node.next_successors) decrement(next[j].pending);
+  }
+  replay.count_completion(replay.slot_of(m), self.index);
+  self.completed.increment();
+}
+
+template <class Wait, class Poll>
+void Scheduler::replay_in_order(Replay& replay, const Wait& wait, const Poll& poll) {
+  const std::vector<std::uint32_t>& order = replay.graph.order;
+  const std::size_t width = order.size();
+  std::int64_t armed_end = replay.first;
+  // Arms the iterations before `until` (at most the last) as long as their slots are free.
+  const auto arm_before = [&](std::int64_t until) {
+    until = std::min(until, replay.end);
+    while (armed_end < until) {
+      if (armed_end - Replay::kWindow >= replay.first &&
+          !replay.slot_complete(replay.slot_of(armed_end))) {
+        return;
+      }
+      arm(replay, armed_end);
+      replay.released_end = ++armed_end;
+    }
+  };
+  // Iterations before this one may start tasks: finishing them counts down the next one's.
+  const auto startable_end = [&] { return armed_end == replay.end ? replay.end : armed_end - 1; };
+  // The first ready task not started yet after position k of iteration m, in loop order.
+  const auto ready_after = [&](std::int64_t m, std::size_t k) -> Task* {
+    for (std::int64_t i = m; i < startable_end(); ++i) {
+      Task* instances = replay.instances_of(i);
+      for (std::size_t q = i == m ? k + 1 : 0; q < width; ++q) {
+        Task& t = instances[order[q]];
+        if (t.pending.load(std::memory_order_relaxed) == 0) return &t;
+      }
+    }
+    return nullptr;
+  };
+  bool after_compute = false;
+  const auto start = [&](Task& t) {
+    t.pending.store(kStarted, std::memory_order_relaxed);
+    // Between two compute tasks the thread returns to the lane, so requests finish (and
+    // peers waiting for them go on) while a long stretch of compute runs.
+    if (!t.main_only && after_compute && engine_) poll();
+    after_compute = !t.main_only;
+    run(&t, *main_);
+  };
+  for (std::int64_t m = replay.first; m < replay.end; ++m) {
+    for (std::size_t k = 0; k < width; ++k) {
+      Task& t = replay.instances_of(m)[order[k]];
+      // The request a task waits for has usually finished: a poll or two (OpenMPI's
+      // Testsome reports a request one call after the one that received its message)
+      // is cheaper than entering the wait.
+      int quick_polls = engine_ ? 2 : 0;
+      for (;;) {
+        arm_before(m + 2);
+        if (m < startable_end()) {
+          const int pending = t.pending.load(std::memory_order_relaxed);
+          if (pending == kStarted) break;  // it ran while an earlier one waited
+          if (pending == 0) {
+            start(t);
+            break;
+          }
+        }
+        if (quick_polls-- > 0) {
+          poll();
+          continue;
+        }
+        // Waiting, run any later ready task: the order must never hold back a send that
+        // a peer needs before it can send what this task waits for.
+        Task* ahead = nullptr;
+        wait([&] {
+          arm_before(m + 2);
+          if (m < startable_end() && t.pending.load(std::memory_order_relaxed) <= 0) return true;
+          ahead = ready_after(m, k);
+          return ahead != nullptr;
+        });
+        if (ahead) start(*ahead);
+      }
+    }
+  }
+}
+
 void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int64_t count) {
   if (!on_main_thread()) throw std::logic_error("replay called off the main thread");
   if (recording_) throw std::logic_error("replay called while recording");
@@ -200,7 +325,8 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
   }
   wait_all();
   if (count == 0 || graph.nodes.empty()) return;
-  Replay run(graph, first, count, options_.threads);
+  // One thread whose observer describes no task needs neither queues nor hand-offs.
+  Replay run(graph, first, count, options_.threads, single_thread_ && !describes_tasks());
   run.released_end = first;
   replay_ = &run;
   struct Detach {
@@ -224,6 +350,20 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
       }
     }
   };
+  if (run.in_order) {
+    const auto poll = [&] {
+      try {
+        engine_->progress();
+      } catch (...) {
+        if (!wait_error) wait_error = std::current_exception();
+      }
+    };
+    replay_in_order(run, wait, poll);
+    wait(all_done);
+    if (wait_error) std::rethrow_exception(wait_error);
+    rethrow_error();
+    return;
+  }
   arm(run, first);
   for (std::int64_t m = first; m < run.end; ++m) {
     const std::int64_t next = m + 1;

@@ -303,7 +303,11 @@ void Scheduler::complete(Task* task) {
 }
 
 Task* Scheduler::finish(Task* task, Worker& self, bool want_immediate) {
-  if (task->replay) return finish_replayed(task, self, want_immediate);
+  if (task->replay) {
+    if (!task->replay->in_order) return finish_replayed(task, self, want_immediate);
+    finish_in_order(task, self);
+    return nullptr;
+  }
   Task* ready_list = nullptr;
   AccessRecord* recs = task->records();
   for (std::uint32_t i = 0; i < task->access_count; ++i) release_access(recs[i], ready_list);

@@ -189,10 +189,21 @@ class Scheduler {
   bool link_records(Task* task);
   /// Releases a finished task's accesses; returns an immediate successor if `self`.
   Task* finish(Task* task, Worker& self, bool want_immediate);
+  /// finish for a task of replay_in_order: counts its successors down and queues none,
+  /// the replay's loop finds the ready ones.
+  void finish_in_order(Task* task, Worker& self);
   /// finish for a replayed task: counts down its successors' predecessors.
   Task* finish_replayed(Task* task, Worker& self, bool want_immediate);
   /// Keeps a submitted task as a node of the graph being recorded.
   void record(Task* task);
+  /// A replayed task's `pending` once replay_in_order started it.
+  static constexpr int kStarted = -1;
+  /// Runs a replay on one thread without queues: each iteration's instances in the graph's
+  /// order (RecordedGraph::order), each once the loop reaches it and it is ready. While
+  /// the task reached waits (for a message, say), later ready tasks run. `wait` is the
+  /// replay's waiting loop, `poll` one call of the progress engine.
+  template <class Wait, class Poll>
+  void replay_in_order(Replay& replay, const Wait& wait, const Poll& poll);
   /// Sets the counters of iteration m's instances (replay's main-thread loop).
   void arm(Replay& replay, std::int64_t m);
   /// Releases iteration m's nodes that have no predecessor in the iteration.

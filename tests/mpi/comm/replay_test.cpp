@@ -197,6 +197,43 @@ TEST(Replay, RunStatsCountReplayedTasksAndMessages) {
   EXPECT_EQ(j["messages"].get<std::uint64_t>(), 2 * per_name);
 }
 
+// One thread runs a replayed iteration in a fixed order, here: the receive, the task
+// reading it, then an unrelated chain that produces and sends what the right neighbour
+// receives. Run strictly in that order, every rank would wait for its left neighbour's
+// message, which that rank sends only after its own wait: a deadlock. While the task
+// reached waits, the replay must run the later chain.
+TEST(Replay, OneThreadRunsLaterTasksWhileTheTaskReachedWaitsForAMessage) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  constexpr int kCount = 50;
+  for (RuntimeOptions options : {RuntimeOptions{.threads = 1, .hang_timeout_s = 10},
+                                 RuntimeOptions{.sequential = true, .hang_timeout_s = 10}}) {
+    Runtime rt(options);
+    Comm comm(rt, MPI_COMM_WORLD);
+    const TagSpace tags = comm.allocate_tags("replay-order", 1);
+    std::int64_t in = -1, out = -1;
+    std::vector<std::int64_t> seen(kCount, -1);
+    Handle hin = rt.create_handle("in"), hout = rt.create_handle("out"),
+           hseen = rt.create_handle("seen");
+    rt.begin_recording();
+    comm.irecv(hin, &in, sizeof in, left, tags.tag(0));
+    rt.submit("consume", {read(hin), write(hseen)},
+              [&](TaskContext& ctx) { seen[static_cast<std::size_t>(ctx.iteration())] = in; });
+    rt.submit("produce", {write(hout)},
+              [&](TaskContext& ctx) { out = rank * 1000 + ctx.iteration(); });
+    comm.isend(hout, &out, sizeof out, right, tags.tag(0));
+    const IterationGraph g = rt.end_recording();
+    rt.replay(g, 0, kCount);
+    for (int i = 0; i < kCount; ++i) {
+      EXPECT_EQ(seen[static_cast<std::size_t>(i)], left * 1000 + i)
+          << "iteration " << i << (options.sequential ? ", sequential" : "");
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 // A receive of the wrong size in a replayed graph fails every iteration, and the lane
 // throws each failure once. The replay must still run every iteration (peers wait for
 // their messages, and requests in flight hold tokens pointing into its instances) and
