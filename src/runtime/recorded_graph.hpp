@@ -77,6 +77,7 @@ struct Replay {
         t.main_only = node.main_only;
         t.replay = this;
         t.node = j;
+        t.slot = static_cast<std::uint32_t>(slot);
       }
     }
   }
@@ -88,6 +89,11 @@ struct Replay {
   }
   Task* instances_of(std::int64_t iteration) const {
     return &instances[slot_of(iteration) * width];
+  }
+  /// The instances of `t`'s iteration, and of the iteration after it (the next slot).
+  Task* same_iteration(const Task& t) const { return &instances[t.slot * width]; }
+  Task* next_iteration(const Task& t) const {
+    return &instances[((t.slot + 1) & static_cast<std::uint32_t>(kWindow - 1)) * width];
   }
   /// Instances completed in `slot` since the replay began, summed over threads.
   std::uint64_t completed_in(std::size_t slot) const {
@@ -111,7 +117,7 @@ struct Replay {
   const std::int64_t end;
   const std::uint32_t width;  // nodes per iteration
   const int threads;
-  const bool in_order;  // run by Scheduler::replay_in_order
+  const bool in_order;            // run by Scheduler::replay_in_order
   std::int64_t released_end = 0;  // iterations before this one are released (main thread)
   std::unique_ptr<Task[]> instances;
   std::unique_ptr<Slot[]> slots;

@@ -198,11 +198,11 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
       last_one_left = &successor;
     }
   };
-  Task* same = replay.instances_of(m);
+  Task* same = replay.same_iteration(*task);
   for (std::uint32_t j : node.successors) count_down(same[j]);
   if (m + 1 < replay.end) {
     // Iteration m + 1 was armed before iteration m was released.
-    Task* next = replay.instances_of(m + 1);
+    Task* next = replay.next_iteration(*task);
     for (std::uint32_t j : node.next_successors) count_down(next[j]);
   }
   // A thread left without work waits for the successor another thread is about to
@@ -214,7 +214,7 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
     claim(last_one_left, self);
   }
   // The last touch of the task's slot: once all of it is done the main thread re-arms it.
-  replay.count_completion(replay.slot_of(m), self.index);
+  replay.count_completion(task->slot, self.index);
   self.completed.increment();
   Task* immediate = nullptr;
   const bool woke = dispatch_ready(ready, &self, want_immediate ? &immediate : nullptr);
@@ -225,15 +225,14 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
 void Scheduler::finish_in_order(Task* task, Worker& self) {
   Replay& replay = *task->replay;
   const RecordedGraph::Node& node = replay.graph.nodes[task->node];
-  const std::int64_t m = task->iteration;
-  Task* same = replay.instances_of(m);
+  Task* same = replay.same_iteration(*task);
   for (std::uint32_t j : node.successors) decrement(same[j].pending);
-  if (m + 1 < replay.end) {
+  if (task->iteration + 1 < replay.end) {
     // Iteration m + 1 was armed before a task of iteration m could start.
-    Task* next = replay.instances_of(m + 1);
+    Task* next = replay.next_iteration(*task);
     for (std::uint32_t j : node.next_successors) decrement(next[j].pending);
   }
-  replay.count_completion(replay.slot_of(m), self.index);
+  replay.count_completion(task->slot, self.index);
   self.completed.increment();
 }
 
@@ -242,19 +241,22 @@ void Scheduler::replay_in_order(Replay& replay, const Wait& wait, const Poll& po
   const std::vector<std::uint32_t>& order = replay.graph.order;
   const std::size_t width = order.size();
   std::int64_t armed_end = replay.first;
-  // Arms the iterations before `until` (at most the last) as long as their slots are free.
-  const auto arm_before = [&](std::int64_t until) {
+  // Arms the iterations before `until` (at most the last) as long as their slots are
+  // free; true once all of them are armed. Iteration m's tasks may start once m + 1 is:
+  // finishing them counts down its tasks.
+  const auto armed_before = [&](std::int64_t until) {
     until = std::min(until, replay.end);
     while (armed_end < until) {
       if (armed_end - Replay::kWindow >= replay.first &&
           !replay.slot_complete(replay.slot_of(armed_end))) {
-        return;
+        return false;
       }
       arm(replay, armed_end);
       replay.released_end = ++armed_end;
     }
+    return true;
   };
-  // Iterations before this one may start tasks: finishing them counts down the next one's.
+  // Iterations before this one may start tasks.
   const auto startable_end = [&] { return armed_end == replay.end ? replay.end : armed_end - 1; };
   // The first ready task not started yet after position k of iteration m, in loop order.
   const auto ready_after = [&](std::int64_t m, std::size_t k) -> Task* {
@@ -277,15 +279,15 @@ void Scheduler::replay_in_order(Replay& replay, const Wait& wait, const Poll& po
     run(&t, *main_);
   };
   for (std::int64_t m = replay.first; m < replay.end; ++m) {
+    Task* instances = replay.instances_of(m);
     for (std::size_t k = 0; k < width; ++k) {
-      Task& t = replay.instances_of(m)[order[k]];
+      Task& t = instances[order[k]];
       // The request a task waits for has usually finished: a poll or two (OpenMPI's
       // Testsome reports a request one call after the one that received its message)
       // is cheaper than entering the wait.
       int quick_polls = engine_ ? 2 : 0;
       for (;;) {
-        arm_before(m + 2);
-        if (m < startable_end()) {
+        if (armed_before(m + 2)) {
           const int pending = t.pending.load(std::memory_order_relaxed);
           if (pending == kStarted) break;  // it ran while an earlier one waited
           if (pending == 0) {
@@ -301,8 +303,7 @@ void Scheduler::replay_in_order(Replay& replay, const Wait& wait, const Poll& po
         // a peer needs before it can send what this task waits for.
         Task* ahead = nullptr;
         wait([&] {
-          arm_before(m + 2);
-          if (m < startable_end() && t.pending.load(std::memory_order_relaxed) <= 0) return true;
+          if (armed_before(m + 2) && t.pending.load(std::memory_order_relaxed) <= 0) return true;
           ahead = ready_after(m, k);
           return ahead != nullptr;
         });

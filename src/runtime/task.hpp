@@ -121,6 +121,7 @@ struct Task {
   // successors through the replay's counters instead of access groups.
   Replay* replay = nullptr;
   std::uint32_t node = 0;
+  std::uint32_t slot = 0;  // of the replay's ring of iterations
   std::int64_t iteration = 0;
 
   AccessRecord* records() { return extra_records ? extra_records.get() : inline_records; }
