@@ -132,7 +132,8 @@ class Comm : public ProgressEngine {
 
   /// Escape hatch: called from the body of a main-thread-only task that posted its own
   /// non-blocking MPI operation; the task completes when `request` completes. The task
-  /// must have been submitted with comm_attributes().
+  /// must have been submitted with comm_attributes() (std::logic_error otherwise, with
+  /// `request` left to the caller).
   void bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
             std::size_t bytes);
 

@@ -100,6 +100,9 @@ class TaskContext {
   std::int64_t iteration() const;
   const char* name() const;
   const TaskTags& tags() const;
+  /// Whether the task was submitted to run on the main thread only
+  /// (TaskAttributes::main_thread_only).
+  bool main_thread_only() const;
   /// Defers this task's completion (and the release of its successors) until the token
   /// is passed to Runtime::complete. Used to bind MPI requests to a task (TAMPI Iwait).
   CompletionToken hold();

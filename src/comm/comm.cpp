@@ -309,6 +309,15 @@ void Comm::ibarrier(Handle h, TaskAttributes attributes) {
 
 void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
                 std::size_t bytes) {
+  // On another thread, the task's own MPI call already broke MPI_THREAD_FUNNELED and the
+  // lane's request list would race; with one thread it would go unnoticed until there
+  // are more.
+  if (!ctx.main_thread_only()) {
+    throw std::logic_error(fmt::format(
+        "Comm::bind: task '{}' was not submitted with Comm::comm_attributes(); only the main "
+        "thread may make MPI calls",
+        ctx.name()));
+  }
   track(request, Pending{ctx.hold(), CommEvent{kind, peer, tag, bytes, next_id(), ctx.name(), 0},
                          nullptr, nullptr});
 }

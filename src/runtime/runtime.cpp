@@ -42,6 +42,10 @@ TaskError::TaskError(const std::string& task_name, const std::string& what)
 const char* TaskContext::name() const {
   return task_->name;
 }
+bool TaskContext::main_thread_only() const {
+  return task_->main_only;
+}
+
 const TaskTags& TaskContext::tags() const {
   return task_->tags;
 }

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tessera/comm.hpp"
@@ -127,6 +129,76 @@ TEST(PointToPoint, ReceiveOfTheWrongSizeIsReported) {
   }
   rt.wait_all();
   MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// The escape hatch: tasks that post their own MPI operations and bind the requests to
+// their completion. The task reading the received value must run only once the receive
+// completed, under one and two threads.
+TEST(PointToPoint, BoundRequestsHoldTheirTasksUntilTheyComplete) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  for (int threads : {1, 2}) {
+    Runtime rt(RuntimeOptions{.threads = threads});
+    Comm comm(rt, MPI_COMM_WORLD);
+    TagSpace tags = comm.allocate_tags("bind", 1);
+    constexpr int kRounds = 20;
+    std::int64_t out = 0, in = -1;
+    std::vector<std::int64_t> seen;
+    Handle ho = rt.create_handle("out"), hi = rt.create_handle("in"), hs = rt.create_handle("seen");
+    for (int r = 0; r < kRounds; ++r) {
+      rt.submit("produce", {write(ho)}, [&, r] { out = rank * 1000 + r; });
+      rt.submit(
+          "own_send", {read(ho)},
+          [&](TaskContext& ctx) {
+            MPI_Request request;
+            MPI_Isend(&out, 1, MPI_INT64_T, right, tags.tag(0), MPI_COMM_WORLD, &request);
+            comm.bind(ctx, request, CommEvent::Kind::send, right, tags.tag(0), sizeof out);
+          },
+          Comm::comm_attributes({}));
+      rt.submit(
+          "own_recv", {write(hi)},
+          [&](TaskContext& ctx) {
+            MPI_Request request;
+            MPI_Irecv(&in, 1, MPI_INT64_T, left, tags.tag(0), MPI_COMM_WORLD, &request);
+            comm.bind(ctx, request, CommEvent::Kind::recv, left, tags.tag(0), sizeof in);
+          },
+          Comm::comm_attributes({}));
+      rt.submit("consume", {read(hi), write(hs)}, [&] { seen.push_back(in); });
+    }
+    rt.wait_all();
+    ASSERT_EQ(seen.size(), static_cast<std::size_t>(kRounds)) << threads << " threads";
+    for (int r = 0; r < kRounds; ++r) {
+      EXPECT_EQ(seen[static_cast<std::size_t>(r)], left * 1000 + r) << threads << " threads";
+    }
+    EXPECT_EQ(comm.stats().messages_sent, static_cast<std::uint64_t>(kRounds));
+    EXPECT_EQ(comm.stats().messages_received, static_cast<std::uint64_t>(kRounds));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// bind from a task that any thread may run names the task and the fix; the request stays
+// the caller's.
+TEST(PointToPoint, BindFromATaskNotSubmittedForTheMainThreadIsRejected) {
+  Runtime rt(RuntimeOptions{.threads = 1});
+  Comm comm(rt, MPI_COMM_WORLD);
+  std::string message;
+  rt.submit("stray_bind", {}, [&](TaskContext& ctx) {
+    MPI_Request request;
+    MPI_Ibarrier(MPI_COMM_SELF, &request);
+    try {
+      comm.bind(ctx, request, CommEvent::Kind::barrier, -1, 0, 0);
+    } catch (const std::logic_error& e) {
+      message = e.what();
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    }
+  });
+  rt.wait_all();
+  EXPECT_NE(message.find("task 'stray_bind' was not submitted with Comm::comm_attributes()"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(comm.stats().collectives, 0u);
 }
 
 TEST(Tags, ExhaustingTheTagSpaceNamesThePurpose) {
