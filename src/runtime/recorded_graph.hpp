@@ -90,10 +90,16 @@ struct Replay {
   Task* instances_of(std::int64_t iteration) const {
     return &instances[slot_of(iteration) * width];
   }
-  /// The instances of `t`'s iteration, and of the iteration after it (the next slot).
-  Task* same_iteration(const Task& t) const { return &instances[t.slot * width]; }
-  Task* next_iteration(const Task& t) const {
-    return &instances[((t.slot + 1) & static_cast<std::uint32_t>(kWindow - 1)) * width];
+  /// Calls f(Task&) for each successor instance of `t`: in its iteration, and in the next
+  /// one (the next slot), which was armed before any task of t's iteration could finish.
+  template <class F>
+  void for_each_successor(const Task& t, F&& f) const {
+    const RecordedGraph::Node& node = graph.nodes[t.node];
+    Task* same = &instances[t.slot * width];
+    for (std::uint32_t j : node.successors) f(same[j]);
+    if (t.iteration + 1 == end) return;
+    Task* next = &instances[((t.slot + 1) & static_cast<std::uint32_t>(kWindow - 1)) * width];
+    for (std::uint32_t j : node.next_successors) f(next[j]);
   }
   /// Instances completed in `slot` since the replay began, summed over threads.
   std::uint64_t completed_in(std::size_t slot) const {

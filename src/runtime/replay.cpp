@@ -185,8 +185,6 @@ void Scheduler::release(Replay& replay, std::int64_t m) {
 
 Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) {
   Replay& replay = *task->replay;
-  const RecordedGraph::Node& node = replay.graph.nodes[task->node];
-  const std::int64_t m = task->iteration;
   Task* ready = nullptr;
   Task* last_one_left = nullptr;  // a successor now waiting for one more predecessor
   const auto count_down = [this, &self, &ready, &last_one_left](Task& successor) {
@@ -198,13 +196,7 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
       last_one_left = &successor;
     }
   };
-  Task* same = replay.same_iteration(*task);
-  for (std::uint32_t j : node.successors) count_down(same[j]);
-  if (m + 1 < replay.end) {
-    // Iteration m + 1 was armed before iteration m was released.
-    Task* next = replay.next_iteration(*task);
-    for (std::uint32_t j : node.next_successors) count_down(next[j]);
-  }
+  replay.for_each_successor(*task, count_down);
   // A thread left without work waits for the successor another thread is about to
   // release: that thread then leaves it where this one looks, saving the hand-off (at
   // sub-microsecond steps, each cache line passed between cores is a large share). This
@@ -224,14 +216,7 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
 
 void Scheduler::finish_in_order(Task* task, Worker& self) {
   Replay& replay = *task->replay;
-  const RecordedGraph::Node& node = replay.graph.nodes[task->node];
-  Task* same = replay.same_iteration(*task);
-  for (std::uint32_t j : node.successors) decrement(same[j].pending);
-  if (task->iteration + 1 < replay.end) {
-    // Iteration m + 1 was armed before a task of iteration m could start.
-    Task* next = replay.next_iteration(*task);
-    for (std::uint32_t j : node.next_successors) decrement(next[j].pending);
-  }
+  replay.for_each_successor(*task, [this](Task& successor) { decrement(successor.pending); });
   replay.count_completion(task->slot, self.index);
   self.completed.increment();
 }
@@ -360,22 +345,19 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
       }
     };
     replay_in_order(run, wait, poll);
-    wait(all_done);
-    if (wait_error) std::rethrow_exception(wait_error);
-    rethrow_error();
-    return;
-  }
-  arm(run, first);
-  for (std::int64_t m = first; m < run.end; ++m) {
-    const std::int64_t next = m + 1;
-    if (next < run.end) {
-      if (next - Replay::kWindow >= first) {
-        const std::size_t reused = run.slot_of(next);
-        wait([&] { return run.slot_complete(reused); });
+  } else {
+    arm(run, first);
+    for (std::int64_t m = first; m < run.end; ++m) {
+      const std::int64_t next = m + 1;
+      if (next < run.end) {
+        if (next - Replay::kWindow >= first) {
+          const std::size_t reused = run.slot_of(next);
+          wait([&] { return run.slot_complete(reused); });
+        }
+        arm(run, next);
       }
-      arm(run, next);
+      release(run, m);
     }
-    release(run, m);
   }
   wait(all_done);
   if (wait_error) std::rethrow_exception(wait_error);

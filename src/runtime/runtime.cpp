@@ -45,7 +45,6 @@ const char* TaskContext::name() const {
 bool TaskContext::main_thread_only() const {
   return task_->main_only;
 }
-
 const TaskTags& TaskContext::tags() const {
   return task_->tags;
 }
