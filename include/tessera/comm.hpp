@@ -58,8 +58,12 @@ struct CommEvent {
   std::uint64_t id;  ///< per-rank operation counter
   const char* name;  ///< name of the task that posted it
   /// When it was posted, in obs::fast_ticks units (src/obs/tick_clock.hpp): observers
-  /// time the request from it without a clock read or lookup of their own.
+  /// time the request from it without a clock read or lookup of their own. A post from
+  /// a task body carries the body's start stamp when the runtime took one.
   std::int64_t posted_ticks;
+  /// When the lane found it complete, same units; set for on_complete only, and only
+  /// while observers are attached (requests finished by one poll share one stamp).
+  std::int64_t completed_ticks = 0;
 };
 
 /// "send", "recv", "allreduce", "barrier" or "custom".
@@ -195,10 +199,13 @@ class Comm : public ProgressEngine {
                              std::size_t bytes, int peer, int tag, TaskAttributes attributes,
                              const char* name);
   void post_in_order(Channel& channel, std::uint64_t sequence, CompletionToken token,
-                     const Operation& operation, const char* name);
-  void post(const Operation& operation, CompletionToken token, const char* name);
+                     const Operation& operation, const char* name, std::int64_t ticks);
+  /// Posts from a task body; `ticks` is the body's start stamp (0: none, read the clock).
+  void post(const Operation& operation, CompletionToken token, const char* name,
+            std::int64_t ticks);
   void track(MPI_Request request, Pending pending);
-  /// Stamps an operation's post time, tells observers and the counters it was posted.
+  /// Stamps an operation's post time (unless its task's stamp is already there), tells
+  /// observers and the counters it was posted.
   void announce(Pending& pending);
   /// Completes a finished operation's task (checking a receive's size from `status`).
   void finish(Pending done, const MPI_Status& status);

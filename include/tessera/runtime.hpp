@@ -93,9 +93,14 @@ class CompletionToken {
 /// What a running task may ask of the runtime. Passed to bodies taking `TaskContext&`.
 class TaskContext {
  public:
-  TaskContext(detail::Task* task, int worker) : task_(task), worker_(worker) {}
+  TaskContext(detail::Task* task, int worker, std::int64_t begin_ticks = 0)
+      : task_(task), worker_(worker), begin_ticks_(begin_ticks) {}
   /// 0-based index of the executing thread (0 = main thread).
   int worker() const { return worker_; }
+  /// When the body started, in obs::fast_ticks units (src/obs/tick_clock.hpp), if an
+  /// observer had the runtime stamp task bodies; 0 otherwise. Lets the communication
+  /// layer stamp the operations a body posts without reading the clock again.
+  std::int64_t begin_ticks() const { return begin_ticks_; }
   /// The iteration a replayed task belongs to (Runtime::replay); 0 for other tasks.
   std::int64_t iteration() const;
   const char* name() const;
@@ -116,6 +121,7 @@ class TaskContext {
   void* reduction_slot_ptr(Handle h);
   detail::Task* task_;
   int worker_;
+  std::int64_t begin_ticks_;
 };
 
 /// Something the main thread drives while it waits (the MPI communication lane).

@@ -147,7 +147,7 @@ void Comm::submit_ordered(const char* name, std::span<const Access> accesses,
   runtime_.submit(
       name, accesses,
       [this, channel, sequence, operation](TaskContext& ctx) {
-        post_in_order(*channel, sequence, ctx.hold(), operation, ctx.name());
+        post_in_order(*channel, sequence, ctx.hold(), operation, ctx.name(), ctx.begin_ticks());
       },
       comm_attributes(attributes));
 }
@@ -168,7 +168,9 @@ void Comm::record_operation(const char* name, std::span<const Access> accesses,
   all.push_back(readwrite(it->second));
   runtime_.submit(
       name, std::span<const Access>(all),
-      [this, operation](TaskContext& ctx) { post(operation, ctx.hold(), ctx.name()); },
+      [this, operation](TaskContext& ctx) {
+        post(operation, ctx.hold(), ctx.name(), ctx.begin_ticks());
+      },
       comm_attributes(attributes));
 }
 
@@ -176,13 +178,13 @@ void Comm::record_operation(const char* name, std::span<const Access> accesses,
 // become ready in, so messages match the same way under every schedule and the result
 // never depends on task completion order. A task ready too early parks its post here.
 void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionToken token,
-                         const Operation& operation, const char* name) {
+                         const Operation& operation, const char* name, std::int64_t ticks) {
   if (sequence != channel.posted + 1) {
     channel.waiting.push_back(DeferredPost{sequence, std::move(token), operation, name});
     ++deferred_count_;
     return;
   }
-  post(operation, std::move(token), name);
+  post(operation, std::move(token), name, ticks);
   ++channel.posted;
   for (bool again = true; again;) {
     again = false;
@@ -191,7 +193,7 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionTok
       DeferredPost next = std::move(*it);
       channel.waiting.erase(it);
       --deferred_count_;
-      post(next.operation, std::move(next.token), next.name);
+      post(next.operation, std::move(next.token), next.name, ticks);
       ++channel.posted;
       again = true;
       break;
@@ -199,9 +201,9 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionTok
   }
 }
 
-void Comm::post(const Operation& o, CompletionToken token, const char* name) {
+void Comm::post(const Operation& o, CompletionToken token, const char* name, std::int64_t ticks) {
   MPI_Request request;
-  Pending pending{std::move(token), CommEvent{o.kind, o.peer, o.tag, 0, 0, name, 0}, nullptr,
+  Pending pending{std::move(token), CommEvent{o.kind, o.peer, o.tag, 0, 0, name, ticks}, nullptr,
                   nullptr};
   switch (o.kind) {
     case CommEvent::Kind::send:
@@ -248,6 +250,7 @@ void Comm::post(const Operation& o, CompletionToken token, const char* name) {
     check_mpi(MPI_Test(&request, &done, &status), "MPI_Test");
     if (done) {
       announce(pending);
+      pending.event.completed_ticks = pending.event.posted_ticks;
       finish(std::move(pending), status);
       return;
     }
@@ -318,8 +321,10 @@ void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int
         "thread may make MPI calls",
         ctx.name()));
   }
-  track(request, Pending{ctx.hold(), CommEvent{kind, peer, tag, bytes, next_id(), ctx.name(), 0},
-                         nullptr, nullptr});
+  track(request,
+        Pending{ctx.hold(),
+                CommEvent{kind, peer, tag, bytes, next_id(), ctx.name(), ctx.begin_ticks()},
+                nullptr, nullptr});
 }
 
 void Comm::track(MPI_Request request, Pending pending) {
@@ -329,7 +334,7 @@ void Comm::track(MPI_Request request, Pending pending) {
 }
 
 void Comm::announce(Pending& pending) {
-  pending.event.posted_ticks = obs::fast_ticks();
+  if (pending.event.posted_ticks == 0) pending.event.posted_ticks = obs::fast_ticks();
   for (CommObserver* o : observers_) o->on_post(pending.event);
   if (pending.event.kind == CommEvent::Kind::send) {
     ++stats_.messages_sent;
@@ -374,9 +379,12 @@ bool Comm::progress() {
   if (outcount > 0 && outcount != MPI_UNDEFINED) {
     // Lane time is the handling of finished requests; a poll that finds nothing is
     // waiting, accounted by the scheduler as idle time.
+    // The stamp also times the completions: they all happened by now.
     const std::int64_t start = observers_.empty() ? 0 : obs::fast_ticks();
     for (int k = 0; k < outcount; ++k) {
-      finish(std::move(pending_[static_cast<std::size_t>(indices_[k])]), completed_[k]);
+      Pending& done = pending_[static_cast<std::size_t>(indices_[k])];
+      done.event.completed_ticks = start;
+      finish(std::move(done), completed_[k]);
     }
     std::size_t keep = 0;
     for (std::size_t i = 0; i < requests_.size(); ++i) {

@@ -148,9 +148,10 @@ void RunStats::on_post(const CommEvent& event) {
 }
 
 void RunStats::on_complete(const CommEvent& event) {
-  // The event carries its post time: no per-request state here. One posted before this
-  // observer was attached is clipped to the measured interval like any other.
-  const obs::Interval done{event.posted_ticks, obs::fast_ticks()};
+  // The event carries its post and completion times: no per-request state or clock read
+  // here. One posted before this observer was attached is clipped to the measured
+  // interval like any other.
+  const obs::Interval done{event.posted_ticks, event.completed_ticks};
   auto& requests = impl_->requests;
   if (requests.empty() || !obs::fold_into(requests.back(), done)) requests.push_back(done);
 }

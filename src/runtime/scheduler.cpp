@@ -255,12 +255,12 @@ Task* Scheduler::find_task(Worker& self) {
 }
 
 void Scheduler::execute_body(Task* task, Worker& self) {
-  TaskContext ctx(task, self.index);
   if (observe_ & kObserveBegin) {
     AccessInfo scratch[1];
     observer_->on_begin(info_of(task, {scratch, 0}), self.index);
   }
   const std::int64_t begin_ticks = (observe_ & kObserveExecuted) ? obs::fast_ticks() : 0;
+  TaskContext ctx(task, self.index, begin_ticks);
   // After a failure, bodies are skipped so the error surfaces quickly, except those of
   // communication tasks: peers wait for their messages and would otherwise hang.
   if (task->main_only || !failed_.load(std::memory_order_relaxed)) {
