@@ -1,10 +1,10 @@
 #pragma once
 // Cheap timestamps for per-task events. Reading the steady clock costs tens of ns (a
 // vDSO call; more on virtual machines), paid twice per task by RunStats, which every
-// run carries. Where Linux itself keeps time with the CPU's time-stamp counter (so the
-// kernel has verified that it is invariant and synchronized across CPUs), events are
-// stamped with the counter and converted to nanoseconds afterwards; elsewhere ticks
-// are steady-clock nanoseconds.
+// run carries. Where the CPU's time-stamp counter is known to be invariant and
+// synchronized across CPUs (Linux keeps time with it, or with KVM's stable kvm-clock
+// built on it), events are stamped with the counter and converted to nanoseconds
+// afterwards; elsewhere ticks are steady-clock nanoseconds.
 
 #include <cstdint>
 
@@ -17,7 +17,8 @@
 namespace tessera::obs {
 
 /// True when ticks are time-stamp-counter cycles rather than nanoseconds (decided once
-/// per process from /sys/devices/system/clocksource/clocksource0/current_clocksource).
+/// per process from /sys/devices/system/clocksource/clocksource0/current_clocksource
+/// and, under kvm-clock, the CPU's invariant-TSC flag and a vDSO clock read).
 bool ticks_are_tsc();
 
 namespace detail {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 namespace tessera::obs {
@@ -15,6 +17,27 @@ TEST(TickClock, TicksNeverGoBackwardsOnOneThread) {
     ASSERT_GE(now, last);
     last = now;
   }
+}
+
+// What traces rely on when ticks are the TSC: a stamp taken after seeing another
+// thread's write is not earlier than the stamp that thread took before writing, whichever
+// CPUs the two threads run on (the counters are synchronized).
+TEST(TickClock, StampsFollowTheOrderOfAHandOffBetweenThreads) {
+  constexpr int kRounds = 5'000;
+  std::atomic<int> turn{0};
+  std::vector<std::int64_t> stamps(2 * kRounds);
+  auto player = [&](int parity) {
+    for (int round = parity; round < 2 * kRounds; round += 2) {
+      // Yielding keeps the hand-off quick when both threads share a core.
+      while (turn.load(std::memory_order_acquire) != round) std::this_thread::yield();
+      stamps[round] = ordered_ticks();
+      turn.store(round + 1, std::memory_order_release);
+    }
+  };
+  std::thread other(player, 1);
+  player(0);
+  other.join();
+  for (int i = 1; i < 2 * kRounds; ++i) ASSERT_GE(stamps[i], stamps[i - 1]) << "hand-off " << i;
 }
 
 TEST(TickCalibration, MapsTheStartReferenceExactlyAndIsMonotone) {
