@@ -198,10 +198,13 @@ class Comm : public ProgressEngine {
   void submit_point_to_point(CommEvent::Kind kind, std::span<const Access> accesses, void* data,
                              std::size_t bytes, int peer, int tag, TaskAttributes attributes,
                              const char* name);
-  void post_in_order(Channel& channel, std::uint64_t sequence, CompletionToken token,
-                     const Operation& operation, const char* name, std::int64_t ticks);
+  void post_in_order(Channel& channel, std::uint64_t sequence, TaskContext& ctx,
+                     const Operation& operation);
   /// Posts from a task body; `ticks` is the body's start stamp (0: none, read the clock).
-  void post(const Operation& operation, CompletionToken token, const char* name,
+  /// The operation completes the task behind `token`, or, with `ctx`, the running task:
+  /// its hold is taken only if the request outlives the post (an eager send does not),
+  /// which spares a completion through the runtime.
+  void post(const Operation& operation, TaskContext* ctx, CompletionToken token, const char* name,
             std::int64_t ticks);
   void track(MPI_Request request, Pending pending);
   /// Stamps an operation's post time (unless its task's stamp is already there), tells

@@ -147,7 +147,7 @@ void Comm::submit_ordered(const char* name, std::span<const Access> accesses,
   runtime_.submit(
       name, accesses,
       [this, channel, sequence, operation](TaskContext& ctx) {
-        post_in_order(*channel, sequence, ctx.hold(), operation, ctx.name(), ctx.begin_ticks());
+        post_in_order(*channel, sequence, ctx, operation);
       },
       comm_attributes(attributes));
 }
@@ -169,7 +169,7 @@ void Comm::record_operation(const char* name, std::span<const Access> accesses,
   runtime_.submit(
       name, std::span<const Access>(all),
       [this, operation](TaskContext& ctx) {
-        post(operation, ctx.hold(), ctx.name(), ctx.begin_ticks());
+        post(operation, &ctx, CompletionToken(), ctx.name(), ctx.begin_ticks());
       },
       comm_attributes(attributes));
 }
@@ -177,14 +177,15 @@ void Comm::record_operation(const char* name, std::span<const Access> accesses,
 // Operations of one channel are posted in submission order, whatever order their tasks
 // become ready in, so messages match the same way under every schedule and the result
 // never depends on task completion order. A task ready too early parks its post here.
-void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionToken token,
-                         const Operation& operation, const char* name, std::int64_t ticks) {
+void Comm::post_in_order(Channel& channel, std::uint64_t sequence, TaskContext& ctx,
+                         const Operation& operation) {
   if (sequence != channel.posted + 1) {
-    channel.waiting.push_back(DeferredPost{sequence, std::move(token), operation, name});
+    channel.waiting.push_back(DeferredPost{sequence, ctx.hold(), operation, ctx.name()});
     ++deferred_count_;
     return;
   }
-  post(operation, std::move(token), name, ticks);
+  const std::int64_t ticks = ctx.begin_ticks();
+  post(operation, &ctx, CompletionToken(), ctx.name(), ticks);
   ++channel.posted;
   for (bool again = true; again;) {
     again = false;
@@ -193,7 +194,7 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionTok
       DeferredPost next = std::move(*it);
       channel.waiting.erase(it);
       --deferred_count_;
-      post(next.operation, std::move(next.token), next.name, ticks);
+      post(next.operation, nullptr, std::move(next.token), next.name, ticks);
       ++channel.posted;
       again = true;
       break;
@@ -201,7 +202,8 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, CompletionTok
   }
 }
 
-void Comm::post(const Operation& o, CompletionToken token, const char* name, std::int64_t ticks) {
+void Comm::post(const Operation& o, TaskContext* ctx, CompletionToken token, const char* name,
+                std::int64_t ticks) {
   MPI_Request request;
   Pending pending{std::move(token), CommEvent{o.kind, o.peer, o.tag, 0, 0, name, ticks}, nullptr,
                   nullptr};
@@ -255,6 +257,7 @@ void Comm::post(const Operation& o, CompletionToken token, const char* name, std
       return;
     }
   }
+  if (ctx) pending.token = ctx->hold();
   track(request, std::move(pending));
 }
 
