@@ -152,6 +152,8 @@ void RunStats::on_complete(const CommEvent& event) {
   // here. One posted before this observer was attached is clipped to the measured
   // interval like any other.
   const obs::Interval done{event.posted_ticks, event.completed_ticks};
+  // An eager send completes within its post: nothing was in flight.
+  if (done.end <= done.begin) return;
   auto& requests = impl_->requests;
   if (requests.empty() || !obs::fold_into(requests.back(), done)) requests.push_back(done);
 }
