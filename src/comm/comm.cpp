@@ -381,8 +381,8 @@ bool Comm::progress() {
             "MPI_Testsome");
   if (outcount > 0 && outcount != MPI_UNDEFINED) {
     // Lane time is the handling of finished requests; a poll that finds nothing is
-    // waiting, accounted by the scheduler as idle time.
-    // The stamp also times the completions: they all happened by now.
+    // waiting, accounted by the scheduler as idle time. The stamp also times the
+    // completions: they all happened by now.
     const std::int64_t start = observers_.empty() ? 0 : obs::fast_ticks();
     for (int k = 0; k < outcount; ++k) {
       Pending& done = pending_[static_cast<std::size_t>(indices_[k])];
