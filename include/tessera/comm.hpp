@@ -200,12 +200,11 @@ class Comm : public ProgressEngine {
                              const char* name);
   void post_in_order(Channel& channel, std::uint64_t sequence, TaskContext& ctx,
                      const Operation& operation);
-  /// Posts from a task body; `ticks` is the body's start stamp (0: none, read the clock).
-  /// The operation completes the task behind `token`, or, with `ctx`, the running task:
-  /// its hold is taken only if the request outlives the post (an eager send does not),
-  /// which spares a completion through the runtime.
-  void post(const Operation& operation, TaskContext* ctx, CompletionToken token, const char* name,
-            std::int64_t ticks);
+  /// Posts from the running task `body`, stamped with its start. The operation completes
+  /// the (deferred) task behind `token` or, with an empty token, `body`: its hold is taken
+  /// only if the request outlives the post (an eager send does not), which spares a
+  /// completion through the runtime.
+  void post(const Operation& operation, TaskContext& body, CompletionToken token, const char* name);
   void track(MPI_Request request, Pending pending);
   /// Stamps an operation's post time (unless its task's stamp is already there), tells
   /// observers and the counters it was posted.

@@ -168,9 +168,7 @@ void Comm::record_operation(const char* name, std::span<const Access> accesses,
   all.push_back(readwrite(it->second));
   runtime_.submit(
       name, std::span<const Access>(all),
-      [this, operation](TaskContext& ctx) {
-        post(operation, &ctx, CompletionToken(), ctx.name(), ctx.begin_ticks());
-      },
+      [this, operation](TaskContext& ctx) { post(operation, ctx, CompletionToken(), ctx.name()); },
       comm_attributes(attributes));
 }
 
@@ -184,8 +182,7 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, TaskContext& 
     ++deferred_count_;
     return;
   }
-  const std::int64_t ticks = ctx.begin_ticks();
-  post(operation, &ctx, CompletionToken(), ctx.name(), ticks);
+  post(operation, ctx, CompletionToken(), ctx.name());
   ++channel.posted;
   for (bool again = true; again;) {
     again = false;
@@ -194,7 +191,7 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, TaskContext& 
       DeferredPost next = std::move(*it);
       channel.waiting.erase(it);
       --deferred_count_;
-      post(next.operation, nullptr, std::move(next.token), next.name, ticks);
+      post(next.operation, ctx, std::move(next.token), next.name);
       ++channel.posted;
       again = true;
       break;
@@ -202,10 +199,10 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, TaskContext& 
   }
 }
 
-void Comm::post(const Operation& o, TaskContext* ctx, CompletionToken token, const char* name,
-                std::int64_t ticks) {
+void Comm::post(const Operation& o, TaskContext& body, CompletionToken token, const char* name) {
   MPI_Request request;
-  Pending pending{std::move(token), CommEvent{o.kind, o.peer, o.tag, 0, 0, name, ticks}, nullptr,
+  Pending pending{std::move(token),
+                  CommEvent{o.kind, o.peer, o.tag, 0, 0, name, body.begin_ticks()}, nullptr,
                   nullptr};
   switch (o.kind) {
     case CommEvent::Kind::send:
@@ -257,7 +254,7 @@ void Comm::post(const Operation& o, TaskContext* ctx, CompletionToken token, con
       return;
     }
   }
-  if (ctx) pending.token = ctx->hold();
+  if (!pending.token.valid()) pending.token = body.hold();
   track(request, std::move(pending));
 }
 
