@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <iosfwd>
 #include <memory>
 #include <span>
@@ -27,6 +28,10 @@
 #include "tessera/runtime.hpp"
 
 namespace tessera {
+
+namespace detail {
+class IntranodeRings;
+}
 
 /// A contiguous range of MPI tags reserved for one purpose (halo exchange, load
 /// balancing, ...). Allocated identically on every rank, so tags match across ranks.
@@ -88,14 +93,29 @@ struct CommStats {
   std::uint64_t messages_received = 0;
   std::uint64_t bytes_received = 0;
   std::uint64_t collectives = 0;
+  std::uint64_t ring_messages_sent = 0;  ///< of messages_sent, those sent through a ring
   double wait_s = 0;  ///< main-thread time spent waiting with requests in flight and no task to run
 };
+
+/// How messages between ranks of one node travel.
+enum class Intranode : std::uint8_t {
+  /// Messages of up to 1008 bytes through tessera's shared-memory rings (one per pair
+  /// of ranks, src/comm/intranode_rings.hpp), larger ones through MPI.
+  rings,
+  /// Every message through MPI.
+  mpi,
+};
+
+/// "rings" or "mpi".
+std::string_view to_string(Intranode intranode);
 
 /// The communication layer of one rank. Create after the Runtime, on the main thread;
 /// it registers itself as the runtime's progress engine.
 class Comm : public ProgressEngine {
  public:
-  Comm(Runtime& runtime, MPI_Comm comm);
+  /// Collective over `comm` (maps the node's rings unless `intranode` is mpi).
+  Comm(Runtime& runtime, MPI_Comm comm, Intranode intranode = Intranode::rings);
+  /// Waits for every task, then, collectively over `comm`, unmaps the rings.
   ~Comm() override;
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;
@@ -104,6 +124,8 @@ class Comm : public ProgressEngine {
   int size() const { return size_; }
   MPI_Comm mpi() const { return comm_; }
   Runtime& runtime() { return runtime_; }
+  /// The path messages to ranks on this node take.
+  Intranode intranode() const { return intranode_; }
 
   /// Reserves `count` consecutive tags for `purpose`. Must be called in the same order
   /// on every rank. Throws std::runtime_error naming the purpose and MPI_TAG_UB when the
@@ -179,6 +201,27 @@ class Comm : public ProgressEngine {
     ExactSum* sum = nullptr;                             // iallreduce_sum: result destination
     std::unique_ptr<std::vector<std::int64_t>> scratch;  // iallreduce_sum: limbs in flight
   };
+  /// A receive posted on a ring, waiting for its message.
+  struct RingReceive {
+    Pending pending;
+    void* data;
+  };
+  /// A message that arrived on a ring before its receive was posted.
+  struct RingMessage {
+    int tag;
+    std::vector<std::byte> payload;
+  };
+  /// A send waiting for its ring to have a free slot.
+  struct RingSend {
+    Pending pending;
+    const void* data;
+  };
+  /// Ring traffic with one peer, in posting and arrival order.
+  struct RingPeer {
+    std::vector<RingReceive> posted;
+    std::deque<RingMessage> unexpected;
+    std::deque<RingSend> blocked;
+  };
   struct DeferredPost {
     std::uint64_t sequence;
     CompletionToken token;
@@ -205,12 +248,29 @@ class Comm : public ProgressEngine {
   /// only if the request outlives the post (an eager send does not), which spares a
   /// completion through the runtime.
   void post(const Operation& operation, TaskContext& body, CompletionToken token, const char* name);
+  /// Whether the operation travels through a ring (point-to-point, small, same node).
+  bool on_ring(const Operation& operation) const;
+  /// Post of a ring operation; completes it at once if its message can move now.
+  void post_on_ring(const Operation& operation, TaskContext& body, Pending pending);
+  /// Moves blocked sends into their rings and matches arrived messages; whether ring
+  /// operations remain in flight. Takes the lane's stamp `*ticks` if it completes one.
+  bool progress_rings(std::int64_t* ticks);
+  /// A ring message's payload reaches the receive it matched, which completes.
+  void receive_from_ring(Pending pending, void* data, std::span<const std::byte> payload);
+  /// Hang report lines: the ring operations in flight and the messages no receive matched.
+  void describe_rings(std::ostream& out, std::int64_t now) const;
+  /// One hang report line for an operation in flight; `via` follows it.
+  void describe_operation(std::ostream& out, const CommEvent& event, std::int64_t now,
+                          std::string_view via) const;
   void track(MPI_Request request, Pending pending);
   /// Stamps an operation's post time (unless its task's stamp is already there), tells
   /// observers and the counters it was posted.
   void announce(Pending& pending);
-  /// Completes a finished operation's task (checking a receive's size from `status`).
-  void finish(Pending done, const MPI_Status& status);
+  /// Completes a finished operation's task, checking that a receive got the `received`
+  /// bytes it expects.
+  void finish(Pending done, std::size_t received);
+  /// The bytes a finished MPI receive got (0 for other operations).
+  static std::size_t received_bytes(const Pending& done, const MPI_Status& status);
   std::uint64_t next_id() { return ++operation_counter_; }
 
   Runtime& runtime_;
@@ -236,6 +296,11 @@ class Comm : public ProgressEngine {
   std::string error_;  // first failure seen while completing requests, thrown after
   std::vector<int> indices_;
   std::vector<MPI_Status> completed_;  // MPI_Testsome's statuses, in completion order
+  Intranode intranode_;
+  std::unique_ptr<detail::IntranodeRings> rings_;  // null without ring or peer on the node
+  std::vector<RingPeer> ring_peers_;               // by peer rank, with rings_
+  std::size_t ring_in_flight_ = 0;                 // posted ring receives and blocked sends
+  std::size_t ring_blocked_ = 0;                   // blocked ring sends
 };
 
 }  // namespace tessera

@@ -38,6 +38,7 @@ struct CommonOptions {
   std::string trace;   ///< Chrome trace path ("" = none)
   bool quiet = false;
   std::string priorities = "skeleton";  ///< skeleton | none
+  std::string intranode = "rings";      ///< rings | mpi: see tessera::Intranode
   std::uint64_t steal_seed = 0;
 };
 

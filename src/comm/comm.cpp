@@ -1,5 +1,7 @@
 #include "tessera/comm.hpp"
 
+#include "comm/check_mpi.hpp"
+#include "comm/intranode_rings.hpp"
 #include "obs/tick_clock.hpp"
 
 #include <fmt/format.h>
@@ -12,13 +14,7 @@ namespace tessera {
 
 namespace {
 
-void check_mpi(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(code, text, &len);
-  throw std::runtime_error(fmt::format("{} failed: {}", call, std::string(text, len)));
-}
+using detail::check_mpi;
 
 int message_count(std::size_t bytes, const char* what) {
   if (bytes > static_cast<std::size_t>(INT_MAX)) {
@@ -72,7 +68,12 @@ int TagSpace::tag(std::int64_t i) const {
   return base_ + static_cast<int>(i);
 }
 
-Comm::Comm(Runtime& runtime, MPI_Comm comm) : runtime_(runtime), comm_(comm) {
+std::string_view to_string(Intranode intranode) {
+  return intranode == Intranode::rings ? "rings" : "mpi";
+}
+
+Comm::Comm(Runtime& runtime, MPI_Comm comm, Intranode intranode)
+    : runtime_(runtime), comm_(comm), intranode_(intranode) {
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   int* ub = nullptr;
@@ -86,6 +87,14 @@ Comm::Comm(Runtime& runtime, MPI_Comm comm) : runtime_(runtime), comm_(comm) {
   const obs::TickReference reference = obs::TickReference::now();
   reference_ticks_ = reference.ticks;
   reference_ns_ = reference.ns;
+  if (intranode_ == Intranode::rings) {
+    rings_ = std::make_unique<detail::IntranodeRings>(comm_);
+    if (rings_->peers() == 0) {
+      rings_.reset();
+    } else {
+      ring_peers_ = std::vector<RingPeer>(static_cast<std::size_t>(size_));
+    }
+  }
   runtime_.set_progress_engine(this);
 }
 
@@ -204,6 +213,10 @@ void Comm::post(const Operation& o, TaskContext& body, CompletionToken token, co
   Pending pending{std::move(token),
                   CommEvent{o.kind, o.peer, o.tag, 0, 0, name, body.begin_ticks()}, nullptr,
                   nullptr};
+  if (on_ring(o)) {
+    post_on_ring(o, body, std::move(pending));
+    return;
+  }
   switch (o.kind) {
     case CommEvent::Kind::send:
       check_mpi(MPI_Isend(o.data, o.count, MPI_BYTE, o.peer, o.tag, comm_, &request), "MPI_Isend");
@@ -250,7 +263,7 @@ void Comm::post(const Operation& o, TaskContext& body, CompletionToken token, co
     if (done) {
       announce(pending);
       pending.event.completed_ticks = pending.event.posted_ticks;
-      finish(std::move(pending), status);
+      finish(std::move(pending), 0);
       return;
     }
   }
@@ -345,11 +358,16 @@ void Comm::announce(Pending& pending) {
   }
 }
 
-void Comm::finish(Pending done, const MPI_Status& status) {
+std::size_t Comm::received_bytes(const Pending& done, const MPI_Status& status) {
+  if (done.event.kind != CommEvent::Kind::recv) return 0;
+  int received = 0;
+  MPI_Get_count(&status, MPI_BYTE, &received);
+  return static_cast<std::size_t>(received);
+}
+
+void Comm::finish(Pending done, std::size_t received) {
   if (done.event.kind == CommEvent::Kind::recv) {
-    int received = 0;
-    MPI_Get_count(&status, MPI_BYTE, &received);
-    if (static_cast<std::size_t>(received) != done.event.bytes && error_.empty()) {
+    if (received != done.event.bytes && error_.empty()) {
       error_ = fmt::format("irecv from rank {} tag {}: expected {} bytes, received {}",
                            done.event.peer, done.event.tag, done.event.bytes, received);
     }
@@ -367,55 +385,65 @@ void Comm::finish(Pending done, const MPI_Status& status) {
 }
 
 bool Comm::progress() {
-  if (requests_.empty()) return deferred_count_ > 0;
-  const int n = static_cast<int>(requests_.size());
-  if (indices_.size() < requests_.size()) {
-    indices_.resize(requests_.size());
-    completed_.resize(requests_.size());
-  }
-  int outcount = 0;
-  check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
-            "MPI_Testsome");
-  if (outcount > 0 && outcount != MPI_UNDEFINED) {
-    // Lane time is the handling of finished requests; a poll that finds nothing is
-    // waiting, accounted by the scheduler as idle time. The stamp also times the
-    // completions: they all happened by now.
-    const std::int64_t start = observers_.empty() ? 0 : obs::fast_ticks();
-    for (int k = 0; k < outcount; ++k) {
-      Pending& done = pending_[static_cast<std::size_t>(indices_[k])];
-      done.event.completed_ticks = start;
-      finish(std::move(done), completed_[k]);
+  // Lane time is the handling of finished operations; a poll that finds nothing is
+  // waiting, accounted by the scheduler as idle time. The stamp, taken at the first
+  // completion found, also times the completions: they all happened by then.
+  std::int64_t start = 0;
+  const bool rings_in_flight = rings_ && progress_rings(&start);
+  if (!requests_.empty()) {
+    const int n = static_cast<int>(requests_.size());
+    if (indices_.size() < requests_.size()) {
+      indices_.resize(requests_.size());
+      completed_.resize(requests_.size());
     }
-    std::size_t keep = 0;
-    for (std::size_t i = 0; i < requests_.size(); ++i) {
-      if (requests_[i] == MPI_REQUEST_NULL) continue;
-      if (keep != i) {
-        requests_[keep] = requests_[i];
-        pending_[keep] = std::move(pending_[i]);
+    int outcount = 0;
+    check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
+              "MPI_Testsome");
+    if (outcount > 0 && outcount != MPI_UNDEFINED) {
+      if (start == 0 && !observers_.empty()) start = obs::fast_ticks();
+      for (int k = 0; k < outcount; ++k) {
+        Pending& done = pending_[static_cast<std::size_t>(indices_[k])];
+        done.event.completed_ticks = start;
+        const std::size_t received = received_bytes(done, completed_[k]);
+        finish(std::move(done), received);
       }
-      ++keep;
+      std::size_t keep = 0;
+      for (std::size_t i = 0; i < requests_.size(); ++i) {
+        if (requests_[i] == MPI_REQUEST_NULL) continue;
+        if (keep != i) {
+          requests_[keep] = requests_[i];
+          pending_[keep] = std::move(pending_[i]);
+        }
+        ++keep;
+      }
+      requests_.resize(keep);
+      pending_.resize(keep);
     }
-    requests_.resize(keep);
-    pending_.resize(keep);
-    if (!observers_.empty()) {
-      const std::int64_t ticks = obs::fast_ticks() - start;
-      for (CommObserver* o : observers_) o->on_lane_time(ticks);
-    }
+  }
+  if (start != 0) {
+    const std::int64_t ticks = obs::fast_ticks() - start;
+    for (CommObserver* o : observers_) o->on_lane_time(ticks);
   }
   if (!error_.empty()) throw std::runtime_error(std::exchange(error_, std::string()));
-  return !requests_.empty() || deferred_count_ > 0;
+  return rings_in_flight || !requests_.empty() || deferred_count_ > 0;
+}
+
+void Comm::describe_operation(std::ostream& out, const CommEvent& event, std::int64_t now,
+                              std::string_view via) const {
+  const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
+  out << fmt::format("  {} '{}' peer {} tag {} bytes {} age {:.3f} s{}\n", to_string(event.kind),
+                     event.name, event.peer, event.tag, event.bytes,
+                     static_cast<double>(clock.duration_ns(now - event.posted_ticks)) * 1e-9, via);
 }
 
 void Comm::describe(std::ostream& out) const {
-  const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
   const std::int64_t now = obs::fast_ticks();
-  out << fmt::format("comm rank {}: {} request(s) in flight, {} post(s) deferred\n", rank_,
-                     pending_.size(), deferred_count_);
-  for (const Pending& p : pending_) {
-    out << fmt::format("  {} '{}' peer {} tag {} bytes {} age {:.3f} s\n", to_string(p.event.kind),
-                       p.event.name, p.event.peer, p.event.tag, p.event.bytes,
-                       static_cast<double>(clock.duration_ns(now - p.event.posted_ticks)) * 1e-9);
-  }
+  out << fmt::format(
+      "comm rank {}: {} request(s) in flight, {} ring operation(s) in flight, "
+      "{} post(s) deferred\n",
+      rank_, pending_.size(), ring_in_flight_, deferred_count_);
+  for (const Pending& p : pending_) describe_operation(out, p.event, now, "");
+  describe_rings(out, now);
   for (const auto& [key, channel] : channels_) {
     for (const DeferredPost& d : channel.waiting) {
       out << fmt::format("  deferred post #{} waits for #{} of its channel to be posted\n",

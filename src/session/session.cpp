@@ -106,6 +106,10 @@ Session::Session(int argc, char** argv, std::string app, std::string description
   cli_.add_option("--priorities", options_.priorities,
                   "skeleton (boundary tasks first, dataflow only) | none")
       ->check(CLI::IsMember({"skeleton", "none"}));
+  cli_.add_option("--intranode", options_.intranode,
+                  "messages of up to 1008 bytes to ranks on this node: rings (tessera's "
+                  "shared-memory rings, default) | mpi")
+      ->check(CLI::IsMember({"rings", "mpi"}));
   cli_.add_option("--steal-seed", options_.steal_seed,
                   "seed for randomized work-stealing victims (0 = round robin)");
 }
@@ -175,7 +179,8 @@ void Session::start() {
     MPI_Abort(MPI_COMM_WORLD, 3);
   };
   runtime_ = std::make_unique<Runtime>(std::move(ro));
-  comm_ = std::make_unique<Comm>(*runtime_, MPI_COMM_WORLD);
+  comm_ = std::make_unique<Comm>(*runtime_, MPI_COMM_WORLD,
+                                 options_.intranode == "mpi" ? Intranode::mpi : Intranode::rings);
   exec_ = std::make_unique<Exec>(options_.exec, *runtime_);
   exec_->set_skeleton_priorities(options_.priorities == "skeleton");
   stats_ = std::make_unique<RunStats>(runtime_->threads());
@@ -242,9 +247,9 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
 
   nlohmann::json stats = stats_->collect(MPI_COMM_WORLD);
   const CommStats cs = comm_->stats();
-  double sums[3] = {static_cast<double>(cs.messages_sent), static_cast<double>(cs.bytes_sent),
-                    cs.wait_s};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double sums[4] = {static_cast<double>(cs.messages_sent), static_cast<double>(cs.bytes_sent),
+                    cs.wait_s, static_cast<double>(cs.ring_messages_sent)};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 
   nlohmann::json report = std::move(app_fields);
   report["app"] = app_;
@@ -271,7 +276,9 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   report["overlap_fraction"] = stats.value("overlap_fraction", 0.0);
   report["comm"] = {{"messages", static_cast<std::uint64_t>(sums[0])},
                     {"bytes", static_cast<std::uint64_t>(sums[1])},
-                    {"wait_s", sums[2]}};
+                    {"wait_s", sums[2]},
+                    {"intranode", options_.intranode},
+                    {"ring_messages", static_cast<std::uint64_t>(sums[3])}};
   if (rank_ == 0 && !options_.report.empty()) {
     write_file_atomically(options_.report, report.dump(2) + "\n");
   }

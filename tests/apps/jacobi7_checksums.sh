@@ -51,6 +51,9 @@ for i in "${!halo_options[@]}"; do
 done
 run priorities_none 2 --exec dataflow --threads=2 --priorities none "${input3d[@]}"
 runs+=(priorities_none)
+run intranode_mpi_bsp_np4 4 --exec bsp --intranode mpi "${input3d[@]}"
+run intranode_mpi_dataflow_np4 4 --exec dataflow --threads 2 --intranode mpi "${input3d[@]}"
+runs+=(intranode_mpi_bsp_np4 intranode_mpi_dataflow_np4)
 
 reference="$(invariant "$tmp/bsp_np1.json")"
 for r in "${runs[@]}"; do
@@ -67,6 +70,13 @@ for r in "${runs[@]}"; do
   [[ "$(field "$tmp/$r.json" mpi_thread_level)" == "$want" ]] ||
     fail "$r: MPI thread level $(field "$tmp/$r.json" mpi_thread_level), expected $want"
 done
+# Halo messages of this input fit a ring: with rings (the default) they take them, and
+# --intranode mpi sends every one through MPI.
+comm_field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['comm'][sys.argv[2]])" "$1" "$2"; }
+[[ "$(comm_field "$tmp/dataflow_np4_t2.json" ring_messages)" -gt 0 ]] ||
+  fail "dataflow_np4_t2 sent no message through a ring"
+[[ "$(comm_field "$tmp/intranode_mpi_dataflow_np4.json" ring_messages)" == 0 ]] ||
+  fail "intranode_mpi_dataflow_np4 sent messages through rings"
 echo "3-D: ${#runs[@]} runs, checksum $(field "$tmp/bsp_np1.json" checksum) in all"
 
 /usr/bin/python3 - "$tmp/bsp_np1.json" <<'PY' || fail "residual does not decrease"

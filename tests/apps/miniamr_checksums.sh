@@ -71,6 +71,7 @@ done
 run dataflow_np2_t2_send_faces 2 --exec dataflow --threads 2 --send_faces --max_comm_tasks 2
 run dataflow_np2_t2_separate 2 --exec dataflow --threads 2 --send_faces --separate_buffers
 run bsp_np2_send_faces 2 --exec bsp --send_faces
+run dataflow_np4_t2_intranode_mpi 4 --exec dataflow --threads 2 --intranode mpi
 
 # The 27-point stencil fills edge and corner ghosts through ordered passes; it must be
 # just as reproducible (its sum is not conserved across level jumps, hence --error_tol 0).
