@@ -115,7 +115,7 @@ class Comm : public ProgressEngine {
  public:
   /// Collective over `comm` (maps the node's rings unless `intranode` is mpi).
   Comm(Runtime& runtime, MPI_Comm comm, Intranode intranode = Intranode::rings);
-  /// Waits for every task, then, collectively over `comm`, unmaps the rings.
+  /// Waits for every task, then unmaps the rings (local: no other rank takes part).
   ~Comm() override;
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;

@@ -1,23 +1,7 @@
 #pragma once
-// Checks the return code of an MPI call made by the amr layer.
+// The amr layer's MPI calls are checked as comm's are (comm/check_mpi.hpp): a failure
+// throws std::runtime_error naming the call and MPI's error text.
 
-#include <mpi.h>
+#include "comm/check_mpi.hpp"
 
-#include <stdexcept>
-#include <string>
-
-namespace tessera::amr_detail {
-
-/// Throws std::runtime_error naming the call and MPI's error text when `code` is not
-/// MPI_SUCCESS.
-inline void check_mpi(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw std::runtime_error(std::string(call) + " failed: " + std::string(text, length));
-}
-
-}  // namespace tessera::amr_detail
-
-#define TESSERA_AMR_MPI_CHECK(call) ::tessera::amr_detail::check_mpi((call), #call)
+#define TESSERA_AMR_MPI_CHECK(call) ::tessera::detail::check_mpi((call), #call)
