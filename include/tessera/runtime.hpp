@@ -35,6 +35,19 @@ class Scheduler;
 struct RecordedGraph;
 }  // namespace detail
 
+/// How Runtime::replay spreads an iteration graph's tasks over the threads.
+enum class ReplaySchedule {
+  /// Each recorded task runs on one thread, chosen when the replay starts (equal task
+  /// counts per thread, a task on the thread of most of its predecessors); threads wait
+  /// for predecessors by reading their completion counts, without queues. The least
+  /// overhead per task, for iterations whose tasks take about equal time. A runtime with
+  /// one thread always replays this way.
+  fixed,
+  /// Ready tasks go through the work-stealing queues, as submitted tasks do: more
+  /// overhead per task, but tasks of uneven length balance over the threads.
+  balanced,
+};
+
 /// How a runtime runs tasks.
 struct RuntimeOptions {
   /// Total threads including the submitting thread (2 = main + 1 worker). >= 1.
@@ -57,6 +70,8 @@ struct RuntimeOptions {
   /// Threads of the whole job on this machine when other processes (MPI ranks on the
   /// node) run beside this runtime; 0 counts only this runtime's own threads.
   int threads_on_machine = 0;
+  /// How Runtime::replay spreads tasks over the threads.
+  ReplaySchedule replay_schedule = ReplaySchedule::fixed;
 };
 
 /// Per-task options at submission. Implicitly constructible from a Priority.
@@ -271,7 +286,8 @@ class Runtime {
   /// progress engine meanwhile. Rethrows the first task exception. Main thread only.
   /// Unlike submission, a replay runs at most three iterations at once: a task whose
   /// completion is held (TaskContext::hold) until a task three or more iterations later
-  /// runs never completes, and the hang watchdog reports it.
+  /// runs never completes, and the hang watchdog reports it. RuntimeOptions::
+  /// replay_schedule chooses how the tasks spread over the threads.
   void replay(const IterationGraph& graph, std::int64_t first, std::int64_t count);
 
   /// Waits until every submitted task completed; the main thread executes tasks and

@@ -37,8 +37,9 @@ struct CommonOptions {
   std::string report;  ///< JSON report path ("" = none)
   std::string trace;   ///< Chrome trace path ("" = none)
   bool quiet = false;
-  std::string priorities = "skeleton";  ///< skeleton | none
-  std::string intranode = "rings";      ///< rings | mpi: see tessera::Intranode
+  std::string priorities = "skeleton";    ///< skeleton | none
+  std::string intranode = "rings";        ///< rings | mpi: see tessera::Intranode
+  std::string replay_schedule = "fixed";  ///< fixed | balanced: see tessera::ReplaySchedule
   std::uint64_t steal_seed = 0;
 };
 

@@ -28,14 +28,16 @@ struct RecordedGraph {
     std::unique_ptr<Task> task;                  // name, tags, priority, body and access records
     std::vector<std::uint32_t> successors;       // in the same iteration
     std::vector<std::uint32_t> next_successors;  // in the next iteration
-    int predecessors = 0;                        // in the same iteration
-    int prior_predecessors = 0;                  // in the previous iteration
+    std::vector<std::uint32_t> after;            // predecessors in the same iteration
+    std::vector<std::uint32_t> after_previous;   // predecessors in the previous iteration
+    int predecessors = 0;                        // after.size()
+    int prior_predecessors = 0;                  // after_previous.size()
     /// Without a predecessor in its own iteration, the replay loop releases the node.
     bool released_by_loop() const { return predecessors == 0; }
   };
   const Scheduler* owner = nullptr;
   std::vector<Node> nodes;
-  /// The order a one-thread replay runs an iteration's nodes in (Scheduler::replay_in_order):
+  /// The order a fixed-schedule replay walks an iteration's nodes in (Scheduler::run_share):
   /// topological within the iteration, taking communication nodes as soon as their
   /// predecessors are placed, then high-priority ones, each class in submission order.
   std::vector<std::uint32_t> order;
@@ -43,8 +45,16 @@ struct RecordedGraph {
 
 struct Replay {
   /// Iterations with instances at once: up to kWindow - 2 may run while the main thread
-  /// arms the next and releases another.
+  /// arms the next and releases another (balanced); an instance starts only once every
+  /// instance kWindow - 1 iterations before it completed (fixed). Either way at most
+  /// kWindow - 1 iterations run at once.
   static constexpr std::int64_t kWindow = 4;
+
+  /// Instances of one node completed so far (fixed schedule): written by the thread
+  /// that completes the node's instance, on a cache line of its own.
+  struct alignas(64) NodeProgress {
+    std::atomic<std::int64_t> completed{0};
+  };
 
   /// Main-thread bookkeeping of one slot.
   struct Slot {
@@ -56,16 +66,17 @@ struct Replay {
   Replay(const Replay&) = delete;  // instances point back to their replay
   Replay& operator=(const Replay&) = delete;
   Replay(const RecordedGraph& g, std::int64_t first_iteration, std::int64_t count, int threads,
-         bool run_in_order)
+         bool fixed_schedule)
       : graph(g),
         first(first_iteration),
         end(first_iteration + count),
         width(static_cast<std::uint32_t>(g.nodes.size())),
         threads(threads),
-        in_order(run_in_order),
+        fixed(fixed_schedule),
         instances(std::make_unique<Task[]>(static_cast<std::size_t>(kWindow) * width)),
         slots(std::make_unique<Slot[]>(kWindow)),
-        done(std::make_unique<OwnedCounter[]>(static_cast<std::size_t>(kWindow * threads))) {
+        done(std::make_unique<OwnedCounter[]>(static_cast<std::size_t>(kWindow * threads))),
+        progress(std::make_unique<NodeProgress[]>(width)) {
     // What an instance shares with its node is set once; arming sets the rest.
     for (std::int64_t slot = 0; slot < kWindow; ++slot) {
       for (std::uint32_t j = 0; j < width; ++j) {
@@ -117,17 +128,27 @@ struct Replay {
   bool slot_complete(std::size_t slot) const {
     return completed_in(slot) - slots[slot].done_before == width;
   }
+  /// The task id of node j's instance in iteration m (fixed schedule: ids are set aside
+  /// for the whole replay when it starts).
+  std::uint64_t id_of(std::uint32_t j, std::int64_t m) const {
+    return first_id + static_cast<std::uint64_t>(m - first) * width + j + 1;
+  }
 
   const RecordedGraph& graph;
   const std::int64_t first;
   const std::int64_t end;
   const std::uint32_t width;  // nodes per iteration
   const int threads;
-  const bool in_order;            // run by Scheduler::replay_in_order
+  const bool fixed;               // fixed schedule (Scheduler::run_share), else balanced
   std::int64_t released_end = 0;  // iterations before this one are released (main thread)
   std::unique_ptr<Task[]> instances;
   std::unique_ptr<Slot[]> slots;
   std::unique_ptr<OwnedCounter[]> done;  // [slot * threads + thread]
+  // Fixed schedule only:
+  std::unique_ptr<NodeProgress[]> progress;        // [node]
+  std::vector<std::vector<std::uint32_t>> shares;  // [thread]: its nodes, in graph.order
+  std::uint64_t first_id = 0;                      // ids after it are this replay's
+  std::atomic<int> workers_out{0};                 // worker threads done with their share
 };
 
 }  // namespace tessera::detail

@@ -39,9 +39,15 @@ void finalize_edges(RecordedGraph& graph) {
       list->erase(std::unique(list->begin(), list->end()), list->end());
     }
   }
+  for (std::uint32_t i = 0; i < graph.nodes.size(); ++i) {
+    for (std::uint32_t j : graph.nodes[i].successors) graph.nodes[j].after.push_back(i);
+    for (std::uint32_t j : graph.nodes[i].next_successors) {
+      graph.nodes[j].after_previous.push_back(i);
+    }
+  }
   for (auto& n : graph.nodes) {
-    for (std::uint32_t j : n.successors) ++graph.nodes[j].predecessors;
-    for (std::uint32_t j : n.next_successors) ++graph.nodes[j].prior_predecessors;
+    n.predecessors = static_cast<int>(n.after.size());
+    n.prior_predecessors = static_cast<int>(n.after_previous.size());
   }
 }
 
@@ -75,7 +81,98 @@ std::vector<std::uint32_t> in_order_schedule(const RecordedGraph& graph) {
   return order;
 }
 
+/// Replay::shares for `threads` threads. Communication nodes go to the main thread (only
+/// it may call MPI). The other nodes are split into equal counts: those without a
+/// predecessor in the iteration in contiguous blocks of the order (neighbours in a
+/// loop usually share data), then each on the thread that runs most of its
+/// predecessors, else the least loaded one, so chains of tasks stay on one thread.
+std::vector<std::vector<std::uint32_t>> fixed_shares(const RecordedGraph& graph, int threads) {
+  const auto n = static_cast<std::uint32_t>(graph.nodes.size());
+  const auto compute = [&](std::uint32_t j) { return !graph.nodes[j].task->main_only; };
+  std::vector<int> thread_of(n, 0);
+  std::vector<std::size_t> load(static_cast<std::size_t>(threads), 0);
+  std::vector<std::uint32_t> sources;
+  std::size_t compute_nodes = 0;
+  for (std::uint32_t j : graph.order) {
+    if (!compute(j)) continue;
+    ++compute_nodes;
+    if (graph.nodes[j].after.empty()) sources.push_back(j);
+  }
+  const std::size_t cap =
+      (compute_nodes + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto w = static_cast<int>(i * static_cast<std::size_t>(threads) / sources.size());
+    thread_of[sources[i]] = w;
+    ++load[static_cast<std::size_t>(w)];
+  }
+  std::vector<std::size_t> votes(static_cast<std::size_t>(threads));
+  for (std::uint32_t j : graph.order) {
+    if (!compute(j) || graph.nodes[j].after.empty()) continue;
+    std::fill(votes.begin(), votes.end(), 0);
+    for (std::uint32_t p : graph.nodes[j].after) {
+      if (compute(p)) ++votes[static_cast<std::size_t>(thread_of[p])];
+    }
+    std::size_t best = load.size();
+    for (std::size_t w = 0; w < load.size(); ++w) {
+      if (load[w] >= cap) continue;
+      if (best == load.size() || votes[w] > votes[best] ||
+          (votes[w] == votes[best] && load[w] < load[best])) {
+        best = w;
+      }
+    }
+    thread_of[j] = static_cast<int>(best);
+    ++load[best];
+  }
+  std::vector<std::vector<std::uint32_t>> shares(static_cast<std::size_t>(threads));
+  for (std::uint32_t j : graph.order) {
+    shares[static_cast<std::size_t>(compute(j) ? thread_of[j] : 0)].push_back(j);
+  }
+  return shares;
+}
+
 }  // namespace
+
+/// A thread's view of a fixed-schedule replay. Completion counts only grow, so a count
+/// seen once is a lower bound for good: the thread loads a node's count again only when
+/// the one it saw is not enough, and a predecessor's cache line moves once per step.
+struct Scheduler::ShareView {
+  explicit ShareView(const Replay& r) : replay(r), seen(r.width, 0), started(r.width, 0) {}
+  /// Whether node p completed at least n instances.
+  bool completed(std::uint32_t p, std::int64_t n) {
+    if (seen[p] >= n) return true;
+    seen[p] = replay.progress[p].completed.load(std::memory_order_acquire);
+    return seen[p] >= n;
+  }
+  /// Whether node j's instance c (of iteration first + c) may start: it is the node's
+  /// next, its predecessors completed, and so did every instance kWindow - 1 iterations
+  /// before it.
+  bool ready(std::uint32_t j, std::int64_t c) {
+    if (started[j] != c || !completed(j, c)) return false;
+    const RecordedGraph::Node& node = replay.graph.nodes[j];
+    for (std::uint32_t p : node.after) {
+      if (!completed(p, c + 1)) return false;
+    }
+    if (c > 0) {
+      for (std::uint32_t p : node.after_previous) {
+        if (!completed(p, c)) return false;
+      }
+    }
+    const std::int64_t needed = c - (Replay::kWindow - 2);
+    if (needed <= floor) return true;
+    std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+    for (std::uint32_t p = 0; p < replay.width; ++p) {
+      if (!completed(p, needed)) return false;
+      lowest = std::min(lowest, seen[p]);
+    }
+    floor = lowest;
+    return true;
+  }
+
+  const Replay& replay;
+  std::vector<std::int64_t> seen;     // [node]: completed instances last seen
+  std::vector<std::int64_t> started;  // [node]: instances started (own nodes)
+  std::int64_t floor = 0;             // every node completed at least this many
+};
 
 void Scheduler::begin_recording() {
   if (!on_main_thread()) throw std::logic_error("begin_recording called off the main thread");
@@ -161,8 +258,7 @@ void Scheduler::arm(Replay& replay, std::int64_t m) {
     t.held.store(false, std::memory_order_relaxed);
     t.next_free = nullptr;
     const int prior = m > replay.first ? node.prior_predecessors : 0;
-    // Run in order, nothing runs before the loop reaches it: no hold for the release.
-    const int held_for_release = !replay.in_order && node.released_by_loop() ? 1 : 0;
+    const int held_for_release = node.released_by_loop() ? 1 : 0;
     t.pending.store(node.predecessors + prior + held_for_release, std::memory_order_relaxed);
     if (observe_ & kObserveSubmit) report_on_submit(&t, *node.task);
   }
@@ -214,88 +310,97 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
   return immediate;
 }
 
-void Scheduler::finish_in_order(Task* task, Worker& self) {
+void Scheduler::finish_fixed(Task* task, Worker& self) {
   Replay& replay = *task->replay;
-  replay.for_each_successor(*task, [this](Task& successor) { decrement(successor.pending); });
-  replay.count_completion(task->slot, self.index);
+  // The last touch of the instance: its node's next instance may start on another thread.
+  replay.progress[task->node].completed.store(task->iteration - replay.first + 1,
+                                              std::memory_order_release);
   self.completed.increment();
 }
 
 template <class Wait, class Poll>
-void Scheduler::replay_in_order(Replay& replay, const Wait& wait, const Poll& poll) {
-  const std::vector<std::uint32_t>& order = replay.graph.order;
-  const std::size_t width = order.size();
-  std::int64_t armed_end = replay.first;
-  // Arms the iterations before `until` (at most the last) as long as their slots are
-  // free; true once all of them are armed. Iteration m's tasks may start once m + 1 is:
-  // finishing them counts down its tasks.
-  const auto armed_before = [&](std::int64_t until) {
-    until = std::min(until, replay.end);
-    while (armed_end < until) {
-      if (armed_end - Replay::kWindow >= replay.first &&
-          !replay.slot_complete(replay.slot_of(armed_end))) {
-        return false;
-      }
-      arm(replay, armed_end);
-      replay.released_end = ++armed_end;
-    }
-    return true;
-  };
-  // Iterations before this one may start tasks.
-  const auto startable_end = [&] { return armed_end == replay.end ? replay.end : armed_end - 1; };
-  // The first ready task not started yet after position k of iteration m, in loop order.
-  const auto ready_after = [&](std::int64_t m, std::size_t k) -> Task* {
-    for (std::int64_t i = m; i < startable_end(); ++i) {
-      Task* instances = replay.instances_of(i);
-      for (std::size_t q = i == m ? k + 1 : 0; q < width; ++q) {
-        Task& t = instances[order[q]];
-        if (t.pending.load(std::memory_order_relaxed) == 0) return &t;
-      }
-    }
-    return nullptr;
-  };
+void Scheduler::run_share(Replay& replay, Worker& self, const Wait& wait, const Poll& poll) {
+  const std::vector<std::uint32_t>& share = replay.shares[static_cast<std::size_t>(self.index)];
+  if (share.empty()) return;
+  ShareView view(replay);
+  const bool lane = self.index == 0 && engine_;
   bool after_compute = false;
-  const auto start = [&](Task& t) {
-    t.pending.store(kStarted, std::memory_order_relaxed);
-    // Between two compute tasks the thread returns to the lane, so requests finish (and
-    // peers waiting for them go on) while a long stretch of compute runs.
-    if (!t.main_only && after_compute && engine_) poll();
+  const auto start = [&](std::uint32_t j, std::int64_t m) {
+    Task& t = replay.instances_of(m)[j];
+    view.started[j] = m - replay.first + 1;
+    t.iteration = m;
+    t.id = replay.id_of(j, m);
+    t.holds.store(1, std::memory_order_relaxed);
+    t.held.store(false, std::memory_order_relaxed);
+    // Between two compute tasks the main thread returns to the lane, so requests finish
+    // (and peers waiting for them go on) while a long stretch of compute runs.
+    if (lane && !t.main_only && after_compute) poll();
     after_compute = !t.main_only;
-    run(&t, *main_);
+    run(&t, self);
+  };
+  // The first ready instance of the share after position k of iteration m, within the
+  // iterations that may run (ShareView::ready checks the window).
+  std::uint32_t ahead_node = 0;
+  std::int64_t ahead_iteration = 0;
+  const auto find_ahead = [&](std::int64_t m, std::size_t k) {
+    const std::int64_t until = std::min(replay.end, m + Replay::kWindow - 1);
+    for (std::int64_t i = m; i < until; ++i) {
+      for (std::size_t q = i == m ? k + 1 : 0; q < share.size(); ++q) {
+        if (view.ready(share[q], i - replay.first)) {
+          ahead_node = share[q];
+          ahead_iteration = i;
+          return true;
+        }
+      }
+    }
+    return false;
   };
   for (std::int64_t m = replay.first; m < replay.end; ++m) {
-    Task* instances = replay.instances_of(m);
-    for (std::size_t k = 0; k < width; ++k) {
-      Task& t = instances[order[k]];
+    const std::int64_t c = m - replay.first;
+    for (std::size_t k = 0; k < share.size(); ++k) {
+      const std::uint32_t j = share[k];
       // The request a task waits for has usually finished: a poll or two (OpenMPI's
       // Testsome reports a request one call after the one that received its message)
       // is cheaper than entering the wait.
-      int quick_polls = engine_ ? 2 : 0;
-      for (;;) {
-        if (armed_before(m + 2)) {
-          const int pending = t.pending.load(std::memory_order_relaxed);
-          if (pending == kStarted) break;  // it ran while an earlier one waited
-          if (pending == 0) {
-            start(t);
-            break;
-          }
+      int quick_polls = lane ? 2 : 0;
+      while (view.started[j] == c) {  // else it ran while an earlier one waited
+        if (view.ready(j, c)) {
+          start(j, m);
+          break;
         }
         if (quick_polls-- > 0) {
           poll();
           continue;
         }
-        // Waiting, run any later ready task: the order must never hold back a send that
-        // a peer needs before it can send what this task waits for.
-        Task* ahead = nullptr;
-        wait([&] {
-          if (armed_before(m + 2) && t.pending.load(std::memory_order_relaxed) <= 0) return true;
-          ahead = ready_after(m, k);
-          return ahead != nullptr;
-        });
-        if (ahead) start(*ahead);
+        // Waiting, run any later ready instance: the order must never hold back a task
+        // (a send, say) that what this one waits for depends on.
+        bool found = false;
+        wait([&] { return view.ready(j, c) || (found = find_ahead(m, k)); });
+        if (found) start(ahead_node, ahead_iteration);
       }
     }
   }
+}
+
+bool Scheduler::join_fixed_replay(Worker& self) {
+  const std::uint64_t generation = fixed_generation_.load(std::memory_order_acquire);
+  if (generation == self.fixed_replays_joined) return false;
+  self.fixed_replays_joined = generation;
+  // The replay outlives this call: the main thread waits for workers_out.
+  Replay& replay = *fixed_replay_.load(std::memory_order_relaxed);
+  const int spin = options_.idle_spin_rounds;
+  const auto spin_wait = [spin](auto done) {
+    for (int rounds = 0; !done();) {
+      if (++rounds < spin) {
+        cpu_relax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  };
+  run_share(replay, self, spin_wait, [] {});
+  replay.workers_out.fetch_add(1, std::memory_order_release);
+  return true;
 }
 
 void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int64_t count) {
@@ -311,8 +416,11 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
   }
   wait_all();
   if (count == 0 || graph.nodes.empty()) return;
-  // One thread whose observer describes no task needs neither queues nor hand-offs.
-  Replay run(graph, first, count, options_.threads, single_thread_ && !describes_tasks());
+  // An observer that describes tasks sees them become ready in the queues; one thread
+  // needs neither queues nor hand-offs.
+  const bool fixed =
+      (single_thread_ || options_.replay_schedule == ReplaySchedule::fixed) && !describes_tasks();
+  Replay run(graph, first, count, options_.threads, fixed);
   run.released_end = first;
   replay_ = &run;
   struct Detach {
@@ -336,7 +444,15 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
       }
     }
   };
-  if (run.in_order) {
+  if (run.fixed) {
+    run.shares = fixed_shares(graph, options_.threads);
+    run.first_id = submitted_;
+    submitted_ += static_cast<std::uint64_t>(count) * run.width;
+    if (!single_thread_) {
+      fixed_replay_.store(&run, std::memory_order_relaxed);
+      fixed_generation_.fetch_add(1, std::memory_order_release);
+      wake_workers();
+    }
     const auto poll = [&] {
       try {
         engine_->progress();
@@ -344,7 +460,10 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
         if (!wait_error) wait_error = std::current_exception();
       }
     };
-    replay_in_order(run, wait, poll);
+    run_share(run, *main_, wait, poll);
+    const int workers = options_.threads - 1;
+    wait([&] { return run.workers_out.load(std::memory_order_acquire) == workers; });
+    fixed_replay_.store(nullptr, std::memory_order_relaxed);
   } else {
     arm(run, first);
     for (std::int64_t m = first; m < run.end; ++m) {
@@ -387,22 +506,45 @@ void Scheduler::give_up_claim(Worker& self) {
 void Scheduler::describe_replay(std::ostream& out) const {
   if (!replay_) return;
   const Replay& r = *replay_;
+  const auto describe = [&](const Task& t, std::uint64_t id, std::int64_t iteration, int waiting,
+                            bool unreleased) {
+    const std::string what = fmt::format("  task '{}' #{} tags[{}] of replayed iteration {}",
+                                         t.name, id, tags_text(t.tags), iteration);
+    if (waiting > 0) {
+      out << fmt::format("{} waits for {} earlier task(s){}\n", what, waiting,
+                         unreleased ? " (its iteration is not released yet)" : "");
+    } else if (t.holds.load(std::memory_order_acquire) > 0 &&
+               t.held.load(std::memory_order_relaxed)) {
+      out << fmt::format("{} ran and holds its completion\n", what);
+    }
+  };
+  if (r.fixed) {
+    // Each node's next instance: waiting for predecessors, running, or holding.
+    const auto completed = [&](std::uint32_t p) {
+      return r.progress[p].completed.load(std::memory_order_acquire);
+    };
+    for (std::uint32_t j = 0; j < r.width; ++j) {
+      const std::int64_t c = completed(j);
+      if (c == r.end - r.first) continue;
+      const RecordedGraph::Node& node = r.graph.nodes[j];
+      int waiting = 0;
+      for (std::uint32_t p : node.after) waiting += completed(p) < c + 1 ? 1 : 0;
+      if (c > 0) {
+        for (std::uint32_t p : node.after_previous) waiting += completed(p) < c ? 1 : 0;
+      }
+      const std::int64_t m = r.first + c;
+      describe(r.instances_of(m)[j], r.id_of(j, m), m, waiting, false);
+    }
+    return;
+  }
   for (std::int64_t s = 0; s < Replay::kWindow; ++s) {
     const Replay::Slot& slot = r.slots[s];
     if (!slot.armed || r.slot_complete(static_cast<std::size_t>(s))) continue;
     const Task* instances = &r.instances[static_cast<std::size_t>(s) * r.width];
     for (std::uint32_t j = 0; j < r.width; ++j) {
       const Task& t = instances[j];
-      const std::string what = fmt::format("  task '{}' #{} tags[{}] of replayed iteration {}",
-                                           t.name, t.id, tags_text(t.tags), slot.iteration);
-      if (const int waiting = t.pending.load(std::memory_order_acquire) & ~kClaimed; waiting > 0) {
-        const bool unreleased = slot.iteration >= r.released_end;
-        out << fmt::format("{} waits for {} earlier task(s){}\n", what, waiting,
-                           unreleased ? " (its iteration is not released yet)" : "");
-      } else if (t.holds.load(std::memory_order_acquire) > 0 &&
-                 t.held.load(std::memory_order_relaxed)) {
-        out << fmt::format("{} ran and holds its completion\n", what);
-      }
+      const int waiting = t.pending.load(std::memory_order_acquire) & ~kClaimed;
+      describe(t, t.id, slot.iteration, waiting, slot.iteration >= r.released_end);
     }
   }
 }

@@ -304,8 +304,8 @@ void Scheduler::complete(Task* task) {
 
 Task* Scheduler::finish(Task* task, Worker& self, bool want_immediate) {
   if (task->replay) {
-    if (!task->replay->in_order) return finish_replayed(task, self, want_immediate);
-    finish_in_order(task, self);
+    if (!task->replay->fixed) return finish_replayed(task, self, want_immediate);
+    finish_fixed(task, self);
     return nullptr;
   }
   Task* ready_list = nullptr;
@@ -378,6 +378,10 @@ void Scheduler::worker_loop(int index) {
     }
     set_looking(self, true);
     if (stop_.load(std::memory_order_acquire)) break;
+    if (join_fixed_replay(self)) {
+      idle_rounds = 0;
+      continue;
+    }
     if (++idle_rounds < spin) {
       cpu_relax();
       continue;
@@ -391,7 +395,10 @@ void Scheduler::worker_loop(int index) {
     const std::uint32_t seen = epoch_.load(std::memory_order_seq_cst);
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     t = find_task(self);
-    if (!t && !stop_.load(std::memory_order_seq_cst)) epoch_.wait(seen, std::memory_order_seq_cst);
+    if (!t && !stop_.load(std::memory_order_seq_cst) &&
+        fixed_generation_.load(std::memory_order_seq_cst) == self.fixed_replays_joined) {
+      epoch_.wait(seen, std::memory_order_seq_cst);
+    }
     sleepers_.fetch_sub(1, std::memory_order_seq_cst);
     idle_rounds = 0;
     if (t) next = run(t, self);

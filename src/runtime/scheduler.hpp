@@ -31,6 +31,8 @@ struct alignas(64) Worker {
   // A replayed task this thread waits for (kClaimed set in its `pending`): the thread
   // that counts it down to zero leaves it here instead of handing it over.
   Task* claim = nullptr;
+  // Fixed-schedule replays this worker ran its share of (Scheduler::fixed_generation_).
+  std::uint64_t fixed_replays_joined = 0;
   OwnedCounter bodies_run;  // tasks whose body returned on this thread
   OwnedCounter completed;   // tasks finished (successors released) on this thread
   WorkStealingDeque<Task*> high;
@@ -189,21 +191,23 @@ class Scheduler {
   bool link_records(Task* task);
   /// Releases a finished task's accesses; returns an immediate successor if `self`.
   Task* finish(Task* task, Worker& self, bool want_immediate);
-  /// finish for a task of replay_in_order: counts its successors down and queues none,
-  /// the replay's loop finds the ready ones.
-  void finish_in_order(Task* task, Worker& self);
-  /// finish for a replayed task: counts down its successors' predecessors.
+  /// finish for an instance of a fixed-schedule replay: publishes its node's completed
+  /// count; the threads whose instances wait for it see the count.
+  void finish_fixed(Task* task, Worker& self);
+  /// finish for a replayed task (balanced): counts down its successors' predecessors.
   Task* finish_replayed(Task* task, Worker& self, bool want_immediate);
   /// Keeps a submitted task as a node of the graph being recorded.
   void record(Task* task);
-  /// A replayed task's `pending` once replay_in_order started it.
-  static constexpr int kStarted = -1;
-  /// Runs a replay on one thread without queues: each iteration's instances in the graph's
-  /// order (RecordedGraph::order), each once the loop reaches it and it is ready. While
-  /// the task reached waits (for a message, say), later ready tasks run. `wait` is the
-  /// replay's waiting loop, `poll` one call of the progress engine.
+  struct ShareView;
+  /// Runs `self`'s share of a fixed-schedule replay without queues: each iteration's
+  /// share in the graph's order, each instance once the walk reaches it and it is ready.
+  /// While the instance reached waits (for a message, say), later ready ones run. `wait`
+  /// is the thread's waiting loop, `poll` one call of the progress engine (main thread).
   template <class Wait, class Poll>
-  void replay_in_order(Replay& replay, const Wait& wait, const Poll& poll);
+  void run_share(Replay& replay, Worker& self, const Wait& wait, const Poll& poll);
+  /// Runs a worker's share of the fixed-schedule replay the main thread published, if
+  /// the worker has not yet; false if there is none.
+  bool join_fixed_replay(Worker& self);
   /// Sets the counters of iteration m's instances (replay's main-thread loop).
   void arm(Replay& replay, std::int64_t m);
   /// Releases iteration m's nodes that have no predecessor in the iteration.
@@ -271,6 +275,9 @@ class Scheduler {
   Task* batch_ready_ = nullptr;               // chained through next_free while batching
   std::unique_ptr<RecordedGraph> recording_;  // while recording
   Replay* replay_ = nullptr;                  // while replaying (for hang reports)
+  // A fixed-schedule replay for the workers to join: the generation counts them.
+  std::atomic<Replay*> fixed_replay_{nullptr};
+  std::atomic<std::uint64_t> fixed_generation_{0};
 };
 
 }  // namespace tessera::detail

@@ -84,7 +84,9 @@ void Scheduler::wait_until(Pred done) {
       continue;
     }
     check_hang(last_progress, since);
-    if (comm_in_flight || workers_.size() == 1) {
+    // Workers finishing a fixed-schedule replay's tasks wake nobody: the main thread
+    // waiting for them stays awake.
+    if (comm_in_flight || workers_.size() == 1 || (replay_ && replay_->fixed)) {
       std::this_thread::yield();
       continue;
     }

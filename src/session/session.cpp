@@ -110,6 +110,10 @@ Session::Session(int argc, char** argv, std::string app, std::string description
                   "messages of up to 1008 bytes to ranks on this node: rings (tessera's "
                   "shared-memory rings, default) | mpi")
       ->check(CLI::IsMember({"rings", "mpi"}));
+  cli_.add_option("--replay-schedule", options_.replay_schedule,
+                  "replayed iteration graphs (taskbench): fixed (each task on one thread, "
+                  "no queues, default) | balanced (work-stealing queues, for uneven tasks)")
+      ->check(CLI::IsMember({"fixed", "balanced"}));
   cli_.add_option("--steal-seed", options_.steal_seed,
                   "seed for randomized work-stealing victims (0 = round robin)");
 }
@@ -167,6 +171,8 @@ void Session::start() {
   }
   ro.hang_timeout_s = options_.hang_timeout_s;
   ro.steal_seed = options_.steal_seed;
+  ro.replay_schedule =
+      options_.replay_schedule == "balanced" ? ReplaySchedule::balanced : ReplaySchedule::fixed;
   // Only the job can count the ranks beside this one; the runtime picks its idle spin.
   ro.threads_on_machine = threads_on_node(ro.threads);
   const int rank = rank_;
@@ -256,6 +262,7 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   report["exec"] = std::string(to_string(options_.exec));
   report["ranks"] = size_;
   report["threads"] = runtime_->threads();
+  report["replay_schedule"] = options_.replay_schedule;
   report["mpi_thread_level"] = thread_level_ == MPI_THREAD_SINGLE       ? "single"
                                : thread_level_ == MPI_THREAD_FUNNELED   ? "funneled"
                                : thread_level_ == MPI_THREAD_SERIALIZED ? "serialized"

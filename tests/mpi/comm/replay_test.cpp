@@ -163,13 +163,17 @@ TEST(Replay, RingWithSharedChannelAndAllreduceMatchesSubmission) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const RingResult expected = expected_ring(rank, size);
-  for (RuntimeOptions options : {RuntimeOptions{.sequential = true}, RuntimeOptions{.threads = 1},
-                                 RuntimeOptions{.threads = 2, .steal_seed = 7}}) {
+  for (RuntimeOptions options :
+       {RuntimeOptions{.sequential = true}, RuntimeOptions{.threads = 1},
+        RuntimeOptions{.threads = 2, .steal_seed = 7}, RuntimeOptions{.threads = 3},
+        RuntimeOptions{.threads = 2, .replay_schedule = ReplaySchedule::balanced}}) {
     for (Mode mode : {Mode::submit, Mode::replay, Mode::mixed}) {
       const RingResult got = run_ring(options, mode);
-      const std::string what = "threads " + std::to_string(options.threads) +
-                               (options.sequential ? " (sequential)" : "") + ", mode " +
-                               std::to_string(static_cast<int>(mode));
+      const std::string what =
+          "threads " + std::to_string(options.threads) +
+          (options.sequential ? " (sequential)" : "") +
+          (options.replay_schedule == ReplaySchedule::balanced ? " (balanced)" : "") + ", mode " +
+          std::to_string(static_cast<int>(mode));
       EXPECT_EQ(got.value, expected.value) << what;
       EXPECT_EQ(got.totals, expected.totals) << what;
       EXPECT_EQ(got.total, expected.total) << what;
@@ -197,11 +201,12 @@ TEST(Replay, RunStatsCountReplayedTasksAndMessages) {
   EXPECT_EQ(j["messages"].get<std::uint64_t>(), 2 * per_name);
 }
 
-// One thread runs a replayed iteration in a fixed order, here: the receive, the task
-// reading it, then an unrelated chain that produces and sends what the right neighbour
-// receives. Run strictly in that order, every rank would wait for its left neighbour's
-// message, which that rank sends only after its own wait: a deadlock. While the task
-// reached waits, the replay must run the later chain.
+// A fixed schedule runs a thread's share of a replayed iteration in a fixed order, here:
+// the receive, the task reading it, then an unrelated chain that produces and sends what
+// the right neighbour receives. Run strictly in that order, every rank would wait for its
+// left neighbour's message, which that rank sends only after its own wait: a deadlock.
+// While the task reached waits, the replay must run the later chain (with two threads,
+// the worker runs the task reading the message and the main thread the rest).
 TEST(Replay, OneThreadRunsLaterTasksWhileTheTaskReachedWaitsForAMessage) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -209,6 +214,7 @@ TEST(Replay, OneThreadRunsLaterTasksWhileTheTaskReachedWaitsForAMessage) {
   const int right = (rank + 1) % size, left = (rank + size - 1) % size;
   constexpr int kCount = 50;
   for (RuntimeOptions options : {RuntimeOptions{.threads = 1, .hang_timeout_s = 10},
+                                 RuntimeOptions{.threads = 2, .hang_timeout_s = 10},
                                  RuntimeOptions{.sequential = true, .hang_timeout_s = 10}}) {
     Runtime rt(options);
     Comm comm(rt, MPI_COMM_WORLD);

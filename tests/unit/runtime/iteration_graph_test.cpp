@@ -25,8 +25,9 @@ namespace {
 
 // A two-stage stencil on a ring of cells, double-buffered: every iteration reads a's
 // neighbours into b, then b's into a.
-std::vector<std::int64_t> run_stencil(int threads, bool replay, int cells, int iterations) {
-  Runtime rt(RuntimeOptions{.threads = threads});
+std::vector<std::int64_t> run_stencil(int threads, bool replay, int cells, int iterations,
+                                      ReplaySchedule schedule = ReplaySchedule::fixed) {
+  Runtime rt(RuntimeOptions{.threads = threads, .replay_schedule = schedule});
   std::vector<std::int64_t> a(cells), b(cells);
   for (int i = 0; i < cells; ++i) a[i] = i * 7 + 1;
   std::vector<Handle> ha, hb;
@@ -63,21 +64,66 @@ std::vector<std::int64_t> run_stencil(int threads, bool replay, int cells, int i
   return a;
 }
 
+constexpr ReplaySchedule kSchedules[] = {ReplaySchedule::fixed, ReplaySchedule::balanced};
+
+const char* name_of(ReplaySchedule schedule) {
+  return schedule == ReplaySchedule::fixed ? "fixed" : "balanced";
+}
+
 TEST(IterationGraph, ReplayMatchesSubmission) {
   const auto expected = run_stencil(1, false, 17, 50);
-  for (int threads : {1, 2, 4}) {
-    EXPECT_EQ(run_stencil(threads, true, 17, 50), expected) << threads << " threads";
+  for (ReplaySchedule schedule : kSchedules) {
+    for (int threads : {1, 2, 3, 4}) {
+      EXPECT_EQ(run_stencil(threads, true, 17, 50, schedule), expected)
+          << threads << " threads, " << name_of(schedule);
+    }
   }
 }
 
 // Two cells whose tasks each read both cells: every task waits for one task per thread,
-// so a thread that finishes first claims the successor the other thread releases, at
-// every step for many steps (and, with four threads, with more threads than cores).
+// so at every step for many steps a thread waits for the other's task (balanced: claims
+// the successor the other thread releases; fixed: reads its completion count), and, with
+// four threads, with more threads than cores.
 TEST(IterationGraph, CrossingChainsReplayedManyTimesMatchSubmission) {
   const auto expected = run_stencil(1, false, 2, 20000);
-  for (int threads : {2, 4}) {
-    EXPECT_EQ(run_stencil(threads, true, 2, 20000), expected) << threads << " threads";
+  for (ReplaySchedule schedule : kSchedules) {
+    for (int threads : {2, 4}) {
+      EXPECT_EQ(run_stencil(threads, true, 2, 20000, schedule), expected)
+          << threads << " threads, " << name_of(schedule);
+    }
   }
+}
+
+// A fixed schedule runs every instance of a recorded task on one thread, spreads the
+// tasks evenly, and keeps a chain of tasks on the thread of its first task.
+TEST(IterationGraph, FixedScheduleRunsEachTaskOnOneThreadAndKeepsChainsTogether) {
+  constexpr int kChains = 4, kLength = 3, kIterations = 200;
+  Runtime rt(RuntimeOptions{.threads = 2});
+  std::vector<Handle> h;
+  for (int c = 0; c < kChains; ++c) h.push_back(rt.create_handle("chain"));
+  // worker[task][iteration], each written by the instance itself.
+  std::vector<std::vector<int>> worker(kChains * kLength, std::vector<int>(kIterations, -1));
+  rt.begin_recording();
+  for (int c = 0; c < kChains; ++c) {
+    for (int k = 0; k < kLength; ++k) {
+      rt.submit("link", {readwrite(h[c])}, [&worker, task = c * kLength + k](TaskContext& ctx) {
+        worker[task][static_cast<std::size_t>(ctx.iteration())] = ctx.worker();
+      });
+    }
+  }
+  rt.replay(rt.end_recording(), 0, kIterations);
+  std::vector<int> tasks_on(2, 0);
+  for (int c = 0; c < kChains; ++c) {
+    const int w = worker[c * kLength][0];
+    ASSERT_TRUE(w == 0 || w == 1) << w;
+    ++tasks_on[w];
+    for (int k = 0; k < kLength; ++k) {
+      for (int it = 0; it < kIterations; ++it) {
+        ASSERT_EQ(worker[c * kLength + k][it], w) << "chain " << c << " link " << k << " it " << it;
+      }
+    }
+  }
+  EXPECT_EQ(tasks_on, (std::vector<int>{2, 2}));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -296,8 +342,12 @@ TEST(IterationGraph, RandomBodiesReplayAsSubmittedCountTimes) {
   struct Config {
     int threads;
     bool sequential;
+    ReplaySchedule schedule;
   };
-  const Config configs[] = {{1, false}, {2, false}, {4, false}, {1, true}};
+  const Config configs[] = {
+      {1, false, ReplaySchedule::fixed},    {2, false, ReplaySchedule::fixed},
+      {4, false, ReplaySchedule::fixed},    {2, false, ReplaySchedule::balanced},
+      {4, false, ReplaySchedule::balanced}, {1, true, ReplaySchedule::fixed}};
   std::vector<std::unique_ptr<Runtime>> runtimes;
   const std::int64_t counts[] = {0, 1, 2, 3, 4, 5, 17};
   int mismatches = 0;
@@ -305,10 +355,12 @@ TEST(IterationGraph, RandomBodiesReplayAsSubmittedCountTimes) {
     if (p % 100 == 0) {
       runtimes.clear();
       for (const Config& c : configs) {
-        runtimes.push_back(std::make_unique<Runtime>(RuntimeOptions{.threads = c.threads,
-                                                                    .sequential = c.sequential,
-                                                                    .steal_seed = rng() | 1,
-                                                                    .hang_timeout_s = 60}));
+        runtimes.push_back(
+            std::make_unique<Runtime>(RuntimeOptions{.threads = c.threads,
+                                                     .sequential = c.sequential,
+                                                     .steal_seed = rng() | 1,
+                                                     .hang_timeout_s = 60,
+                                                     .replay_schedule = c.schedule}));
       }
     }
     const RandomBody body = random_body(rng);
@@ -405,7 +457,8 @@ TEST(IterationGraph, ReplaysInARowWithSubmissionsBetweenMatchSubmission) {
   const Pair expected = run_sequence(RuntimeOptions{.sequential = true}, false);
   for (RuntimeOptions options :
        {RuntimeOptions{.sequential = true}, RuntimeOptions{.threads = 1},
-        RuntimeOptions{.threads = 2}, RuntimeOptions{.threads = 4, .steal_seed = 3}}) {
+        RuntimeOptions{.threads = 2}, RuntimeOptions{.threads = 4, .steal_seed = 3},
+        RuntimeOptions{.threads = 2, .replay_schedule = ReplaySchedule::balanced}}) {
     const Pair got = run_sequence(options, true);
     EXPECT_EQ(got.x, expected.x) << options.threads << " threads";
     EXPECT_EQ(got.y, expected.y) << options.threads << " threads";
@@ -527,7 +580,8 @@ TEST(IterationGraph, RecordedBatchReplaysAsSubmitted) {
 // A task of iteration m holds its completion until a task of iteration m + distance (which
 // does not depend on it) releases it. Submitting the iterations runs that to completion;
 // returns whether the hang watchdog had to release held tasks instead.
-bool late_release_hangs(int threads, int distance, bool replay, std::string* report = nullptr) {
+bool late_release_hangs(int threads, int distance, bool replay, std::string* report = nullptr,
+                        ReplaySchedule schedule = ReplaySchedule::fixed) {
   constexpr std::int64_t kFirst = 5, kCount = 12;
   struct Slot {
     std::atomic<int> state{0};
@@ -540,12 +594,15 @@ bool late_release_hangs(int threads, int distance, bool replay, std::string* rep
     if (slot.state.exchange(2, std::memory_order_acq_rel) == 1)
       runtime->complete(std::move(slot.token));
   };
-  Runtime rt(RuntimeOptions{
-      .threads = threads, .hang_timeout_s = 0.5, .on_hang = [&](const std::string& d) {
-        if (report && !hung.load()) *report = d;
-        hung.store(true);
-        for (Slot& slot : slots) release(slot);
-      }});
+  Runtime rt(RuntimeOptions{.threads = threads,
+                            .hang_timeout_s = 0.5,
+                            .on_hang =
+                                [&](const std::string& d) {
+                                  if (report && !hung.load()) *report = d;
+                                  hung.store(true);
+                                  for (Slot& slot : slots) release(slot);
+                                },
+                            .replay_schedule = schedule});
   runtime = &rt;
   const auto holder = [&](TaskContext& ctx, std::int64_t it) {
     if (it + distance >= kFirst + kCount) return;  // nobody would release it
@@ -576,7 +633,10 @@ TEST(IterationGraph, HoldReleasedOneOrTwoIterationsLater) {
   for (int threads : {1, 2}) {
     for (int distance : {1, 2}) {
       EXPECT_FALSE(late_release_hangs(threads, distance, false)) << distance;
-      EXPECT_FALSE(late_release_hangs(threads, distance, true)) << distance;
+      for (ReplaySchedule schedule : kSchedules) {
+        EXPECT_FALSE(late_release_hangs(threads, distance, true, nullptr, schedule))
+            << distance << ", " << name_of(schedule);
+      }
     }
   }
 }
@@ -585,12 +645,15 @@ TEST(IterationGraph, HoldReleasedOneOrTwoIterationsLater) {
 // released three iterations later never completes (submitting the tasks does), and the
 // hang watchdog reports the task holding its completion.
 TEST(IterationGraph, HoldReleasedThreeIterationsLaterIsReportedAsAHang) {
-  for (int threads : {1, 2}) {
-    EXPECT_FALSE(late_release_hangs(threads, 3, false)) << threads << " threads";
-    std::string report;
-    EXPECT_TRUE(late_release_hangs(threads, 3, true, &report)) << threads << " threads";
-    EXPECT_NE(report.find("task 'holder'"), std::string::npos) << report;
-    EXPECT_NE(report.find("ran and holds its completion"), std::string::npos) << report;
+  for (ReplaySchedule schedule : kSchedules) {
+    for (int threads : {1, 2}) {
+      const std::string what = std::to_string(threads) + " threads, " + name_of(schedule);
+      EXPECT_FALSE(late_release_hangs(threads, 3, false)) << what;
+      std::string report;
+      EXPECT_TRUE(late_release_hangs(threads, 3, true, &report, schedule)) << what;
+      EXPECT_NE(report.find("task 'holder'"), std::string::npos) << report;
+      EXPECT_NE(report.find("ran and holds its completion"), std::string::npos) << report;
+    }
   }
 }
 
@@ -987,21 +1050,24 @@ TEST(IterationGraph, ObserverWantingOnlyExecutionTimesSeesEveryReplayedBody) {
 // completion in iteration `stuck` until the hang callback releases it, followed by a task
 // 'after' reading its handle when `with_after`. Returns the hang report.
 std::string hang_report(int threads, std::int64_t first, std::int64_t count, std::int64_t stuck,
-                        bool with_after) {
+                        bool with_after, ReplaySchedule schedule = ReplaySchedule::fixed) {
   std::mutex mutex;
   CompletionToken token;
   bool token_stored = false;
   std::string report;
   Runtime* runtime = nullptr;
-  Runtime rt(RuntimeOptions{
-      .threads = threads, .hang_timeout_s = 0.3, .on_hang = [&](const std::string& d) {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (report.empty()) report = d;
-        if (token_stored) {
-          token_stored = false;
-          runtime->complete(std::move(token));
-        }
-      }});
+  Runtime rt(RuntimeOptions{.threads = threads,
+                            .hang_timeout_s = 0.3,
+                            .on_hang =
+                                [&](const std::string& d) {
+                                  std::lock_guard<std::mutex> lock(mutex);
+                                  if (report.empty()) report = d;
+                                  if (token_stored) {
+                                    token_stored = false;
+                                    runtime->complete(std::move(token));
+                                  }
+                                },
+                            .replay_schedule = schedule});
   runtime = &rt;
   Handle h = rt.create_handle("h");
   std::int64_t value = 0;
@@ -1023,26 +1089,35 @@ std::string hang_report(int threads, std::int64_t first, std::int64_t count, std
 }
 
 TEST(IterationGraph, HangReportNamesTheReplayedIteration) {
-  for (int threads : {1, 2}) {
-    const std::string report = hang_report(threads, 0, 3, 1, true);
-    EXPECT_NE(report.find("'after'"), std::string::npos) << report;
-    EXPECT_NE(report.find("of replayed iteration 1"), std::string::npos) << report;
+  for (ReplaySchedule schedule : kSchedules) {
+    for (int threads : {1, 2}) {
+      const std::string report = hang_report(threads, 0, 3, 1, true, schedule);
+      EXPECT_NE(report.find("'after'"), std::string::npos) << report;
+      EXPECT_NE(report.find("of replayed iteration 1 waits for 1 earlier task(s)"),
+                std::string::npos)
+          << report;
+      EXPECT_NE(report.find("'stuck'"), std::string::npos) << report;
+    }
   }
 }
 
 // Negative iterations are iterations like any other in the report.
 TEST(IterationGraph, HangReportNamesANegativeReplayedIteration) {
-  const std::string report = hang_report(2, -3, 3, -2, true);
-  EXPECT_NE(report.find("'after'"), std::string::npos) << report;
-  EXPECT_NE(report.find("of replayed iteration -2"), std::string::npos) << report;
+  for (ReplaySchedule schedule : kSchedules) {
+    const std::string report = hang_report(2, -3, 3, -2, true, schedule);
+    EXPECT_NE(report.find("'after'"), std::string::npos) << report;
+    EXPECT_NE(report.find("of replayed iteration -2"), std::string::npos) << report;
+  }
 }
 
 TEST(IterationGraph, HangReportNamesAReplayedTaskHoldingItsCompletion) {
   // Nothing waits behind the task: the report must name it for its hold alone.
-  const std::string report = hang_report(2, 4, 1, 4, false);
-  EXPECT_NE(report.find("'stuck'"), std::string::npos) << report;
-  EXPECT_NE(report.find("replayed iteration 4 ran and holds its completion"), std::string::npos)
-      << report;
+  for (ReplaySchedule schedule : kSchedules) {
+    const std::string report = hang_report(2, 4, 1, 4, false, schedule);
+    EXPECT_NE(report.find("'stuck'"), std::string::npos) << report;
+    EXPECT_NE(report.find("replayed iteration 4 ran and holds its completion"), std::string::npos)
+        << report;
+  }
 }
 
 }  // namespace
