@@ -4,12 +4,23 @@
 //
 // Recording keeps each submitted task as a node, with its body and access records, and
 // derives the node-to-node edges once: within an iteration, and from an iteration to the
-// next (any later dependency follows from those). A replay runs iterations through a
-// ring of `kWindow` slots of task instances: a counter per instance counts the
-// predecessors still running, and the main thread arms iteration m + 1 (sets its
-// counters) and then releases iteration m (its nodes without a predecessor in the same
-// iteration), so every counter is set before any predecessor can reach it. A slot is
-// armed again only after all its instances completed.
+// next (any later dependency follows from those). A replay keeps a ring of `kWindow`
+// slots of task instances and runs them on one of two schedules:
+// - fixed (ReplaySchedule::fixed, and always on one thread): every node runs on one
+//   thread, chosen when the replay starts, which walks its share of each iteration in
+//   RecordedGraph::order. A node's instances run one after the other; each node counts
+//   its completed instances (written by one thread at a time, with a plain store), and
+//   an instance is ready once its predecessors' counts show them complete. No counter is
+//   written by two threads, so a step passes from thread to thread in one cache line.
+// - balanced (ReplaySchedule::balanced): a counter per instance counts the predecessors
+//   still running, and the main thread arms iteration m + 1 (sets its counters) and then
+//   releases iteration m (its nodes without a predecessor in the same iteration), so
+//   every counter is set before any predecessor can reach it; ready instances go through
+//   the work-stealing queues. A slot is armed again only after all its instances
+//   completed.
+// A replay's arrays live in ReplayStorage, which the scheduler keeps from one replay to
+// the next: on this project's VMs, touching freshly allocated memory costs tens of
+// microseconds per replay, as much as a hundred replayed steps.
 
 #include <atomic>
 #include <cstdint>
@@ -43,18 +54,50 @@ struct RecordedGraph {
   std::vector<std::uint32_t> order;
 };
 
+/// Instances of one node completed so far (fixed schedule): written by the thread that
+/// completes the node's instance, on a cache line of its own.
+struct alignas(64) NodeProgress {
+  std::atomic<std::int64_t> value{0};
+};
+
+/// The arrays of a replay, kept by the scheduler from one replay to the next. Each call
+/// returns an array of at least `n` elements, grown if needed; counters come zeroed.
+class ReplayStorage {
+ public:
+  Task* instances(std::size_t n) {
+    if (n > instance_count_) {
+      instances_ = std::make_unique<Task[]>(n);
+      instance_count_ = n;
+    }
+    return instances_.get();
+  }
+  OwnedCounter* done_counters(std::size_t n) { return zeroed(done_, done_count_, n); }
+  NodeProgress* progress(std::size_t n) { return zeroed(progress_, progress_count_, n); }
+
+ private:
+  template <class Counter>
+  static Counter* zeroed(std::unique_ptr<Counter[]>& array, std::size_t& count, std::size_t n) {
+    if (n > count) {
+      array = std::make_unique<Counter[]>(n);
+      count = n;
+    }
+    for (std::size_t i = 0; i < n; ++i) array[i].value.store(0, std::memory_order_relaxed);
+    return array.get();
+  }
+  std::unique_ptr<Task[]> instances_;
+  std::size_t instance_count_ = 0;
+  std::unique_ptr<OwnedCounter[]> done_;
+  std::size_t done_count_ = 0;
+  std::unique_ptr<NodeProgress[]> progress_;
+  std::size_t progress_count_ = 0;
+};
+
 struct Replay {
   /// Iterations with instances at once: up to kWindow - 2 may run while the main thread
   /// arms the next and releases another (balanced); an instance starts only once every
   /// instance kWindow - 1 iterations before it completed (fixed). Either way at most
   /// kWindow - 1 iterations run at once.
   static constexpr std::int64_t kWindow = 4;
-
-  /// Instances of one node completed so far (fixed schedule): written by the thread
-  /// that completes the node's instance, on a cache line of its own.
-  struct alignas(64) NodeProgress {
-    std::atomic<std::int64_t> completed{0};
-  };
 
   /// Main-thread bookkeeping of one slot.
   struct Slot {
@@ -66,17 +109,16 @@ struct Replay {
   Replay(const Replay&) = delete;  // instances point back to their replay
   Replay& operator=(const Replay&) = delete;
   Replay(const RecordedGraph& g, std::int64_t first_iteration, std::int64_t count, int threads,
-         bool fixed_schedule)
+         bool fixed_schedule, ReplayStorage& storage)
       : graph(g),
         first(first_iteration),
         end(first_iteration + count),
         width(static_cast<std::uint32_t>(g.nodes.size())),
         threads(threads),
         fixed(fixed_schedule),
-        instances(std::make_unique<Task[]>(static_cast<std::size_t>(kWindow) * width)),
-        slots(std::make_unique<Slot[]>(kWindow)),
-        done(std::make_unique<OwnedCounter[]>(static_cast<std::size_t>(kWindow * threads))),
-        progress(std::make_unique<NodeProgress[]>(width)) {
+        instances(storage.instances(static_cast<std::size_t>(kWindow) * width)),
+        done(storage.done_counters(static_cast<std::size_t>(kWindow * threads))),
+        progress(storage.progress(width)) {
     // What an instance shares with its node is set once; arming sets the rest.
     for (std::int64_t slot = 0; slot < kWindow; ++slot) {
       for (std::uint32_t j = 0; j < width; ++j) {
@@ -141,11 +183,11 @@ struct Replay {
   const int threads;
   const bool fixed;               // fixed schedule (Scheduler::run_share), else balanced
   std::int64_t released_end = 0;  // iterations before this one are released (main thread)
-  std::unique_ptr<Task[]> instances;
-  std::unique_ptr<Slot[]> slots;
-  std::unique_ptr<OwnedCounter[]> done;  // [slot * threads + thread]
+  Task* const instances;          // [slot * width + node]
+  Slot slots[kWindow];
+  OwnedCounter* const done;  // [slot * threads + thread]
   // Fixed schedule only:
-  std::unique_ptr<NodeProgress[]> progress;        // [node]
+  NodeProgress* const progress;                    // [node]
   std::vector<std::vector<std::uint32_t>> shares;  // [thread]: its nodes, in graph.order
   std::uint64_t first_id = 0;                      // ids after it are this replay's
   std::atomic<int> workers_out{0};                 // worker threads done with their share

@@ -140,7 +140,7 @@ struct Scheduler::ShareView {
   /// Whether node p completed at least n instances.
   bool completed(std::uint32_t p, std::int64_t n) {
     if (seen[p] >= n) return true;
-    seen[p] = replay.progress[p].completed.load(std::memory_order_acquire);
+    seen[p] = replay.progress[p].value.load(std::memory_order_acquire);
     return seen[p] >= n;
   }
   /// Whether node j's instance c (of iteration first + c) may start: it is the node's
@@ -313,8 +313,8 @@ Task* Scheduler::finish_replayed(Task* task, Worker& self, bool want_immediate) 
 void Scheduler::finish_fixed(Task* task, Worker& self) {
   Replay& replay = *task->replay;
   // The last touch of the instance: its node's next instance may start on another thread.
-  replay.progress[task->node].completed.store(task->iteration - replay.first + 1,
-                                              std::memory_order_release);
+  replay.progress[task->node].value.store(task->iteration - replay.first + 1,
+                                          std::memory_order_release);
   self.completed.increment();
 }
 
@@ -420,7 +420,7 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
   // needs neither queues nor hand-offs.
   const bool fixed =
       (single_thread_ || options_.replay_schedule == ReplaySchedule::fixed) && !describes_tasks();
-  Replay run(graph, first, count, options_.threads, fixed);
+  Replay run(graph, first, count, options_.threads, fixed, replay_storage_);
   run.released_end = first;
   replay_ = &run;
   struct Detach {
@@ -521,7 +521,7 @@ void Scheduler::describe_replay(std::ostream& out) const {
   if (r.fixed) {
     // Each node's next instance: waiting for predecessors, running, or holding.
     const auto completed = [&](std::uint32_t p) {
-      return r.progress[p].completed.load(std::memory_order_acquire);
+      return r.progress[p].value.load(std::memory_order_acquire);
     };
     for (std::uint32_t j = 0; j < r.width; ++j) {
       const std::int64_t c = completed(j);

@@ -275,6 +275,7 @@ class Scheduler {
   Task* batch_ready_ = nullptr;               // chained through next_free while batching
   std::unique_ptr<RecordedGraph> recording_;  // while recording
   Replay* replay_ = nullptr;                  // while replaying (for hang reports)
+  ReplayStorage replay_storage_;              // the arrays of every replay
   // A fixed-schedule replay for the workers to join: the generation counts them.
   std::atomic<Replay*> fixed_replay_{nullptr};
   std::atomic<std::uint64_t> fixed_generation_{0};
