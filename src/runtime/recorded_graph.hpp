@@ -41,10 +41,8 @@ struct RecordedGraph {
     std::vector<std::uint32_t> next_successors;  // in the next iteration
     std::vector<std::uint32_t> after;            // predecessors in the same iteration
     std::vector<std::uint32_t> after_previous;   // predecessors in the previous iteration
-    int predecessors = 0;                        // after.size()
-    int prior_predecessors = 0;                  // after_previous.size()
     /// Without a predecessor in its own iteration, the replay loop releases the node.
-    bool released_by_loop() const { return predecessors == 0; }
+    bool released_by_loop() const { return after.empty(); }
   };
   const Scheduler* owner = nullptr;
   std::vector<Node> nodes;

@@ -31,7 +31,8 @@ struct HandleHistory {
   std::vector<Use> readers;
 };
 
-/// Sorts and deduplicates the edges collected per node, then counts predecessors.
+/// Sorts and deduplicates the edges collected per node, then lists each node's
+/// predecessors.
 void finalize_edges(RecordedGraph& graph) {
   for (auto& n : graph.nodes) {
     for (auto* list : {&n.successors, &n.next_successors}) {
@@ -44,10 +45,6 @@ void finalize_edges(RecordedGraph& graph) {
     for (std::uint32_t j : graph.nodes[i].next_successors) {
       graph.nodes[j].after_previous.push_back(i);
     }
-  }
-  for (auto& n : graph.nodes) {
-    n.predecessors = static_cast<int>(n.after.size());
-    n.prior_predecessors = static_cast<int>(n.after_previous.size());
   }
 }
 
@@ -63,7 +60,7 @@ std::vector<std::uint32_t> in_order_schedule(const RecordedGraph& graph) {
   const auto n = static_cast<std::uint32_t>(graph.nodes.size());
   std::vector<int> left(n);
   for (std::uint32_t j = 0; j < n; ++j) {
-    left[j] = graph.nodes[j].predecessors;
+    left[j] = static_cast<int>(graph.nodes[j].after.size());
     if (left[j] == 0) place(j);
   }
   std::vector<std::uint32_t> order;
@@ -257,9 +254,10 @@ void Scheduler::arm(Replay& replay, std::int64_t m) {
     t.holds.store(1, std::memory_order_relaxed);
     t.held.store(false, std::memory_order_relaxed);
     t.next_free = nullptr;
-    const int prior = m > replay.first ? node.prior_predecessors : 0;
-    const int held_for_release = node.released_by_loop() ? 1 : 0;
-    t.pending.store(node.predecessors + prior + held_for_release, std::memory_order_relaxed);
+    const std::size_t prior = m > replay.first ? node.after_previous.size() : 0;
+    const std::size_t held_for_release = node.released_by_loop() ? 1 : 0;
+    t.pending.store(static_cast<int>(node.after.size() + prior + held_for_release),
+                    std::memory_order_relaxed);
     if (observe_ & kObserveSubmit) report_on_submit(&t, *node.task);
   }
 }
