@@ -168,6 +168,22 @@ struct Replay {
   bool slot_complete(std::size_t slot) const {
     return completed_in(slot) - slots[slot].done_before == width;
   }
+  /// Calls need(p, n) for each predecessor p of node j's instance c (iteration
+  /// first + c) in turn, where n is how many instances of p must have completed for it
+  /// (fixed schedule): c + 1 for one in the same iteration, c for one in the previous.
+  /// Stops at the first call returning false; returns whether none did.
+  template <class Need>
+  bool predecessors_satisfy(std::uint32_t j, std::int64_t c, Need&& need) const {
+    const RecordedGraph::Node& node = graph.nodes[j];
+    for (std::uint32_t p : node.after) {
+      if (!need(p, c + 1)) return false;
+    }
+    if (c == 0) return true;  // the replay's first iteration waits for nothing before it
+    for (std::uint32_t p : node.after_previous) {
+      if (!need(p, c)) return false;
+    }
+    return true;
+  }
   /// The task id of node j's instance in iteration m (fixed schedule: ids are set aside
   /// for the whole replay when it starts).
   std::uint64_t id_of(std::uint32_t j, std::int64_t m) const {

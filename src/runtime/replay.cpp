@@ -145,15 +145,8 @@ struct Scheduler::ShareView {
   /// before it.
   bool ready(std::uint32_t j, std::int64_t c) {
     if (started[j] != c || !completed(j, c)) return false;
-    const RecordedGraph::Node& node = replay.graph.nodes[j];
-    for (std::uint32_t p : node.after) {
-      if (!completed(p, c + 1)) return false;
-    }
-    if (c > 0) {
-      for (std::uint32_t p : node.after_previous) {
-        if (!completed(p, c)) return false;
-      }
-    }
+    const auto need = [this](std::uint32_t p, std::int64_t n) { return completed(p, n); };
+    if (!replay.predecessors_satisfy(j, c, need)) return false;
     const std::int64_t needed = c - (Replay::kWindow - 2);
     if (needed <= floor) return true;
     std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
@@ -524,12 +517,11 @@ void Scheduler::describe_replay(std::ostream& out) const {
     for (std::uint32_t j = 0; j < r.width; ++j) {
       const std::int64_t c = completed(j);
       if (c == r.end - r.first) continue;
-      const RecordedGraph::Node& node = r.graph.nodes[j];
       int waiting = 0;
-      for (std::uint32_t p : node.after) waiting += completed(p) < c + 1 ? 1 : 0;
-      if (c > 0) {
-        for (std::uint32_t p : node.after_previous) waiting += completed(p) < c ? 1 : 0;
-      }
+      r.predecessors_satisfy(j, c, [&](std::uint32_t p, std::int64_t n) {
+        waiting += completed(p) < n ? 1 : 0;
+        return true;
+      });
       const std::int64_t m = r.first + c;
       describe(r.instances_of(m)[j], r.id_of(j, m), m, waiting, false);
     }
