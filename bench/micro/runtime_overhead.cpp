@@ -16,7 +16,8 @@
 //   stencil    Task Bench's stencil_1d at width 2: kBatch / 2 timesteps of two tasks,
 //              each reading both outputs of the timestep before (double-buffered) and
 //              writing its own; tessera submits every task (replay=0) or replays the
-//              timesteps as a recorded iteration graph of two timesteps (replay=1).
+//              timesteps as a recorded iteration graph of two timesteps (replay=1),
+//              with RunStats attached as every tessera app has it (stats=1) or not.
 // Counters: items_processed (tasks) and ns_per_task (wall time per task).
 
 #include <benchmark/benchmark.h>
@@ -28,6 +29,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "tessera/run_stats.hpp"
 #include "tessera/runtime.hpp"
 
 namespace {
@@ -144,6 +146,8 @@ void tessera_fan(benchmark::State& state) {
 void tessera_stencil(benchmark::State& state) {
   TesseraFixture f(static_cast<int>(state.range(0)));
   const bool replay = state.range(1) != 0;
+  tessera::RunStats stats(f.runtime.threads());
+  if (state.range(2) != 0) f.runtime.set_observer(&stats);
   // out(slot, x): the output of point x in buffer slot `slot`.
   const auto out = [&](long slot, long x) {
     return f.handles[static_cast<std::size_t>(2 * slot + x)];
@@ -174,6 +178,7 @@ void tessera_stencil(benchmark::State& state) {
     }
   }
   clock.set_task_counters(state, kBatch);
+  f.runtime.set_observer(nullptr);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -295,9 +300,11 @@ void batch_access_args(benchmark::internal::Benchmark* b) {
 }
 
 void stencil_args(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"threads", "replay"});
+  b->ArgNames({"threads", "replay", "stats"});
   for (int threads : {1, 2}) {
-    for (int replay : {0, 1}) b->Args({threads, replay});
+    b->Args({threads, 0, 0});
+    b->Args({threads, 1, 0});
+    b->Args({threads, 1, 1});
   }
 }
 

@@ -173,7 +173,7 @@ class Comm : public ProgressEngine {
     return a;
   }
 
-  bool progress() override;
+  LaneProgress progress() override;
   std::uint64_t completions() const override { return completions_; }
   void describe(std::ostream& out) const override;
   void idle_wait(std::int64_t ticks) override { idle_ticks_ += ticks; }

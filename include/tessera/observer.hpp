@@ -68,7 +68,9 @@ class Observer {
   virtual void on_end(const TaskInfo& task, int worker) = 0;
   /// The body of task `name` ran on `worker` from `begin_ticks` to `end_ticks`, stamped by
   /// the runtime with obs::fast_ticks (src/obs/tick_clock.hpp). Only with kObserveExecuted:
-  /// one call and no TaskInfo per task, where on_begin + on_end cost two of each.
+  /// one call and no TaskInfo per task, where on_begin + on_end cost two of each. When the
+  /// worker went straight from its previous task to this one, `begin_ticks` is that task's
+  /// `end_ticks`: the scheduling between them (tens of ns) counts toward this task.
   virtual void on_executed(const char* /*name*/, int /*worker*/, std::int64_t /*begin_ticks*/,
                            std::int64_t /*end_ticks*/) {}
 };

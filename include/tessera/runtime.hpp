@@ -139,13 +139,23 @@ class TaskContext {
   std::int64_t begin_ticks_;
 };
 
+/// What one ProgressEngine::progress() call did.
+struct LaneProgress {
+  bool in_flight = false;  ///< operations remain in flight
+  /// When the call's handling of finished operations began and ended, in obs::fast_ticks
+  /// units; both 0 if it handled none or times nothing. The main thread's wait for them
+  /// ended at `handled_from`; a task it runs straight after begins at `handled_to`.
+  std::int64_t handled_from = 0;
+  std::int64_t handled_to = 0;
+};
+
 /// Something the main thread drives while it waits (the MPI communication lane).
 class ProgressEngine {
  public:
   virtual ~ProgressEngine() = default;
-  /// Advances outstanding operations; returns true if any remain in flight.
-  /// Called only on the main thread, between tasks and while waiting.
-  virtual bool progress() = 0;
+  /// Advances outstanding operations. Called only on the main thread, between tasks and
+  /// while waiting.
+  virtual LaneProgress progress() = 0;
   /// Monotone count of completed operations (for the hang watchdog).
   virtual std::uint64_t completions() const = 0;
   /// Appends a human description of what is still in flight (for hang reports).

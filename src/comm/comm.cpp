@@ -384,7 +384,7 @@ void Comm::finish(Pending done, std::size_t received) {
   runtime_.complete(std::move(done.token));
 }
 
-bool Comm::progress() {
+LaneProgress Comm::progress() {
   // Lane time is the handling of finished operations; a poll that finds nothing is
   // waiting, accounted by the scheduler as idle time. The stamp, taken at the first
   // completion found, also times the completions: they all happened by then.
@@ -420,12 +420,15 @@ bool Comm::progress() {
       pending_.resize(keep);
     }
   }
+  LaneProgress result;
+  result.in_flight = rings_in_flight || !requests_.empty() || deferred_count_ > 0;
   if (start != 0) {
-    const std::int64_t ticks = obs::fast_ticks() - start;
-    for (CommObserver* o : observers_) o->on_lane_time(ticks);
+    result.handled_from = start;
+    result.handled_to = obs::fast_ticks();
+    for (CommObserver* o : observers_) o->on_lane_time(result.handled_to - start);
   }
   if (!error_.empty()) throw std::runtime_error(std::exchange(error_, std::string()));
-  return rings_in_flight || !requests_.empty() || deferred_count_ > 0;
+  return result;
 }
 
 void Comm::describe_operation(std::ostream& out, const CommEvent& event, std::int64_t now,

@@ -315,7 +315,8 @@ void Scheduler::run_share(Replay& replay, Worker& self, const Wait& wait, const 
   if (share.empty()) return;
   ShareView view(replay);
   const bool lane = self.index == 0 && engine_;
-  bool after_compute = false;
+  bool after_compute = false;   // a compute task ran since the lane's last call
+  bool straight_after = false;  // nothing but scheduling since the last timed work ended
   const auto start = [&](std::uint32_t j, std::int64_t m) {
     Task& t = replay.instances_of(m)[j];
     view.started[j] = m - replay.first + 1;
@@ -325,9 +326,10 @@ void Scheduler::run_share(Replay& replay, Worker& self, const Wait& wait, const 
     t.held.store(false, std::memory_order_relaxed);
     // Between two compute tasks the main thread returns to the lane, so requests finish
     // (and peers waiting for them go on) while a long stretch of compute runs.
-    if (lane && !t.main_only && after_compute) poll();
+    if (lane && !t.main_only && after_compute) straight_after = poll().handled_to != 0;
     after_compute = !t.main_only;
-    run(&t, self);
+    run(&t, self, straight_after);
+    straight_after = true;
   };
   // The first ready instance of the share after position k of iteration m, within the
   // iterations that may run (ShareView::ready checks the window).
@@ -360,13 +362,18 @@ void Scheduler::run_share(Replay& replay, Worker& self, const Wait& wait, const 
           break;
         }
         if (quick_polls-- > 0) {
-          poll();
+          straight_after = poll().handled_to != 0;
+          after_compute = false;
           continue;
         }
         // Waiting, run any later ready instance: the order must never hold back a task
-        // (a send, say) that what this one waits for depends on.
+        // (a send, say) that what this one waits for depends on. The main thread's wait
+        // ends with a lane call or a task, whose stamp the next task begins at; a
+        // worker's wait is a spin.
         bool found = false;
         wait([&] { return view.ready(j, c) || (found = find_ahead(m, k)); });
+        straight_after = lane;
+        if (lane) after_compute = false;
         if (found) start(ahead_node, ahead_iteration);
       }
     }
@@ -389,7 +396,7 @@ bool Scheduler::join_fixed_replay(Worker& self) {
       }
     }
   };
-  run_share(replay, self, spin_wait, [] {});
+  run_share(replay, self, spin_wait, [] { return LaneProgress{}; });
   replay.workers_out.fetch_add(1, std::memory_order_release);
   return true;
 }
@@ -446,9 +453,10 @@ void Scheduler::replay(const RecordedGraph& graph, std::int64_t first, std::int6
     }
     const auto poll = [&] {
       try {
-        engine_->progress();
+        return progress_lane(*main_);
       } catch (...) {
         if (!wait_error) wait_error = std::current_exception();
+        return LaneProgress{};
       }
     };
     run_share(run, *main_, wait, poll);

@@ -34,7 +34,11 @@ struct alignas(64) Worker {
   // Fixed-schedule replays this worker ran its share of (Scheduler::fixed_generation_).
   std::uint64_t fixed_replays_joined = 0;
   OwnedCounter bodies_run;  // tasks whose body returned on this thread
-  OwnedCounter completed;   // tasks finished (successors released) on this thread
+  // When this thread's last timed work ended (obs ticks): a task body (stamped only for
+  // an observer taking kObserveExecuted) or the lane's handling of finished operations
+  // (0 after a lane call that handled none). A task run straight after begins then.
+  std::int64_t stamp_ticks = 0;
+  OwnedCounter completed;  // tasks finished (successors released) on this thread
   WorkStealingDeque<Task*> high;
   WorkStealingDeque<Task*> normal;
   int index;
@@ -153,9 +157,18 @@ class Scheduler {
   }
   Task* steal_from_others(Worker& self, bool high);
   /// Runs a ready task; returns a released successor to run next on this worker.
-  Task* run(Task* task, Worker& self);
+  /// `straight_after`: the thread did nothing but schedule since its last timed work ended
+  /// (Worker::stamp_ticks), so the task is stamped as beginning then: one clock read per
+  /// task, not two.
+  Task* run(Task* task, Worker& self, bool straight_after = false);
   /// Runs a task's body (with its observer calls), capturing what it throws.
-  void execute_body(Task* task, Worker& self);
+  void execute_body(Task* task, Worker& self, bool straight_after = false);
+  /// One call of the progress engine (main thread); its lane stamp becomes `self`'s.
+  LaneProgress progress_lane(Worker& self) {
+    const LaneProgress lane = engine_->progress();
+    self.stamp_ticks = lane.handled_to;
+    return lane;
+  }
   /// Fills the task's access records from `accesses`, merging repeated handles; returns
   /// their count. Throws (the task untouched otherwise) on an invalid access list.
   std::uint32_t build_records(Task* task, std::span<const Access> accesses);

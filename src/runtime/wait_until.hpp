@@ -26,9 +26,11 @@ void Scheduler::wait_until(Pred done) {
   // cycle-counter ticks, since a fine-grained run has such a stretch every step.
   std::int64_t idle_since = 0;
   bool idle = false;
+  // The round's lane call found what the wait was for: the wait ended when it began.
+  std::int64_t handled_from = 0;
   auto end_idle = [&] {
     if (idle) {
-      engine_->idle_wait(obs::fast_ticks() - idle_since);
+      engine_->idle_wait((handled_from != 0 ? handled_from : obs::fast_ticks()) - idle_since);
       idle = false;
     }
   };
@@ -46,19 +48,22 @@ void Scheduler::wait_until(Pred done) {
     }
   } stop_looking{*this, self};
   while (!done()) {
-    const bool comm_in_flight = engine_ && engine_->progress();
+    const LaneProgress lane = engine_ ? progress_lane(self) : LaneProgress{};
+    handled_from = lane.handled_from;
     if (Task* t = find_task_or_claimed(self)) {
       set_looking(self, false);
       end_idle();
       idle_rounds = 0;
       // Run the task and its immediate successors, returning to the communication lane
       // between compute tasks so receives are posted and requests completed promptly
-      // (a communication task next is lane work itself: it runs at once).
-      while (t) {
-        t = run(t, self);
+      // (a communication task next is lane work itself: it runs at once). A task begins
+      // where the lane's handling, or the task before, ended.
+      for (bool straight_after = lane.handled_to != 0; t;) {
+        t = run(t, self, straight_after);
+        straight_after = true;
         if (t && engine_ && !t->main_only) {
           try {
-            engine_->progress();
+            straight_after = progress_lane(self).handled_to != 0;
           } catch (...) {
             queue_ready(t, self);  // released already: it must not be lost
             throw;
@@ -73,12 +78,16 @@ void Scheduler::wait_until(Pred done) {
     }
     if (done()) break;
     set_looking(self, true);
-    if (comm_in_flight && !idle) {
+    if (lane.in_flight && !idle) {
       idle = true;
       idle_since = obs::fast_ticks();
-    } else if (!comm_in_flight) {
+    } else if (!lane.in_flight) {
       end_idle();
     }
+    // The lane's stamps are from before this round's idling: what comes next reads the
+    // clock.
+    self.stamp_ticks = 0;
+    handled_from = 0;
     if (++idle_rounds < spin) {
       cpu_relax();
       continue;
@@ -86,7 +95,7 @@ void Scheduler::wait_until(Pred done) {
     check_hang(last_progress, since);
     // Workers finishing a fixed-schedule replay's tasks wake nobody: the main thread
     // waiting for them stays awake.
-    if (comm_in_flight || workers_.size() == 1 || (replay_ && replay_->fixed)) {
+    if (lane.in_flight || workers_.size() == 1 || (replay_ && replay_->fixed)) {
       std::this_thread::yield();
       continue;
     }

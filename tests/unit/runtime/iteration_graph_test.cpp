@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "obs/tick_clock.hpp"
 #include "tessera/runtime.hpp"
 
 namespace tessera {
@@ -769,12 +770,12 @@ class ThrowingEngine : public ProgressEngine {
  public:
   /// Throws from the calls of progress() numbered `throw_at` (1-based).
   explicit ThrowingEngine(std::vector<int> throw_at) : throw_at_(std::move(throw_at)) {}
-  bool progress() override {
+  LaneProgress progress() override {
     ++calls_;
     for (int k : throw_at_) {
       if (calls_ == k) throw std::runtime_error("lane failure");
     }
-    return false;
+    return {};
   }
   std::uint64_t completions() const override { return 0; }
   void describe(std::ostream&) const override {}
@@ -1041,6 +1042,94 @@ TEST(IterationGraph, ObserverWantingOnlyExecutionTimesSeesEveryReplayedBody) {
   replay_observed_body(obs);
   EXPECT_EQ(obs.executed.load(), 33);
   EXPECT_EQ(obs.disordered.load(), 0);
+}
+
+// Every body's stamps, in the order the bodies ran (one thread).
+class StampLog : public Observer {
+ public:
+  unsigned events() const override { return kObserveExecuted; }
+  void on_submit(const TaskInfo&) override {}
+  void on_ready(const TaskInfo&, int) override {}
+  void on_begin(const TaskInfo&, int) override {}
+  void on_end(const TaskInfo&, int) override {}
+  void on_executed(const char* name, int, std::int64_t begin, std::int64_t end) override {
+    stamps.emplace_back(begin, end);
+    names.emplace_back(name);
+  }
+  std::vector<std::pair<std::int64_t, std::int64_t>> stamps;
+  std::vector<std::string> names;
+};
+
+TEST(IterationGraph, BackToBackTasksShareAStampAndATaskAfterAPauseReadsTheClock) {
+  StampLog log;
+  Runtime rt(RuntimeOptions{.threads = 1});
+  Handle h = rt.create_handle("h");
+  rt.begin_recording();
+  for (int i = 0; i < 3; ++i) rt.submit("link", {readwrite(h)}, [] {});
+  const IterationGraph g = rt.end_recording();
+  rt.set_observer(&log);
+  rt.replay(g, 0, 10);
+  // The application's own work between two replays is no task's time.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  rt.replay(g, 10, 1);
+  rt.set_observer(nullptr);
+  ASSERT_EQ(log.stamps.size(), 33u);
+  for (std::size_t k = 0; k < log.stamps.size(); ++k) {
+    EXPECT_LE(log.stamps[k].first, log.stamps[k].second) << k;
+    if (k == 30) {
+      EXPECT_GT(log.stamps[k].first, log.stamps[k - 1].second) << k;
+    } else if (k > 0) {
+      EXPECT_EQ(log.stamps[k].first, log.stamps[k - 1].second) << k;
+    }
+  }
+}
+
+// A lane that completes the held task of the last "request" and stamps that handling,
+// like Comm::progress finishing a receive.
+class CompletingLane : public ProgressEngine {
+ public:
+  explicit CompletingLane(Runtime& rt) : rt_(rt) {}
+  LaneProgress progress() override {
+    if (!held) return {};
+    LaneProgress lane{false, obs::fast_ticks(), 0};
+    rt_.complete(std::move(*held));
+    held.reset();
+    ++completions_;
+    lane.handled_to = obs::fast_ticks();
+    handled_to.push_back(lane.handled_to);
+    return lane;
+  }
+  std::uint64_t completions() const override { return completions_; }
+  void describe(std::ostream&) const override {}
+
+  std::optional<CompletionToken> held;
+  std::vector<std::int64_t> handled_to;
+
+ private:
+  Runtime& rt_;
+  std::uint64_t completions_ = 0;
+};
+
+TEST(IterationGraph, TaskRunStraightAfterTheLaneHandledACompletionBeginsWhereTheLaneEnded) {
+  Runtime rt(RuntimeOptions{.threads = 1});
+  CompletingLane lane(rt);
+  rt.set_progress_engine(&lane);
+  Handle h = rt.create_handle("h");
+  rt.begin_recording();
+  rt.submit("request", {write(h)}, [&](TaskContext& ctx) { lane.held = ctx.hold(); });
+  rt.submit("consumer", {read(h)}, [] {});
+  const IterationGraph g = rt.end_recording();
+  StampLog log;
+  rt.set_observer(&log);
+  rt.replay(g, 0, 5);
+  rt.set_observer(nullptr);
+  rt.set_progress_engine(nullptr);
+  ASSERT_EQ(lane.handled_to.size(), 5u);
+  ASSERT_EQ(log.names.size(), 10u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    ASSERT_EQ(log.names[2 * i + 1], "consumer");
+    EXPECT_EQ(log.stamps[2 * i + 1].first, lane.handled_to[i]) << i;
+  }
 }
 
 // ---------------------------------------------------------------------------------------
