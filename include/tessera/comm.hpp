@@ -250,25 +250,27 @@ class Comm : public ProgressEngine {
   void post(const Operation& operation, TaskContext& body, CompletionToken token, const char* name);
   /// Whether the operation travels through a ring (point-to-point, small, same node).
   bool on_ring(const Operation& operation) const;
-  /// Post of a ring operation; completes it at once if its message can move now.
-  void post_on_ring(const Operation& operation, TaskContext& body, Pending pending);
+  /// Post of a ring operation; completes it at once if its message can move now, else
+  /// moves `pending` into the peer's queues.
+  void post_on_ring(const Operation& operation, TaskContext& body, Pending& pending);
   /// Moves blocked sends into their rings and matches arrived messages; whether ring
   /// operations remain in flight. Takes the lane's stamp `*ticks` if it completes one.
   bool progress_rings(std::int64_t* ticks);
   /// A ring message's payload reaches the receive it matched, which completes.
-  void receive_from_ring(Pending pending, void* data, std::span<const std::byte> payload);
+  void receive_from_ring(Pending& pending, void* data, std::span<const std::byte> payload);
   /// Hang report lines: the ring operations in flight and the messages no receive matched.
   void describe_rings(std::ostream& out, std::int64_t now) const;
   /// One hang report line for an operation in flight; `via` follows it.
   void describe_operation(std::ostream& out, const CommEvent& event, std::int64_t now,
                           std::string_view via) const;
-  void track(MPI_Request request, Pending pending);
+  void track(MPI_Request request, Pending&& pending);
   /// Stamps an operation's post time (unless its task's stamp is already there), tells
   /// observers and the counters it was posted.
   void announce(Pending& pending);
   /// Completes a finished operation's task, checking that a receive got the `received`
-  /// bytes it expects.
-  void finish(Pending done, std::size_t received);
+  /// bytes it expects. Takes the token out of `done`, which is spent afterwards: the
+  /// operations of a fine-grained step pass through here by reference, not by copy.
+  void finish(Pending& done, std::size_t received);
   /// The bytes a finished MPI receive got (0 for other operations).
   static std::size_t received_bytes(const Pending& done, const MPI_Status& status);
   std::uint64_t next_id() { return ++operation_counter_; }

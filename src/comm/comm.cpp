@@ -214,7 +214,7 @@ void Comm::post(const Operation& o, TaskContext& body, CompletionToken token, co
                   CommEvent{o.kind, o.peer, o.tag, 0, 0, name, body.begin_ticks()}, nullptr,
                   nullptr};
   if (on_ring(o)) {
-    post_on_ring(o, body, std::move(pending));
+    post_on_ring(o, body, pending);
     return;
   }
   switch (o.kind) {
@@ -263,7 +263,7 @@ void Comm::post(const Operation& o, TaskContext& body, CompletionToken token, co
     if (done) {
       announce(pending);
       pending.event.completed_ticks = pending.event.posted_ticks;
-      finish(std::move(pending), 0);
+      finish(pending, 0);
       return;
     }
   }
@@ -340,7 +340,7 @@ void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int
                 nullptr, nullptr});
 }
 
-void Comm::track(MPI_Request request, Pending pending) {
+void Comm::track(MPI_Request request, Pending&& pending) {
   announce(pending);
   requests_.push_back(request);
   pending_.push_back(std::move(pending));
@@ -365,7 +365,7 @@ std::size_t Comm::received_bytes(const Pending& done, const MPI_Status& status) 
   return static_cast<std::size_t>(received);
 }
 
-void Comm::finish(Pending done, std::size_t received) {
+void Comm::finish(Pending& done, std::size_t received) {
   if (done.event.kind == CommEvent::Kind::recv) {
     if (received != done.event.bytes && error_.empty()) {
       error_ = fmt::format("irecv from rank {} tag {}: expected {} bytes, received {}",
@@ -381,7 +381,8 @@ void Comm::finish(Pending done, std::size_t received) {
   }
   for (CommObserver* o : observers_) o->on_complete(done.event);
   ++completions_;
-  runtime_.complete(std::move(done.token));
+  // An eager send's token is empty: its task finishes with its body.
+  if (done.token.valid()) runtime_.complete(std::move(done.token));
 }
 
 LaneProgress Comm::progress() {
@@ -405,7 +406,7 @@ LaneProgress Comm::progress() {
         Pending& done = pending_[static_cast<std::size_t>(indices_[k])];
         done.event.completed_ticks = start;
         const std::size_t received = received_bytes(done, completed_[k]);
-        finish(std::move(done), received);
+        finish(done, received);
       }
       std::size_t keep = 0;
       for (std::size_t i = 0; i < requests_.size(); ++i) {

@@ -27,7 +27,7 @@ bool Comm::on_ring(const Operation& o) const {
          rings_->reaches(o.peer);
 }
 
-void Comm::post_on_ring(const Operation& o, TaskContext& body, Pending pending) {
+void Comm::post_on_ring(const Operation& o, TaskContext& body, Pending& pending) {
   pending.event.bytes = static_cast<std::size_t>(o.count);
   pending.event.id = next_id();
   RingPeer& peer = ring_peers_[static_cast<std::size_t>(o.peer)];
@@ -37,7 +37,7 @@ void Comm::post_on_ring(const Operation& o, TaskContext& body, Pending pending) 
     if (peer.blocked.empty() && rings_->try_send(o.peer, o.tag, o.data, pending.event.bytes)) {
       announce(pending);
       pending.event.completed_ticks = pending.event.posted_ticks;
-      finish(std::move(pending), 0);
+      finish(pending, 0);
       return;
     }
     if (!pending.token.valid()) pending.token = body.hold();
@@ -47,29 +47,32 @@ void Comm::post_on_ring(const Operation& o, TaskContext& body, Pending pending) 
     ++ring_in_flight_;
     return;
   }
-  const auto arrived = std::find_if(peer.unexpected.begin(), peer.unexpected.end(),
-                                    [&](const RingMessage& m) { return m.tag == o.tag; });
   announce(pending);
-  if (arrived != peer.unexpected.end()) {
-    const RingMessage message = std::move(*arrived);
-    peer.unexpected.erase(arrived);
-    pending.event.completed_ticks = pending.event.posted_ticks;
-    receive_from_ring(std::move(pending), o.data, message.payload);
-    // Nothing may be left to poll once this receive completed: report a size mismatch now.
-    if (!error_.empty()) throw std::runtime_error(std::exchange(error_, std::string()));
-    return;
+  if (!peer.unexpected.empty()) {
+    const auto arrived = std::find_if(peer.unexpected.begin(), peer.unexpected.end(),
+                                      [&](const RingMessage& m) { return m.tag == o.tag; });
+    if (arrived != peer.unexpected.end()) {
+      const RingMessage message = std::move(*arrived);
+      peer.unexpected.erase(arrived);
+      pending.event.completed_ticks = pending.event.posted_ticks;
+      receive_from_ring(pending, o.data, message.payload);
+      // Nothing may be left to poll once this receive completed: report a size mismatch
+      // now.
+      if (!error_.empty()) throw std::runtime_error(std::exchange(error_, std::string()));
+      return;
+    }
   }
   if (!pending.token.valid()) pending.token = body.hold();
   peer.posted.push_back(RingReceive{std::move(pending), o.data});
   ++ring_in_flight_;
 }
 
-void Comm::receive_from_ring(Pending pending, void* data, std::span<const std::byte> payload) {
+void Comm::receive_from_ring(Pending& pending, void* data, std::span<const std::byte> payload) {
   // A longer message than expected is cut to the buffer (MPI would truncate too); finish
   // reports the difference either way.
   const std::size_t bytes = std::min(payload.size(), pending.event.bytes);
   if (bytes > 0) std::memcpy(data, payload.data(), bytes);
-  finish(std::move(pending), payload.size());
+  finish(pending, payload.size());
 }
 
 bool Comm::progress_rings(std::int64_t* ticks) {
@@ -86,12 +89,11 @@ bool Comm::progress_rings(std::int64_t* ticks) {
                               send.pending.event.bytes)) {
           break;
         }
-        Pending done = std::move(send.pending);
-        blocked.pop_front();
         --ring_blocked_;
         --ring_in_flight_;
-        done.event.completed_ticks = stamp();
-        finish(std::move(done), 0);
+        send.pending.event.completed_ticks = stamp();
+        finish(send.pending, 0);
+        blocked.pop_front();
       }
     }
   }
@@ -104,12 +106,12 @@ bool Comm::progress_rings(std::int64_t* ticks) {
       peer.unexpected.push_back(RingMessage{tag, {payload.begin(), payload.end()}});
       return;
     }
-    Pending done = std::move(posted->pending);
-    void* data = posted->data;
-    peer.posted.erase(posted);
+    // Completing a task only releases its successors (no body runs in here), so the
+    // entry is finished where it stands and erased after.
     --ring_in_flight_;
-    done.event.completed_ticks = stamp();
-    receive_from_ring(std::move(done), data, payload);
+    posted->pending.event.completed_ticks = stamp();
+    receive_from_ring(posted->pending, posted->data, payload);
+    peer.posted.erase(posted);
   });
   return ring_in_flight_ > 0;
 }

@@ -23,12 +23,6 @@ std::vector<Interval> merge_intervals(std::vector<Interval> spans) {
   return merged;
 }
 
-bool fold_into(Interval& last, const Interval& next) {
-  if (next.begin > last.end || next.end < last.begin) return false;
-  last = {std::min(last.begin, next.begin), std::max(last.end, next.end)};
-  return true;
-}
-
 std::int64_t total_length(std::span<const Interval> disjoint) {
   std::int64_t total = 0;
   for (const Interval& s : disjoint) total += s.end - s.begin;

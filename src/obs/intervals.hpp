@@ -3,6 +3,7 @@
 // request was in flight and at least one task was executing, over the time during which
 // at least one request was in flight.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -22,7 +23,12 @@ std::vector<Interval> merge_intervals(std::vector<Interval> spans);
 /// Folds `next` into `last` when the two overlap or touch, so that `last` becomes their
 /// union, and says whether it did. Applied as spans arrive (nearly in order), it keeps a
 /// list short without changing the union merge_intervals computes from it.
-bool fold_into(Interval& last, const Interval& next);
+/// Inline: RunStats calls it for every completed request.
+inline bool fold_into(Interval& last, const Interval& next) {
+  if (next.begin > last.end || next.end < last.begin) return false;
+  last = {std::min(last.begin, next.begin), std::max(last.end, next.end)};
+  return true;
+}
 
 /// Sum of the lengths of disjoint intervals.
 std::int64_t total_length(std::span<const Interval> disjoint);
