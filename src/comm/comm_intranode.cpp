@@ -56,8 +56,7 @@ void Comm::post_on_ring(const Operation& o, TaskContext& body, Pending& pending)
       peer.unexpected.erase(arrived);
       pending.event.completed_ticks = pending.event.posted_ticks;
       receive_from_ring(pending, o.data, message.payload);
-      // Nothing may be left to poll once this receive completed: report a size mismatch
-      // now.
+      // Nothing is left to poll once this receive completed: report a size mismatch now.
       if (!error_.empty()) throw std::runtime_error(std::exchange(error_, std::string()));
       return;
     }
