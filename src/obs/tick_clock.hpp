@@ -1,10 +1,10 @@
 #pragma once
 // Cheap timestamps for per-task events. Reading the steady clock costs tens of ns (a
 // vDSO call; more on virtual machines), paid for every task by RunStats, which every
-// run carries (once per task where tasks run back to back, twice otherwise). Where the CPU's time-stamp counter is known to be invariant and
-// synchronized across CPUs (Linux keeps time with it, or with KVM's stable kvm-clock
-// built on it), events are stamped with the counter and converted to nanoseconds
-// afterwards; elsewhere ticks are steady-clock nanoseconds.
+// run carries (once per task where tasks run back to back, twice otherwise). Where the CPU's
+// time-stamp counter is known to be invariant and synchronized across CPUs (Linux keeps time with
+// it, or with KVM's stable kvm-clock built on it), events are stamped with the counter and
+// converted to nanoseconds afterwards; elsewhere ticks are steady-clock nanoseconds.
 
 #include <cstdint>
 
