@@ -54,6 +54,9 @@ enum ObserverEvents : unsigned {
   kObserveAll = kObserveSubmit | kObserveReady | kObserveBegin | kObserveEnd,
   /// on_executed, for observers that only time tasks; not part of kObserveAll.
   kObserveExecuted = 1u << 4,
+  /// on_counted, for observers that only count tasks; not part of kObserveAll. Ignored
+  /// with kObserveExecuted, whose calls count the tasks too.
+  kObserveCounted = 1u << 5,
 };
 
 class Observer {
@@ -73,6 +76,9 @@ class Observer {
   /// `end_ticks`: the scheduling between them (tens of ns) counts toward this task.
   virtual void on_executed(const char* /*name*/, int /*worker*/, std::int64_t /*begin_ticks*/,
                            std::int64_t /*end_ticks*/) {}
+  /// The body of task `name` ran on `worker`. Only with kObserveCounted: one call per task
+  /// and no clock read, for statistics that count tasks without timing them.
+  virtual void on_counted(const char* /*name*/, int /*worker*/) {}
 };
 
 }  // namespace tessera

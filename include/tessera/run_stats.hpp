@@ -8,11 +8,25 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "tessera/comm.hpp"
 #include "tessera/observer.hpp"
 
 namespace tessera {
+
+/// What RunStats measures.
+enum class StatsDetail : std::uint8_t {
+  /// Task times by name, thread times and the overlap fraction: one clock read per task
+  /// and per lane call that completes operations.
+  full,
+  /// Task counts by name only: no clock read and nothing from the communication layer,
+  /// for the lowest overhead on runs of sub-microsecond tasks.
+  counts,
+};
+
+/// "full" or "counts".
+std::string_view to_string(StatsDetail detail);
 
 /// Observer contract: on_executed (or on_begin/on_end) from any worker (index < threads)
 /// concurrently, each touching only that worker's slots (a name-table update and at most
@@ -23,7 +37,7 @@ class RunStats : public Observer, public CommObserver {
  public:
   /// `threads`: workers of the runtime it will observe (main thread = 0); >= 1, else
   /// std::invalid_argument. The measured interval starts now (see start()).
-  explicit RunStats(int threads);
+  explicit RunStats(int threads, StatsDetail detail = StatsDetail::full);
   ~RunStats() override;
   RunStats(const RunStats&) = delete;
   RunStats& operator=(const RunStats&) = delete;
@@ -34,8 +48,10 @@ class RunStats : public Observer, public CommObserver {
   void start();
   void stop();
 
-  /// Only how long each task ran matters to the statistics: one on_executed per task.
-  unsigned events() const override { return kObserveExecuted; }
+  /// Only how long each task ran matters to the statistics: one on_executed per task
+  /// (full), or only that it ran: one on_counted per task (counts).
+  unsigned events() const override;
+  StatsDetail detail() const;
   void on_submit(const TaskInfo& task) override;
   void on_ready(const TaskInfo& task, int worker) override;
   void on_begin(const TaskInfo& task, int worker) override;
@@ -48,7 +64,9 @@ class RunStats : public Observer, public CommObserver {
   /// on_begin and on_end in one call, with the runtime's stamps.
   void on_executed(const char* task_name, int worker, std::int64_t begin_ticks,
                    std::int64_t end_ticks) override;
+  void on_counted(const char* task_name, int worker) override;
 
+  /// With StatsDetail::counts, operations are not timed: only on_post counts.
   void on_post(const CommEvent& event) override;
   void on_complete(const CommEvent& event) override;
   void on_lane_time(std::int64_t ticks) override;
@@ -67,6 +85,7 @@ class RunStats : public Observer, public CommObserver {
   ///   "in_flight_s", "overlapped_s": the two sums behind it
   ///   "ranks":   [ {"rank", "in_flight_s", "overlap_fraction"} ]
   ///   "messages", "bytes": point-to-point messages and bytes sent
+  /// With StatsDetail::counts, only "tasks" (each {"count"}), "messages" and "bytes".
   nlohmann::json collect(MPI_Comm comm) const;
 
  private:

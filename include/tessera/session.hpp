@@ -40,6 +40,7 @@ struct CommonOptions {
   std::string priorities = "skeleton";    ///< skeleton | none
   std::string intranode = "rings";        ///< rings | mpi: see tessera::Intranode
   std::string replay_schedule = "fixed";  ///< fixed | balanced: see tessera::ReplaySchedule
+  std::string stats = "full";             ///< full | counts: see tessera::StatsDetail
   std::uint64_t steal_seed = 0;
 };
 

@@ -74,7 +74,7 @@ struct RunStats::Impl {
     }
   };
 
-  explicit Impl(int thread_count) : threads(thread_count) {
+  Impl(int thread_count, StatsDetail stats_detail) : threads(thread_count), detail(stats_detail) {
     if (threads < 1) {
       throw std::invalid_argument("RunStats: threads must be >= 1 (got " + std::to_string(threads) +
                                   ")");
@@ -84,6 +84,7 @@ struct RunStats::Impl {
   }
 
   int threads;
+  StatsDetail detail;
   std::vector<std::unique_ptr<WorkerState>> workers;
   // Main thread only.
   obs::TickReference reference = obs::TickReference::now();
@@ -98,9 +99,22 @@ struct RunStats::Impl {
   std::int64_t stop_ticks = -1;
 };
 
-RunStats::RunStats(int threads) : impl_(std::make_unique<Impl>(threads)) {}
+std::string_view to_string(StatsDetail detail) {
+  return detail == StatsDetail::full ? "full" : "counts";
+}
+
+RunStats::RunStats(int threads, StatsDetail detail)
+    : impl_(std::make_unique<Impl>(threads, detail)) {}
 
 RunStats::~RunStats() = default;
+
+unsigned RunStats::events() const {
+  return impl_->detail == StatsDetail::full ? kObserveExecuted : kObserveCounted;
+}
+
+StatsDetail RunStats::detail() const {
+  return impl_->detail;
+}
 
 void RunStats::start() {
   impl_->start_ticks = obs::fast_ticks();
@@ -140,6 +154,11 @@ void RunStats::on_executed(const char* task_name, int worker, std::int64_t begin
   impl_->workers[worker]->record(task_name, begin_ticks, end_ticks);
 }
 
+void RunStats::on_counted(const char* task_name, int worker) {
+  obs::check_worker_index("RunStats", worker, impl_->threads);
+  impl_->workers[worker]->names.add(task_name, 0);
+}
+
 void RunStats::on_post(const CommEvent& event) {
   if (event.kind == CommEvent::Kind::send) {
     ++impl_->messages;
@@ -148,6 +167,7 @@ void RunStats::on_post(const CommEvent& event) {
 }
 
 void RunStats::on_complete(const CommEvent& event) {
+  if (impl_->detail == StatsDetail::counts) return;
   // The event carries its post and completion times: no per-request state or clock read
   // here. One posted before this observer was attached is clipped to the measured
   // interval like any other.
@@ -159,11 +179,34 @@ void RunStats::on_complete(const CommEvent& event) {
 }
 
 void RunStats::on_lane_time(std::int64_t ticks) {
+  if (impl_->detail == StatsDetail::counts) return;
   impl_->lane_ticks += ticks;
 }
 
 nlohmann::json RunStats::collect(MPI_Comm comm) const {
   const Impl& s = *impl_;
+  if (s.detail == StatsDetail::counts) {
+    nlohmann::json local_tasks = nlohmann::json::object();
+    for (const auto& w : s.workers) {
+      w->names.for_each([&](const obs::TaskTimeTable::Entry& e) {
+        local_tasks[e.name] = local_tasks.value(e.name, std::uint64_t{0}) + e.count;
+      });
+    }
+    const nlohmann::json local = {
+        {"tasks", local_tasks}, {"messages", s.messages}, {"bytes", s.bytes}};
+    std::map<std::string, std::uint64_t> counts;
+    std::uint64_t messages = 0;
+    std::uint64_t bytes = 0;
+    for (const nlohmann::json& r : allgather_json(local, comm)) {
+      for (const auto& [name, count] : r["tasks"].items())
+        counts[name] += count.get<std::uint64_t>();
+      messages += r["messages"].get<std::uint64_t>();
+      bytes += r["bytes"].get<std::uint64_t>();
+    }
+    nlohmann::json tasks = nlohmann::json::object();
+    for (const auto& [name, count] : counts) tasks[name] = {{"count", count}};
+    return {{"tasks", tasks}, {"messages", messages}, {"bytes", bytes}};
+  }
   // Intervals stay in ticks; lengths are converted once they are summed.
   const std::int64_t lo = s.start_ticks;
   const std::int64_t hi = s.stop_ticks >= 0 ? s.stop_ticks : obs::fast_ticks();

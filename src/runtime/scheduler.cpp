@@ -283,6 +283,8 @@ void Scheduler::execute_body(Task* task, Worker& self, bool straight_after) {
   if (observe_ & kObserveExecuted) {
     self.stamp_ticks = obs::fast_ticks();
     observer_->on_executed(task->name, self.index, begin_ticks, self.stamp_ticks);
+  } else if (observe_ & kObserveCounted) {
+    observer_->on_counted(task->name, self.index);
   }
   if (observe_ & kObserveEnd) {
     AccessInfo scratch[1];

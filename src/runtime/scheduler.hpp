@@ -139,8 +139,10 @@ class Scheduler {
   }
   int decrement(std::atomic<int>& counter) { return add_shared(counter, -1); }
   /// Whether the observer wants callbacks that describe tasks (TaskInfo), not only the
-  /// time stamps of on_executed.
-  bool describes_tasks() const { return (observe_ & ~unsigned{kObserveExecuted}) != 0; }
+  /// time stamps of on_executed or the names of on_counted.
+  bool describes_tasks() const {
+    return (observe_ & ~unsigned{kObserveExecuted | kObserveCounted}) != 0;
+  }
   /// Queues a main-thread task (communication) where only the main thread takes it.
   void push_main_queue(Task* task) {
     std::lock_guard<SpinLock> lock(main_queue_lock_);

@@ -103,6 +103,25 @@ replayed=(
 every_pattern 20 20 "${replayed[@]}"
 expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 2 --no-replay
 
+# --stats counts: the same run, its tasks counted but not timed, and the report says so.
+full_report="$(mktemp --suffix=.json)"
+counts_report="$(mktemp --suffix=.json)"
+expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 2 --report "$full_report"
+expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 2 --stats counts \
+  --report "$counts_report"
+grep -q "overlap not measured (--stats counts)" "$out" || fail "--stats counts: summary line"
+/usr/bin/python3 - "$full_report" "$counts_report" >"$out" 2>&1 <<'PY' || fail "--stats counts: report"
+import json, sys
+full, counts = (json.load(open(p)) for p in sys.argv[1:])
+assert (full["stats"], counts["stats"]) == ("full", "counts"), (full["stats"], counts["stats"])
+assert counts["tasks"] == full["tasks"], (counts["tasks"], full["tasks"])
+assert counts["task_stats"] == {n: {"count": c} for n, c in full["tasks"].items()}
+assert counts["overlap_fraction"] is None and counts["thread_times"] == []
+assert isinstance(full["overlap_fraction"], float) and full["thread_times"]
+assert counts["checksum"] == full["checksum"] and counts["comm"]["messages"] == full["comm"]["messages"]
+PY
+rm -f "$full_report" "$counts_report"
+
 # A trace of a replayed run passes the checker, and each replayed instance names its
 # iteration: its recorded timestep (tag 0) plus period x iteration gives every
 # (timestep, point) exactly once in each of the two runs.
@@ -177,6 +196,7 @@ expect_error 1 "taskbench: error: -kernel: kernel 'compute_dgemm' is not provide
 expect_error 1 "taskbench: error: -width: type fft needs a width >= 2" -type fft -width 1
 expect_error 1 "taskbench: error: -and: several task graphs" -steps 2 -and -type tree
 expect_error 1 "taskbench: error: .*--steps.*x" -steps x
+expect_error 1 "taskbench: error: --stats: bogus not in \\{full,counts\\}" --stats bogus
 
 if [[ $failures -ne 0 ]]; then
   echo "taskbench_patterns: $failures FAILED"

@@ -15,10 +15,10 @@
 namespace tessera::obs_test {
 
 ProgramRun run_observed_program(RuntimeOptions options, const ProgramShape& shape,
-                                const std::string& trace_path) {
+                                const std::string& trace_path, StatsDetail detail) {
   const int threads = options.sequential ? 1 : options.threads;
   // Observers outlive the runtime and the lane that call them.
-  RunStats stats(threads);
+  RunStats stats(threads, detail);
   std::unique_ptr<TraceRecorder> trace;
   if (!trace_path.empty()) {
     trace = std::make_unique<TraceRecorder>(threads, MPI_COMM_WORLD, &stats);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tessera/run_stats.hpp"
 #include "tessera/runtime.hpp"
 
 namespace tessera::obs_test {
@@ -30,8 +31,10 @@ struct ProgramRun {
 };
 
 /// Collective over MPI_COMM_WORLD. Writes a trace to `trace_path` unless it is empty.
+/// RunStats, with `detail`, observes the runtime (unless traced) and the lane.
 ProgramRun run_observed_program(RuntimeOptions options, const ProgramShape& shape,
-                                const std::string& trace_path);
+                                const std::string& trace_path,
+                                StatsDetail detail = StatsDetail::full);
 
 /// A file name every rank agrees on (rank 0 picks it; broadcast): inside
 /// $TESSERA_OBS_TRACE_DIR when set (kept for tests/apps/trace_ring.sh), else in /tmp.

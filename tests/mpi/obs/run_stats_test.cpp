@@ -61,6 +61,30 @@ TEST(RunStats, CountsTasksThreadsMessagesAndBytesOverAllRanks) {
   }
 }
 
+TEST(RunStats, CountsDetailCountsTasksAndMessagesWithoutTimingThem) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  EXPECT_EQ(RunStats(1, StatsDetail::counts).events(), unsigned{kObserveCounted});
+  EXPECT_EQ(RunStats(1).events(), unsigned{kObserveExecuted});
+  const ProgramShape shape;
+  for (const RuntimeOptions& options :
+       {RuntimeOptions{.sequential = true}, RuntimeOptions{.threads = 2}}) {
+    const ProgramRun full = run_observed_program(options, shape, "");
+    const ProgramRun counts = run_observed_program(options, shape, "", StatsDetail::counts);
+    const nlohmann::json& s = counts.stats;
+    ASSERT_EQ(s.at("tasks").size(), full.stats.at("tasks").size());
+    for (const auto& [name, entry] : full.stats.at("tasks").items()) {
+      EXPECT_EQ(s.at("tasks").at(name), nlohmann::json({{"count", entry.at("count")}})) << name;
+    }
+    EXPECT_EQ(s.at("messages"), full.stats.at("messages"));
+    EXPECT_EQ(s.at("bytes"), full.stats.at("bytes"));
+    for (const char* timed : {"threads", "overlap_fraction", "in_flight_s", "ranks"}) {
+      EXPECT_FALSE(s.contains(timed)) << timed;
+    }
+    EXPECT_EQ(counts.final_value, full.final_value);
+  }
+}
+
 // Counts completions for the task that must outlast every request.
 class CompletionCounter : public CommObserver {
  public:

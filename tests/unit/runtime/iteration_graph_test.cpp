@@ -1044,6 +1044,27 @@ TEST(IterationGraph, ObserverWantingOnlyExecutionTimesSeesEveryReplayedBody) {
   EXPECT_EQ(obs.disordered.load(), 0);
 }
 
+// Like RunStats with StatsDetail::counts: only each body's name.
+class CountedCounter : public Observer {
+ public:
+  unsigned events() const override { return kObserveCounted; }
+  void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
+  void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
+  void on_begin(const TaskInfo&, int) override { ADD_FAILURE() << "on_begin not wanted"; }
+  void on_end(const TaskInfo&, int) override { ADD_FAILURE() << "on_end not wanted"; }
+  void on_executed(const char*, int, std::int64_t, std::int64_t) override {
+    ADD_FAILURE() << "on_executed not wanted";
+  }
+  void on_counted(const char*, int) override { counted.fetch_add(1); }
+  std::atomic<int> counted{0};
+};
+
+TEST(IterationGraph, ObserverCountingTasksSeesEveryReplayedBody) {
+  CountedCounter obs;
+  replay_observed_body(obs);
+  EXPECT_EQ(obs.counted.load(), 33);
+}
+
 // Every body's stamps, in the order the bodies ran (one thread).
 class StampLog : public Observer {
  public:

@@ -413,6 +413,50 @@ TEST(Observer, ExecutedSeesTasksOfASequentialRuntimeWhateverTheirAccessCount) {
   EXPECT_EQ(rt.tasks_completed(), 11u);
 }
 
+// Like RunStats with StatsDetail::counts: only the name of each body (kObserveCounted).
+class CountedObserver : public Observer {
+ public:
+  explicit CountedObserver(int threads) : threads_(threads) {}
+  unsigned events() const override { return kObserveCounted; }
+  void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
+  void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
+  void on_begin(const TaskInfo&, int) override { ADD_FAILURE() << "on_begin not wanted"; }
+  void on_end(const TaskInfo&, int) override { ADD_FAILURE() << "on_end not wanted"; }
+  void on_executed(const char*, int, std::int64_t, std::int64_t) override {
+    ADD_FAILURE() << "on_executed not wanted";
+  }
+  void on_counted(const char* name, int worker) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++count_by_name[name];
+    bad += worker < 0 || worker >= threads_;
+  }
+  std::map<std::string, int> count_by_name;
+  int bad = 0;
+
+ private:
+  int threads_;
+  std::mutex mutex_;
+};
+
+TEST(Observer, CountedSeesEveryBodyOnceWithItsName) {
+  // Threads run tasks from the queues; a sequential runtime runs them at submission.
+  for (const RuntimeOptions& options :
+       {RuntimeOptions{.threads = 2}, RuntimeOptions{.sequential = true}}) {
+    CountedObserver obs(options.sequential ? 1 : options.threads);
+    Runtime rt(options);
+    rt.set_observer(&obs);
+    std::vector<Handle> h;
+    for (int i = 0; i < 4; ++i) h.push_back(rt.create_handle("h"));
+    for (int i = 0; i < 200; ++i) {
+      rt.submit(i % 3 == 0 ? "a" : "b", {read(h[i % 2]), readwrite(h[2 + i % 2])}, [] {});
+    }
+    rt.wait_all();
+    rt.set_observer(nullptr);
+    EXPECT_EQ(obs.count_by_name, (std::map<std::string, int>{{"a", 67}, {"b", 133}}));
+    EXPECT_EQ(obs.bad, 0);
+  }
+}
+
 TEST(Diagnostics, WaitingTasksAreDescribedWithHandleAndTags) {
   Runtime rt(RuntimeOptions{.threads = 2});
   Handle h = rt.create_handle("halo-buffer");
