@@ -32,7 +32,7 @@ def load(path):
 
 def label_of(report):
     text = f"{report.get('exec', '?')} {report.get('ranks', '?')}x{report.get('threads', '?')}"
-    if "overlap_fraction" in report:
+    if report.get("overlap_fraction") is not None:  # null with --stats counts
         text += f" (overlap {100 * report['overlap_fraction']:.0f}%)"
     return text
 
