@@ -78,6 +78,9 @@ std::string_view to_string(CommEvent::Kind kind);
 class CommObserver {
  public:
   virtual ~CommObserver() = default;
+  /// Whether on_post is wanted; read once, when the observer is added. One that needs
+  /// only finished operations (each event carries its post time) saves a call per post.
+  virtual bool wants_posts() const { return true; }
   virtual void on_post(const CommEvent& event) = 0;
   virtual void on_complete(const CommEvent& event) = 0;
   /// Time the main thread spent completing finished requests in the lane, per call, in
@@ -181,7 +184,10 @@ class Comm : public ProgressEngine {
   /// Counters so far; wait_s is converted from ticks here (after at least 1 ms of run).
   CommStats stats() const;
   /// Adds an observer (not owned). Main thread only.
-  void add_observer(CommObserver* observer) { observers_.push_back(observer); }
+  void add_observer(CommObserver* observer) {
+    observers_.push_back(observer);
+    if (observer->wants_posts()) post_observers_.push_back(observer);
+  }
 
  private:
   /// One MPI operation as submitted, posted when its turn on its channel comes. Kept
@@ -290,6 +296,7 @@ class Comm : public ProgressEngine {
   std::int64_t reference_ticks_ = 0;  // obs::TickReference taken at construction
   std::int64_t reference_ns_ = 0;
   std::vector<CommObserver*> observers_;
+  std::vector<CommObserver*> post_observers_;  // of observers_, those wanting on_post
   MPI_Datatype exact_type_ = MPI_DATATYPE_NULL;
   MPI_Op exact_op_ = MPI_OP_NULL;
   std::unordered_map<std::uint64_t, Channel> channels_;

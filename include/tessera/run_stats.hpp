@@ -66,8 +66,10 @@ class RunStats : public Observer, public CommObserver {
                    std::int64_t end_ticks) override;
   void on_counted(const char* task_name, int worker) override;
 
-  /// With StatsDetail::counts, operations are not timed: only on_post counts.
+  /// Messages are counted as their sends complete: no call per post.
+  bool wants_posts() const override { return false; }
   void on_post(const CommEvent& event) override;
+  /// With StatsDetail::counts, operations are only counted, not timed.
   void on_complete(const CommEvent& event) override;
   void on_lane_time(std::int64_t ticks) override;
 

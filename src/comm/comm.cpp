@@ -348,7 +348,7 @@ void Comm::track(MPI_Request request, Pending&& pending) {
 
 void Comm::announce(Pending& pending) {
   if (pending.event.posted_ticks == 0) pending.event.posted_ticks = obs::fast_ticks();
-  for (CommObserver* o : observers_) o->on_post(pending.event);
+  for (CommObserver* o : post_observers_) o->on_post(pending.event);
   if (pending.event.kind == CommEvent::Kind::send) {
     ++stats_.messages_sent;
     stats_.bytes_sent += pending.event.bytes;

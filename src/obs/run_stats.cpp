@@ -159,14 +159,13 @@ void RunStats::on_counted(const char* task_name, int worker) {
   impl_->workers[worker]->names.add(task_name, 0);
 }
 
-void RunStats::on_post(const CommEvent& event) {
+void RunStats::on_post(const CommEvent&) {}
+
+void RunStats::on_complete(const CommEvent& event) {
   if (event.kind == CommEvent::Kind::send) {
     ++impl_->messages;
     impl_->bytes += event.bytes;
   }
-}
-
-void RunStats::on_complete(const CommEvent& event) {
   if (impl_->detail == StatsDetail::counts) return;
   // The event carries its post and completion times: no per-request state or clock read
   // here. One posted before this observer was attached is clipped to the measured

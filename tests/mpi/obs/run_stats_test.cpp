@@ -133,6 +133,37 @@ TEST(RunStats, OverlapIsOneWhenATaskRunsThroughEveryRequest) {
   EXPECT_EQ(s.at("overlapped_s").get<double>(), s.at("in_flight_s").get<double>());
 }
 
+// Like RunStats: finished operations only.
+class CompletionOnlyCounter : public CompletionCounter {
+ public:
+  bool wants_posts() const override { return false; }
+};
+
+TEST(CommObserver, OneNotWantingPostsSeesEveryCompletionAndNoPost) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (const Intranode intranode : {Intranode::rings, Intranode::mpi}) {
+    CompletionCounter all;
+    CompletionOnlyCounter completions;
+    Runtime rt(RuntimeOptions{.threads = 2});
+    Comm comm(rt, MPI_COMM_WORLD, intranode);
+    comm.add_observer(&completions);
+    comm.add_observer(&all);
+    const TagSpace tags = comm.allocate_tags("posts", 1);
+    Handle hs = rt.create_handle("s"), hr = rt.create_handle("r");
+    double out = rank, in = -1;
+    comm.isend(hs, &out, sizeof out, (rank + 1) % size, tags.tag(0));
+    comm.irecv(hr, &in, sizeof in, (rank + size - 1) % size, tags.tag(0));
+    rt.wait_all();
+    EXPECT_EQ(in, (rank + size - 1) % size);
+    EXPECT_EQ(all.posted.load(), 2);
+    EXPECT_EQ(all.completed.load(), 2);
+    EXPECT_EQ(completions.posted.load(), 0);
+    EXPECT_EQ(completions.completed.load(), 2);
+  }
+}
+
 TEST(RunStats, RejectsANonPositiveThreadCount) {
   EXPECT_THROW(RunStats(0), std::invalid_argument);
 }
