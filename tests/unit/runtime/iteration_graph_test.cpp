@@ -1022,45 +1022,40 @@ TEST(IterationGraph, ObserverWantingOnlySpansGetsOnlySpans) {
   EXPECT_EQ(obs.ended.load(), 33);
 }
 
-// Like RunStats: only the runtime's stamps of each body.
-class ExecutedCounter : public Observer {
+// Like RunStats: one call per body and nothing else, either its stamps (kObserveExecuted)
+// or only its name (kObserveCounted).
+class BodyCounter : public Observer {
  public:
-  unsigned events() const override { return kObserveExecuted; }
+  explicit BodyCounter(unsigned events) : events_(events) {}
+  unsigned events() const override { return events_; }
   void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
   void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
   void on_begin(const TaskInfo&, int) override { ADD_FAILURE() << "on_begin not wanted"; }
   void on_end(const TaskInfo&, int) override { ADD_FAILURE() << "on_end not wanted"; }
   void on_executed(const char*, int, std::int64_t begin, std::int64_t end) override {
+    if (events_ != kObserveExecuted) ADD_FAILURE() << "on_executed not wanted";
     executed.fetch_add(1);
     if (end < begin) disordered.fetch_add(1);
   }
-  std::atomic<int> executed{0}, disordered{0};
+  void on_counted(const char*, int) override {
+    if (events_ != kObserveCounted) ADD_FAILURE() << "on_counted not wanted";
+    counted.fetch_add(1);
+  }
+  std::atomic<int> executed{0}, disordered{0}, counted{0};
+
+ private:
+  unsigned events_;
 };
 
 TEST(IterationGraph, ObserverWantingOnlyExecutionTimesSeesEveryReplayedBody) {
-  ExecutedCounter obs;
+  BodyCounter obs(kObserveExecuted);
   replay_observed_body(obs);
   EXPECT_EQ(obs.executed.load(), 33);
   EXPECT_EQ(obs.disordered.load(), 0);
 }
 
-// Like RunStats with StatsDetail::counts: only each body's name.
-class CountedCounter : public Observer {
- public:
-  unsigned events() const override { return kObserveCounted; }
-  void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
-  void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
-  void on_begin(const TaskInfo&, int) override { ADD_FAILURE() << "on_begin not wanted"; }
-  void on_end(const TaskInfo&, int) override { ADD_FAILURE() << "on_end not wanted"; }
-  void on_executed(const char*, int, std::int64_t, std::int64_t) override {
-    ADD_FAILURE() << "on_executed not wanted";
-  }
-  void on_counted(const char*, int) override { counted.fetch_add(1); }
-  std::atomic<int> counted{0};
-};
-
 TEST(IterationGraph, ObserverCountingTasksSeesEveryReplayedBody) {
-  CountedCounter obs;
+  BodyCounter obs(kObserveCounted);
   replay_observed_body(obs);
   EXPECT_EQ(obs.counted.load(), 33);
 }

@@ -359,39 +359,54 @@ TEST(Observer, SeesTasksThatRanAtSubmissionWithIdsNamesAndTags) {
   EXPECT_EQ(rt.tasks_completed(), 20u);
 }
 
-// Like RunStats: wants only the runtime's time stamps of each body (kObserveExecuted).
-class ExecutedObserver : public Observer {
+// Like RunStats: wants one call per body and nothing else, either its time stamps
+// (kObserveExecuted, full statistics) or only its name (kObserveCounted, counts).
+class BodyObserver : public Observer {
  public:
-  explicit ExecutedObserver(int threads) : threads_(threads) {}
-  unsigned events() const override { return kObserveExecuted; }
+  BodyObserver(unsigned events, int threads) : events_(events), threads_(threads) {}
+  unsigned events() const override { return events_; }
   void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
   void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
   void on_begin(const TaskInfo&, int) override { ADD_FAILURE() << "on_begin not wanted"; }
   void on_end(const TaskInfo&, int) override { ADD_FAILURE() << "on_end not wanted"; }
   void on_executed(const char* name, int worker, std::int64_t begin_ticks,
                    std::int64_t end_ticks) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++count_by_name[name];
-    bad += worker < 0 || worker >= threads_ || end_ticks < begin_ticks || begin_ticks <= 0;
+    if (events_ != kObserveExecuted) ADD_FAILURE() << "on_executed not wanted";
+    record(name, worker, end_ticks < begin_ticks || begin_ticks <= 0);
+  }
+  void on_counted(const char* name, int worker) override {
+    if (events_ != kObserveCounted) ADD_FAILURE() << "on_counted not wanted";
+    record(name, worker, false);
   }
   std::map<std::string, int> count_by_name;
   int bad = 0;
 
  private:
+  void record(const char* name, int worker, bool bad_stamps) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++count_by_name[name];
+    bad += worker < 0 || worker >= threads_ || bad_stamps;
+  }
+  unsigned events_;
   int threads_;
   std::mutex mutex_;
 };
 
-TEST(Observer, ExecutedSeesEveryBodyOnceWithItsNameAndOrderedStamps) {
-  ExecutedObserver obs(2);
-  Runtime rt(RuntimeOptions{.threads = 2});
-  rt.set_observer(&obs);
+// 200 tasks named "a" (67) and "b" (133) over four handles, run to completion.
+void run_named_tasks(Runtime& rt) {
   std::vector<Handle> h;
   for (int i = 0; i < 4; ++i) h.push_back(rt.create_handle("h"));
   for (int i = 0; i < 200; ++i) {
     rt.submit(i % 3 == 0 ? "a" : "b", {read(h[i % 2]), readwrite(h[2 + i % 2])}, [] {});
   }
   rt.wait_all();
+}
+
+TEST(Observer, ExecutedSeesEveryBodyOnceWithItsNameAndOrderedStamps) {
+  BodyObserver obs(kObserveExecuted, 2);
+  Runtime rt(RuntimeOptions{.threads = 2});
+  rt.set_observer(&obs);
+  run_named_tasks(rt);
   rt.set_observer(nullptr);
   EXPECT_EQ(obs.count_by_name, (std::map<std::string, int>{{"a", 67}, {"b", 133}}));
   EXPECT_EQ(obs.bad, 0);
@@ -400,7 +415,7 @@ TEST(Observer, ExecutedSeesEveryBodyOnceWithItsNameAndOrderedStamps) {
 TEST(Observer, ExecutedSeesTasksOfASequentialRuntimeWhateverTheirAccessCount) {
   // More accesses than an observer's TaskInfo describes (kMaxDescribedAccesses): with
   // kObserveExecuted alone, nothing needs describing.
-  ExecutedObserver obs(1);
+  BodyObserver obs(kObserveExecuted, 1);
   Runtime rt(RuntimeOptions{.sequential = true});
   rt.set_observer(&obs);
   std::vector<Access> accesses;
@@ -413,44 +428,14 @@ TEST(Observer, ExecutedSeesTasksOfASequentialRuntimeWhateverTheirAccessCount) {
   EXPECT_EQ(rt.tasks_completed(), 11u);
 }
 
-// Like RunStats with StatsDetail::counts: only the name of each body (kObserveCounted).
-class CountedObserver : public Observer {
- public:
-  explicit CountedObserver(int threads) : threads_(threads) {}
-  unsigned events() const override { return kObserveCounted; }
-  void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
-  void on_ready(const TaskInfo&, int) override { ADD_FAILURE() << "on_ready not wanted"; }
-  void on_begin(const TaskInfo&, int) override { ADD_FAILURE() << "on_begin not wanted"; }
-  void on_end(const TaskInfo&, int) override { ADD_FAILURE() << "on_end not wanted"; }
-  void on_executed(const char*, int, std::int64_t, std::int64_t) override {
-    ADD_FAILURE() << "on_executed not wanted";
-  }
-  void on_counted(const char* name, int worker) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++count_by_name[name];
-    bad += worker < 0 || worker >= threads_;
-  }
-  std::map<std::string, int> count_by_name;
-  int bad = 0;
-
- private:
-  int threads_;
-  std::mutex mutex_;
-};
-
 TEST(Observer, CountedSeesEveryBodyOnceWithItsName) {
   // Threads run tasks from the queues; a sequential runtime runs them at submission.
   for (const RuntimeOptions& options :
        {RuntimeOptions{.threads = 2}, RuntimeOptions{.sequential = true}}) {
-    CountedObserver obs(options.sequential ? 1 : options.threads);
+    BodyObserver obs(kObserveCounted, options.sequential ? 1 : options.threads);
     Runtime rt(options);
     rt.set_observer(&obs);
-    std::vector<Handle> h;
-    for (int i = 0; i < 4; ++i) h.push_back(rt.create_handle("h"));
-    for (int i = 0; i < 200; ++i) {
-      rt.submit(i % 3 == 0 ? "a" : "b", {read(h[i % 2]), readwrite(h[2 + i % 2])}, [] {});
-    }
-    rt.wait_all();
+    run_named_tasks(rt);
     rt.set_observer(nullptr);
     EXPECT_EQ(obs.count_by_name, (std::map<std::string, int>{{"a", 67}, {"b", 133}}));
     EXPECT_EQ(obs.bad, 0);
