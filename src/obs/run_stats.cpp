@@ -50,6 +50,36 @@ std::vector<nlohmann::json> allgather_json(const nlohmann::json& local, MPI_Comm
   return per_rank;
 }
 
+/// Per task name: executions and their total time in ns.
+using NameTotals = std::map<std::string, std::pair<std::uint64_t, std::int64_t>>;
+
+/// A rank's share for collect(): its tasks by name, messages and bytes (the timed fields
+/// are added by the caller).
+nlohmann::json share_of(const NameTotals& by_name, std::uint64_t messages, std::uint64_t bytes) {
+  nlohmann::json tasks = nlohmann::json::object();
+  for (const auto& [name, totals] : by_name) {
+    tasks[name] = {{"count", totals.first}, {"total_ns", totals.second}};
+  }
+  return {{"tasks", tasks}, {"messages", messages}, {"bytes", bytes}};
+}
+
+/// The sums of the ranks' shares (share_of) over all ranks.
+struct RankSums {
+  NameTotals by_name;
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+
+  void add(const nlohmann::json& share) {
+    for (const auto& [name, t] : share["tasks"].items()) {
+      auto& [count, total] = by_name[name];
+      count += t["count"].get<std::uint64_t>();
+      total += t["total_ns"].get<std::int64_t>();
+    }
+    messages += share["messages"].get<std::uint64_t>();
+    bytes += share["bytes"].get<std::uint64_t>();
+  }
+};
+
 }  // namespace
 
 struct RunStats::Impl {
@@ -185,26 +215,18 @@ void RunStats::on_lane_time(std::int64_t ticks) {
 nlohmann::json RunStats::collect(MPI_Comm comm) const {
   const Impl& s = *impl_;
   if (s.detail == StatsDetail::counts) {
-    nlohmann::json local_tasks = nlohmann::json::object();
+    NameTotals by_name;
     for (const auto& w : s.workers) {
-      w->names.for_each([&](const obs::TaskTimeTable::Entry& e) {
-        local_tasks[e.name] = local_tasks.value(e.name, std::uint64_t{0}) + e.count;
-      });
+      w->names.for_each(
+          [&](const obs::TaskTimeTable::Entry& e) { by_name[e.name].first += e.count; });
     }
-    const nlohmann::json local = {
-        {"tasks", local_tasks}, {"messages", s.messages}, {"bytes", s.bytes}};
-    std::map<std::string, std::uint64_t> counts;
-    std::uint64_t messages = 0;
-    std::uint64_t bytes = 0;
-    for (const nlohmann::json& r : allgather_json(local, comm)) {
-      for (const auto& [name, count] : r["tasks"].items())
-        counts[name] += count.get<std::uint64_t>();
-      messages += r["messages"].get<std::uint64_t>();
-      bytes += r["bytes"].get<std::uint64_t>();
+    RankSums all;
+    for (const nlohmann::json& r : allgather_json(share_of(by_name, s.messages, s.bytes), comm)) {
+      all.add(r);
     }
     nlohmann::json tasks = nlohmann::json::object();
-    for (const auto& [name, count] : counts) tasks[name] = {{"count", count}};
-    return {{"tasks", tasks}, {"messages", messages}, {"bytes", bytes}};
+    for (const auto& [name, totals] : all.by_name) tasks[name] = {{"count", totals.first}};
+    return {{"tasks", tasks}, {"messages", all.messages}, {"bytes", all.bytes}};
   }
   // Intervals stay in ticks; lengths are converted once they are summed.
   const std::int64_t lo = s.start_ticks;
@@ -215,7 +237,7 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
   obs::mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
 
   // This rank's share, as JSON so ranks with different task names combine simply.
-  std::map<std::string, std::pair<std::uint64_t, std::int64_t>> by_name;
+  NameTotals by_name;
   std::vector<obs::Interval> busy;
   nlohmann::json threads = nlohmann::json::array();
   for (int t = 0; t < s.threads; ++t) {
@@ -241,10 +263,6 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
          {"idle_s", std::max<std::int64_t>(wall_ns - exec_ns - comm_ns, 0) * kSecondsPerNs}});
     busy.insert(busy.end(), clipped.begin(), clipped.end());
   }
-  nlohmann::json tasks = nlohmann::json::object();
-  for (const auto& [name, totals] : by_name) {
-    tasks[name] = {{"count", totals.first}, {"total_ns", totals.second}};
-  }
   std::vector<obs::Interval> requests;
   requests.reserve(s.requests.size());
   s.requests.for_each([&](const obs::Interval& i) { requests.push_back(i); });
@@ -252,26 +270,18 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
       obs::measure_overlap(obs::clip_intervals(obs::merge_intervals(requests), lo, hi), busy);
   const obs::OverlapTotals overlap{clock.duration_ns(overlap_ticks.in_flight),
                                    clock.duration_ns(overlap_ticks.overlapped)};
-  const nlohmann::json local = {{"tasks", tasks},
-                                {"threads", threads},
-                                {"in_flight_ns", overlap.in_flight},
-                                {"overlapped_ns", overlap.overlapped},
-                                {"messages", s.messages},
-                                {"bytes", s.bytes}};
+  nlohmann::json local = share_of(by_name, s.messages, s.bytes);
+  local["threads"] = threads;
+  local["in_flight_ns"] = overlap.in_flight;
+  local["overlapped_ns"] = overlap.overlapped;
 
   // Totals over ranks; in-flight time weights each rank's overlap.
-  std::map<std::string, std::pair<std::uint64_t, std::int64_t>> all_names;
+  RankSums all;
   nlohmann::json all_threads = nlohmann::json::array();
   nlohmann::json ranks = nlohmann::json::array();
   obs::OverlapTotals all_overlap;
-  std::uint64_t messages = 0;
-  std::uint64_t bytes = 0;
   for (const nlohmann::json& r : allgather_json(local, comm)) {
-    for (const auto& [name, t] : r["tasks"].items()) {
-      auto& [count, total] = all_names[name];
-      count += t["count"].get<std::uint64_t>();
-      total += t["total_ns"].get<std::int64_t>();
-    }
+    all.add(r);
     for (const nlohmann::json& t : r["threads"]) all_threads.push_back(t);
     const obs::OverlapTotals rank_overlap{r["in_flight_ns"].get<std::int64_t>(),
                                           r["overlapped_ns"].get<std::int64_t>()};
@@ -280,11 +290,9 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
                      {"overlap_fraction", rank_overlap.fraction()}});
     all_overlap.in_flight += rank_overlap.in_flight;
     all_overlap.overlapped += rank_overlap.overlapped;
-    messages += r["messages"].get<std::uint64_t>();
-    bytes += r["bytes"].get<std::uint64_t>();
   }
   nlohmann::json result_tasks = nlohmann::json::object();
-  for (const auto& [name, totals] : all_names) {
+  for (const auto& [name, totals] : all.by_name) {
     const double total_s = totals.second * kSecondsPerNs;
     result_tasks[name] = {{"count", totals.first},
                           {"total_s", total_s},
@@ -296,8 +304,8 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
           {"in_flight_s", all_overlap.in_flight * kSecondsPerNs},
           {"overlapped_s", all_overlap.overlapped * kSecondsPerNs},
           {"ranks", ranks},
-          {"messages", messages},
-          {"bytes", bytes}};
+          {"messages", all.messages},
+          {"bytes", all.bytes}};
 }
 
 }  // namespace tessera
