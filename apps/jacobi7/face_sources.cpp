@@ -1,6 +1,6 @@
 #include "face_sources.hpp"
 
-#include "tessera/direction.hpp"
+#include "tessera/mesh/direction.hpp"
 
 namespace tessera::jacobi7 {
 

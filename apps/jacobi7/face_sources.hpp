@@ -9,8 +9,8 @@
 #include <array>
 #include <cstddef>
 
-#include "tessera/block_field.hpp"
-#include "tessera/uniform_mesh.hpp"
+#include "tessera/mesh/block_field.hpp"
+#include "tessera/mesh/uniform_mesh.hpp"
 
 namespace tessera::jacobi7 {
 

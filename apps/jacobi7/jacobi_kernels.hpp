@@ -6,7 +6,7 @@
 #include "face_sources.hpp"
 #include "output_stores.hpp"
 #include "poisson_problem.hpp"
-#include "tessera/block_layout.hpp"
+#include "tessera/mesh/block_layout.hpp"
 
 namespace tessera::jacobi7 {
 

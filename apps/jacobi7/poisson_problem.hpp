@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "tessera/uniform_mesh.hpp"
+#include "tessera/mesh/uniform_mesh.hpp"
 
 namespace tessera::jacobi7 {
 

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "tessera/amr_mesh.hpp"
-#include "tessera/comm.hpp"
-#include "tessera/exact_sum.hpp"
+#include "tessera/amr/mesh.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/comm/exact_sum.hpp"
 
 namespace miniamr {
 

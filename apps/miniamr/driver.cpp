@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "stencil.hpp"
-#include "tessera/amr_marking.hpp"
-#include "tessera/amr_vtk.hpp"
+#include "tessera/amr/marking.hpp"
+#include "tessera/amr/vtk.hpp"
 
 namespace miniamr {
 

@@ -18,7 +18,7 @@
 
 #include "checksums.hpp"
 #include "options.hpp"
-#include "tessera/amr_mesh.hpp"
+#include "tessera/amr/mesh.hpp"
 #include "tessera/session.hpp"
 
 namespace miniamr {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "tessera/forest.hpp"
+#include "tessera/amr/forest.hpp"
 
 namespace miniamr {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/amr_objects.hpp"
+#include "tessera/amr/objects.hpp"
 #include "tessera/session.hpp"
 
 namespace miniamr {

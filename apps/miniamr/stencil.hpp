@@ -1,7 +1,7 @@
 #pragma once
 // miniAMR's stencils on one block, with the reference's order of additions.
 
-#include "tessera/amr_block_store.hpp"
+#include "tessera/amr/block_store.hpp"
 
 namespace miniamr {
 

@@ -29,8 +29,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "tessera/run_stats.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/obs/run_stats.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace {
 

@@ -17,9 +17,9 @@
 #include <memory>
 #include <string>
 
-#include "tessera/run_stats.hpp"
-#include "tessera/runtime.hpp"
-#include "tessera/trace.hpp"
+#include "tessera/obs/run_stats.hpp"
+#include "tessera/runtime/runtime.hpp"
+#include "tessera/obs/trace_recorder.hpp"
 
 namespace {
 

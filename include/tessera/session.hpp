@@ -20,9 +20,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tessera/comm.hpp"
-#include "tessera/exec.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/exec/exec_model.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "tessera/amr_block_store.hpp"
+#include "tessera/amr/block_store.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // Forest on p4est's 3-D p8est. The p8est keeps one small record per leaf (QuadData) that
 // carries the caller's marks and weights into p4est's callbacks and tells, after a change,
 // which old block each new leaf came from.
-#include "tessera/forest.hpp"
+#include "tessera/amr/forest.hpp"
 
 #include <p8est.h>
 #include <p8est_algorithms.h>
@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "amr/mpi_check.hpp"
+#include "comm/check_mpi.hpp"
 
 namespace tessera {
 
@@ -126,7 +126,7 @@ Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks)
       throw std::invalid_argument("Forest: root block count along axis " + std::to_string(a) +
                                   " must be >= 1, got " + std::to_string(root_blocks[a]));
   init_p4est_once();
-  TESSERA_AMR_MPI_CHECK(MPI_Comm_dup(comm, &p4est_->comm));
+  TESSERA_MPI_CHECK(MPI_Comm_dup(comm, &p4est_->comm));
   p4est_->connectivity =
       p8est_connectivity_new_brick(root_blocks[0], root_blocks[1], root_blocks[2], 0, 0, 0);
   const auto* conn = p4est_->connectivity;
@@ -175,8 +175,8 @@ std::vector<std::int64_t> Forest::global_level_counts(int max_level) const {
   std::vector<std::int64_t> counts(static_cast<std::size_t>(max_level) + 1, 0);
   for (const auto& b : local_)
     if (b.level <= max_level) ++counts[static_cast<std::size_t>(b.level)];
-  TESSERA_AMR_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()),
-                                      MPI_INT64_T, MPI_SUM, p4est_->comm));
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()),
+                                  MPI_INT64_T, MPI_SUM, p4est_->comm));
   return counts;
 }
 

@@ -4,7 +4,7 @@
 // level jumps alike (on-rank same-level faces are copied plane to plane, same values).
 // Tasks hold raw pointers to block data taken when the plan is built: slots never move, and
 // the BlockStore's tables are only touched by the main thread.
-#include "tessera/amr_halo.hpp"
+#include "tessera/amr/halo.hpp"
 
 #include <fmt/format.h>
 

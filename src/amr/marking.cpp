@@ -3,13 +3,13 @@
 // block pulls from its face neighbours and siblings instead. Each rule only raises marks
 // (-1 -> 0 -> +1) and is triggered by raised marks, so both reach the same least fixed
 // point above the start state.
-#include "tessera/amr_marking.hpp"
+#include "tessera/amr/marking.hpp"
 
 #include <mpi.h>
 
 #include <stdexcept>
 
-#include "amr/mpi_check.hpp"
+#include "comm/check_mpi.hpp"
 
 namespace tessera {
 
@@ -85,7 +85,7 @@ std::vector<std::int8_t> refinement_marks(const Forest& forest, std::span<const 
     settle_locally(forest, marks, ghost_marks);
     std::vector<std::int8_t> fresh = forest.exchange_ghost_values<std::int8_t>(marks);
     int changed = fresh != ghost_marks ? 1 : 0;
-    TESSERA_AMR_MPI_CHECK(
+    TESSERA_MPI_CHECK(
         MPI_Allreduce(MPI_IN_PLACE, &changed, 1, MPI_INT, MPI_MAX, forest.communicator()));
     ghost_marks = std::move(fresh);
     if (changed == 0) break;

@@ -1,4 +1,4 @@
-#include "tessera/amr_mesh.hpp"
+#include "tessera/amr/mesh.hpp"
 
 #include <algorithm>
 #include <stdexcept>

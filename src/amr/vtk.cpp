@@ -1,4 +1,4 @@
-#include "tessera/amr_vtk.hpp"
+#include "tessera/amr/vtk.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "amr/mpi_check.hpp"
+#include "comm/check_mpi.hpp"
 
 namespace tessera {
 
@@ -31,7 +31,7 @@ void write_forest_vtk(const Forest& forest, const std::string& path) {
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<std::size_t>(ranks)),
       displs(static_cast<std::size_t>(ranks), 0);
-  TESSERA_AMR_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
+  TESSERA_MPI_CHECK(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm));
   std::vector<std::int64_t> all;
   if (forest.rank() == 0) {
     for (int r = 1; r < ranks; ++r)
@@ -39,8 +39,8 @@ void write_forest_vtk(const Forest& forest, const std::string& path) {
           displs[static_cast<std::size_t>(r - 1)] + counts[static_cast<std::size_t>(r - 1)];
     all.resize(static_cast<std::size_t>(displs.back() + counts.back()));
   }
-  TESSERA_AMR_MPI_CHECK(MPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(),
-                                    displs.data(), MPI_INT64_T, 0, comm));
+  TESSERA_MPI_CHECK(MPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(),
+                                displs.data(), MPI_INT64_T, 0, comm));
   if (forest.rank() != 0) return;
 
   const std::size_t blocks = all.size() / kRecord;

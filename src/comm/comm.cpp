@@ -1,4 +1,4 @@
-#include "tessera/comm.hpp"
+#include "tessera/comm/comm.hpp"
 
 #include "comm/check_mpi.hpp"
 #include "comm/intranode_rings.hpp"

@@ -17,7 +17,7 @@
 
 #include "comm/intranode_rings.hpp"
 #include "obs/tick_clock.hpp"
-#include "tessera/comm.hpp"
+#include "tessera/comm/comm.hpp"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "tessera/exact_sum.hpp"
+#include "tessera/comm/exact_sum.hpp"
 
 #include <bit>
 #include <cmath>

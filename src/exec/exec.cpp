@@ -1,4 +1,4 @@
-#include "tessera/exec.hpp"
+#include "tessera/exec/exec_model.hpp"
 
 #include "obs/tick_clock.hpp"
 

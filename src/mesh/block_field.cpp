@@ -1,4 +1,4 @@
-#include "tessera/block_field.hpp"
+#include "tessera/mesh/block_field.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 
 #include <sys/mman.h>
 
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 

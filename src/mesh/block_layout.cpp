@@ -1,4 +1,4 @@
-#include "tessera/block_layout.hpp"
+#include "tessera/mesh/block_layout.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -1,4 +1,4 @@
-#include "tessera/direction.hpp"
+#include "tessera/mesh/direction.hpp"
 
 #include <array>
 

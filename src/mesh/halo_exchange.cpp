@@ -1,4 +1,4 @@
-#include "tessera/halo_exchange.hpp"
+#include "tessera/mesh/halo_exchange.hpp"
 
 #include <fmt/format.h>
 

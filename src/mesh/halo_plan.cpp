@@ -1,4 +1,4 @@
-#include "tessera/halo_plan.hpp"
+#include "tessera/mesh/halo_plan.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -8,7 +8,7 @@
 #include <tuple>
 #include <utility>
 
-#include "tessera/morton.hpp"
+#include "tessera/mesh/morton.hpp"
 
 namespace tessera {
 

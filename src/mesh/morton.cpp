@@ -1,4 +1,4 @@
-#include "tessera/morton.hpp"
+#include "tessera/mesh/morton.hpp"
 
 #include <stdexcept>
 

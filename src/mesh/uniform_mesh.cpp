@@ -1,11 +1,11 @@
-#include "tessera/uniform_mesh.hpp"
+#include "tessera/mesh/uniform_mesh.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-#include "tessera/morton.hpp"
+#include "tessera/mesh/morton.hpp"
 
 namespace tessera {
 

@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "comm/check_mpi.hpp"
 #include "obs/monotonic_clock.hpp"
-#include "obs/mpi_check.hpp"
 
 namespace tessera::obs {
 
@@ -22,11 +22,11 @@ std::int64_t estimate_offset(std::span<const ClockSample> samples) {
 std::int64_t measure_offset_to_root(MPI_Comm comm, int rounds) {
   if (rounds < 1) throw std::invalid_argument("measure_offset_to_root: rounds must be >= 1");
   MPI_Comm sync = MPI_COMM_NULL;
-  mpi_check(MPI_Comm_dup(comm, &sync), "MPI_Comm_dup");
+  ::tessera::detail::check_mpi(MPI_Comm_dup(comm, &sync), "MPI_Comm_dup");
   int rank = 0;
   int size = 1;
-  mpi_check(MPI_Comm_rank(sync, &rank), "MPI_Comm_rank");
-  mpi_check(MPI_Comm_size(sync, &size), "MPI_Comm_size");
+  ::tessera::detail::check_mpi(MPI_Comm_rank(sync, &rank), "MPI_Comm_rank");
+  ::tessera::detail::check_mpi(MPI_Comm_size(sync, &size), "MPI_Comm_size");
   constexpr int kPingTag = 1;
   constexpr int kOffsetTag = 2;
   std::int64_t own_offset = 0;
@@ -36,25 +36,29 @@ std::int64_t measure_offset_to_root(MPI_Comm comm, int rounds) {
       for (ClockSample& s : samples) {
         const char ping = 0;
         s.sent_ns = monotonic_ns();
-        mpi_check(MPI_Send(&ping, 1, MPI_CHAR, peer, kPingTag, sync), "MPI_Send");
-        mpi_check(MPI_Recv(&s.remote_ns, 1, MPI_INT64_T, peer, kPingTag, sync, MPI_STATUS_IGNORE),
-                  "MPI_Recv");
+        ::tessera::detail::check_mpi(MPI_Send(&ping, 1, MPI_CHAR, peer, kPingTag, sync),
+                                     "MPI_Send");
+        ::tessera::detail::check_mpi(
+            MPI_Recv(&s.remote_ns, 1, MPI_INT64_T, peer, kPingTag, sync, MPI_STATUS_IGNORE),
+            "MPI_Recv");
         s.received_ns = monotonic_ns();
       }
       const std::int64_t offset = estimate_offset(samples);
-      mpi_check(MPI_Send(&offset, 1, MPI_INT64_T, peer, kOffsetTag, sync), "MPI_Send");
+      ::tessera::detail::check_mpi(MPI_Send(&offset, 1, MPI_INT64_T, peer, kOffsetTag, sync),
+                                   "MPI_Send");
     }
   } else {
     for (int k = 0; k < rounds; ++k) {
       char ping = 0;
-      mpi_check(MPI_Recv(&ping, 1, MPI_CHAR, 0, kPingTag, sync, MPI_STATUS_IGNORE), "MPI_Recv");
+      ::tessera::detail::check_mpi(
+          MPI_Recv(&ping, 1, MPI_CHAR, 0, kPingTag, sync, MPI_STATUS_IGNORE), "MPI_Recv");
       const std::int64_t now = monotonic_ns();
-      mpi_check(MPI_Send(&now, 1, MPI_INT64_T, 0, kPingTag, sync), "MPI_Send");
+      ::tessera::detail::check_mpi(MPI_Send(&now, 1, MPI_INT64_T, 0, kPingTag, sync), "MPI_Send");
     }
-    mpi_check(MPI_Recv(&own_offset, 1, MPI_INT64_T, 0, kOffsetTag, sync, MPI_STATUS_IGNORE),
-              "MPI_Recv");
+    ::tessera::detail::check_mpi(
+        MPI_Recv(&own_offset, 1, MPI_INT64_T, 0, kOffsetTag, sync, MPI_STATUS_IGNORE), "MPI_Recv");
   }
-  mpi_check(MPI_Comm_free(&sync), "MPI_Comm_free");
+  ::tessera::detail::check_mpi(MPI_Comm_free(&sync), "MPI_Comm_free");
   return own_offset;
 }
 

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "obs/mpi_check.hpp"
+#include "comm/check_mpi.hpp"
 
 namespace tessera::obs {
 
@@ -18,13 +18,6 @@ namespace {
 
 /// Largest piece handed to one MPI-IO call (counts are ints).
 constexpr std::size_t kMaxCallBytes = std::size_t{1} << 30;
-
-std::string mpi_error_text(int rc) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(rc, text, &length);
-  return std::string(text, static_cast<std::size_t>(length));
-}
 
 /// What each rank reports in a round.
 struct RoundEntry {
@@ -37,8 +30,8 @@ struct RoundEntry {
 
 RankOrderedFile::RankOrderedFile(std::string path, std::string label, MPI_Comm comm)
     : path_(std::move(path)), label_(std::move(label)), comm_(comm) {
-  mpi_check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
-  mpi_check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  ::tessera::detail::check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  ::tessera::detail::check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   temporary_ = fmt::format("{}.tmp.{}", path_, static_cast<long>(::getpid()));
   if (rank_ == 0) {
     std::FILE* created = std::fopen(temporary_.c_str(), "wb");
@@ -46,12 +39,13 @@ RankOrderedFile::RankOrderedFile(std::string path, std::string label, MPI_Comm c
   }
   agree_or_throw();
   int name_length = static_cast<int>(temporary_.size());
-  mpi_check(MPI_Bcast(&name_length, 1, MPI_INT, 0, comm_), "MPI_Bcast");
+  ::tessera::detail::check_mpi(MPI_Bcast(&name_length, 1, MPI_INT, 0, comm_), "MPI_Bcast");
   temporary_.resize(static_cast<std::size_t>(name_length));
-  mpi_check(MPI_Bcast(temporary_.data(), name_length, MPI_CHAR, 0, comm_), "MPI_Bcast");
+  ::tessera::detail::check_mpi(MPI_Bcast(temporary_.data(), name_length, MPI_CHAR, 0, comm_),
+                               "MPI_Bcast");
   const int rc = MPI_File_open(comm_, temporary_.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file_);
   if (rc != MPI_SUCCESS) {
-    error_ = mpi_error_text(rc);
+    error_ = ::tessera::detail::mpi_error_text(rc);
     file_ = MPI_FILE_NULL;
   }
   try {
@@ -71,7 +65,8 @@ RankOrderedFile::~RankOrderedFile() {
 
 void RankOrderedFile::agree_or_throw() {
   int failed = error_.empty() ? 0 : 1;
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
+  ::tessera::detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm_),
+                               "MPI_Allreduce");
   if (!failed) return;
   throw std::runtime_error(fmt::format("{}: cannot write '{}': {}", label_, path_,
                                        error_.empty() ? "failed on another rank" : error_));
@@ -82,8 +77,9 @@ bool RankOrderedFile::append_round(std::span<const std::string_view> pieces, boo
   for (const std::string_view piece : pieces) bytes += piece.size();
   const RoundEntry mine{bytes, more ? 1u : 0u, error_.empty() ? 0u : 1u};
   std::vector<RoundEntry> all(static_cast<std::size_t>(size_));
-  mpi_check(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_),
-            "MPI_Allgather");
+  ::tessera::detail::check_mpi(
+      MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_),
+      "MPI_Allgather");
   // Everyone sees the same entries, so everyone stops at the same round.
   if (std::any_of(all.begin(), all.end(), [](const RoundEntry& e) { return e.failed != 0; })) {
     agree_or_throw();
@@ -96,7 +92,7 @@ bool RankOrderedFile::append_round(std::span<const std::string_view> pieces, boo
       const int count = static_cast<int>(std::min(kMaxCallBytes, piece.size() - done));
       const int rc = MPI_File_write_at(file_, static_cast<MPI_Offset>(offset + done),
                                        piece.data() + done, count, MPI_CHAR, MPI_STATUS_IGNORE);
-      if (rc != MPI_SUCCESS) error_ = mpi_error_text(rc);
+      if (rc != MPI_SUCCESS) error_ = ::tessera::detail::mpi_error_text(rc);
     }
     offset += piece.size();
   }
@@ -107,7 +103,7 @@ void RankOrderedFile::commit() {
   agree_or_throw();
   const int rc = MPI_File_close(&file_);
   file_ = MPI_FILE_NULL;
-  if (rc != MPI_SUCCESS) error_ = mpi_error_text(rc);
+  if (rc != MPI_SUCCESS) error_ = ::tessera::detail::mpi_error_text(rc);
   agree_or_throw();
   if (rank_ == 0 && std::rename(temporary_.c_str(), path_.c_str()) != 0) {
     error_ = std::strerror(errno);

@@ -1,4 +1,4 @@
-#include "tessera/run_stats.hpp"
+#include "tessera/obs/run_stats.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "comm/check_mpi.hpp"
 #include "obs/chunked_buffer.hpp"
 #include "obs/intervals.hpp"
-#include "obs/mpi_check.hpp"
 #include "obs/task_time_table.hpp"
 #include "obs/tick_clock.hpp"
 #include "obs/worker_index_check.hpp"
@@ -27,12 +27,12 @@ constexpr std::int64_t kMergeGapTicks = 2000;
 /// Every rank's JSON text, in rank order, on every rank.
 std::vector<nlohmann::json> allgather_json(const nlohmann::json& local, MPI_Comm comm) {
   int size = 1;
-  obs::mpi_check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  ::tessera::detail::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   const std::string text = local.dump();
   const int length = static_cast<int>(text.size());
   std::vector<int> lengths(static_cast<std::size_t>(size));
-  obs::mpi_check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm),
-                 "MPI_Allgather");
+  ::tessera::detail::check_mpi(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm),
+                               "MPI_Allgather");
   std::vector<int> displacements(static_cast<std::size_t>(size), 0);
   long long total = 0;
   for (int r = 0; r < size; ++r) {
@@ -40,9 +40,9 @@ std::vector<nlohmann::json> allgather_json(const nlohmann::json& local, MPI_Comm
     total += lengths[r];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  obs::mpi_check(MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                                displacements.data(), MPI_CHAR, comm),
-                 "MPI_Allgatherv");
+  ::tessera::detail::check_mpi(MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(),
+                                              lengths.data(), displacements.data(), MPI_CHAR, comm),
+                               "MPI_Allgatherv");
   std::vector<nlohmann::json> per_rank;
   for (int r = 0; r < size; ++r) {
     per_rank.push_back(nlohmann::json::parse(all.substr(displacements[r], lengths[r])));
@@ -234,7 +234,7 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
   const obs::TickCalibration clock(s.reference);
   const std::int64_t wall_ns = clock.duration_ns(std::max<std::int64_t>(hi - lo, 0));
   int rank = 0;
-  obs::mpi_check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  ::tessera::detail::check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
 
   // This rank's share, as JSON so ranks with different task names combine simply.
   NameTotals by_name;

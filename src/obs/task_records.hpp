@@ -8,7 +8,7 @@
 
 #include "obs/chunked_buffer.hpp"
 #include "obs/tick_clock.hpp"
-#include "tessera/handle.hpp"
+#include "tessera/runtime/handle.hpp"
 
 namespace tessera::obs {
 

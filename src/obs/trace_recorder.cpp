@@ -1,4 +1,4 @@
-#include "tessera/trace.hpp"
+#include "tessera/obs/trace_recorder.hpp"
 
 #include <fmt/format.h>
 
@@ -11,18 +11,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "comm/check_mpi.hpp"
 #include "obs/clock_sync.hpp"
 #include "obs/intervals.hpp"
 #include "obs/message_pairing.hpp"
 #include "obs/monotonic_clock.hpp"
-#include "obs/mpi_check.hpp"
 #include "obs/rank_ordered_file.hpp"
 #include "obs/task_event_text.hpp"
 #include "obs/task_records.hpp"
 #include "obs/tick_clock.hpp"
 #include "obs/trace_format.hpp"
 #include "obs/worker_index_check.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 
@@ -75,7 +75,8 @@ template <class T>
 std::vector<T> gather_to_root(const std::vector<T>& mine, MPI_Comm comm, int rank, int size) {
   const int bytes = static_cast<int>(mine.size() * sizeof(T));
   std::vector<int> counts(rank == 0 ? size : 0);
-  obs::mpi_check(MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
+  ::tessera::detail::check_mpi(MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm),
+                               "MPI_Gather");
   std::vector<int> displacements(counts.size(), 0);
   std::size_t total = 0;
   for (std::size_t r = 0; r < counts.size(); ++r) {
@@ -83,9 +84,9 @@ std::vector<T> gather_to_root(const std::vector<T>& mine, MPI_Comm comm, int ran
     total += static_cast<std::size_t>(counts[r]);
   }
   std::vector<T> all(total / sizeof(T));
-  obs::mpi_check(MPI_Gatherv(mine.data(), bytes, MPI_BYTE, all.data(), counts.data(),
-                             displacements.data(), MPI_BYTE, 0, comm),
-                 "MPI_Gatherv");
+  ::tessera::detail::check_mpi(MPI_Gatherv(mine.data(), bytes, MPI_BYTE, all.data(), counts.data(),
+                                           displacements.data(), MPI_BYTE, 0, comm),
+                               "MPI_Gatherv");
   return all;
 }
 
@@ -95,15 +96,16 @@ std::vector<std::int64_t> scatter_from_root(const std::vector<std::int64_t>& all
                                             int size) {
   const int count = static_cast<int>(mine_count);
   std::vector<int> counts(rank == 0 ? size : 0);
-  obs::mpi_check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm), "MPI_Gather");
+  ::tessera::detail::check_mpi(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm),
+                               "MPI_Gather");
   std::vector<int> displacements(counts.size(), 0);
   for (std::size_t r = 1; r < counts.size(); ++r) {
     displacements[r] = displacements[r - 1] + counts[r - 1];
   }
   std::vector<std::int64_t> mine(mine_count);
-  obs::mpi_check(MPI_Scatterv(all.data(), counts.data(), displacements.data(), MPI_INT64_T,
-                              mine.data(), count, MPI_INT64_T, 0, comm),
-                 "MPI_Scatterv");
+  ::tessera::detail::check_mpi(MPI_Scatterv(all.data(), counts.data(), displacements.data(),
+                                            MPI_INT64_T, mine.data(), count, MPI_INT64_T, 0, comm),
+                               "MPI_Scatterv");
   return mine;
 }
 
@@ -204,11 +206,11 @@ TraceRecorder::TraceRecorder(int threads, MPI_Comm comm, RunStats* stats)
     : impl_(std::make_unique<Impl>(threads, stats)) {
   Impl& s = *impl_;
   const std::int64_t local_start = obs::monotonic_ns();
-  obs::mpi_check(MPI_Comm_rank(comm, &s.rank), "MPI_Comm_rank");
-  obs::mpi_check(MPI_Comm_size(comm, &s.size), "MPI_Comm_size");
+  ::tessera::detail::check_mpi(MPI_Comm_rank(comm, &s.rank), "MPI_Comm_rank");
+  ::tessera::detail::check_mpi(MPI_Comm_size(comm, &s.size), "MPI_Comm_size");
   s.clock_offset_ns = obs::measure_offset_to_root(comm);
   s.origin_ns = local_start;
-  obs::mpi_check(MPI_Bcast(&s.origin_ns, 1, MPI_INT64_T, 0, comm), "MPI_Bcast");
+  ::tessera::detail::check_mpi(MPI_Bcast(&s.origin_ns, 1, MPI_INT64_T, 0, comm), "MPI_Bcast");
 }
 
 TraceRecorder::~TraceRecorder() = default;
@@ -350,7 +352,7 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm, Runtime* forma
   const std::int64_t write_ticks = obs::ordered_ticks();
   const obs::TickCalibration clock(s.reference);
   MPI_Comm out_comm = MPI_COMM_NULL;
-  obs::mpi_check(MPI_Comm_dup(comm, &out_comm), "MPI_Comm_dup");
+  ::tessera::detail::check_mpi(MPI_Comm_dup(comm, &out_comm), "MPI_Comm_dup");
   struct CommFree {
     MPI_Comm* c;
     ~CommFree() { MPI_Comm_free(c); }

@@ -1,4 +1,4 @@
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 #include <fmt/format.h>
 

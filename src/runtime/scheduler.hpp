@@ -16,7 +16,7 @@
 #include "runtime/recorded_graph.hpp"
 #include "runtime/task.hpp"
 #include "runtime/work_stealing_deque.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera::detail {
 

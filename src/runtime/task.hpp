@@ -15,8 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "tessera/detail/task_body.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/detail/task_body.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera::detail {
 

@@ -11,8 +11,9 @@
 #include <string_view>
 #include <thread>
 
-#include "tessera/run_stats.hpp"
-#include "tessera/trace.hpp"
+#include "comm/check_mpi.hpp"
+#include "tessera/obs/run_stats.hpp"
+#include "tessera/obs/trace_recorder.hpp"
 
 namespace tessera {
 
@@ -22,10 +23,11 @@ namespace {
 /// rank (collective over MPI_COMM_WORLD).
 int threads_on_node(int threads_per_rank) {
   MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  TESSERA_MPI_CHECK(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   int ranks = 1;
-  MPI_Comm_size(node, &ranks);
-  MPI_Comm_free(&node);
+  TESSERA_MPI_CHECK(MPI_Comm_size(node, &ranks));
+  TESSERA_MPI_CHECK(MPI_Comm_free(&node));
   return ranks * threads_per_rank;
 }
 
@@ -48,7 +50,8 @@ bool one_thread_per_rank(int argc, char** argv) {
   return exec == "bsp" || threads == "1";
 }
 
-// Rank for error messages; -1 once MPI is gone (e.g. the error unwound a Session).
+// Rank for error messages; -1 once MPI is gone (e.g. the error unwound a Session). The
+// error paths below leave MPI return codes unchecked: they are already reporting a failure.
 int world_rank() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
@@ -72,12 +75,12 @@ int world_rank() {
 Session::Session(int argc, char** argv, std::string app, std::string description)
     : app_(std::move(app)), cli_(std::move(description), app_), argc_(argc), argv_(argv) {
   int initialized = 0;
-  MPI_Initialized(&initialized);
+  TESSERA_MPI_CHECK(MPI_Initialized(&initialized));
   if (!initialized) {
     // A process with a single thread asks for MPI_THREAD_SINGLE: OpenMPI then skips the
     // locks it takes on every message at any higher level.
     const int wanted = one_thread_per_rank(argc, argv) ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED;
-    MPI_Init_thread(&argc_, &argv_, wanted, &thread_level_);
+    TESSERA_MPI_CHECK(MPI_Init_thread(&argc_, &argv_, wanted, &thread_level_));
     owns_mpi_ = true;
     if (thread_level_ < wanted) {
       std::fprintf(stderr, "%s: error: the MPI library does not support MPI_THREAD_FUNNELED\n",
@@ -85,10 +88,10 @@ Session::Session(int argc, char** argv, std::string app, std::string description
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   } else {
-    MPI_Query_thread(&thread_level_);
+    TESSERA_MPI_CHECK(MPI_Query_thread(&thread_level_));
   }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  TESSERA_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
+  TESSERA_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size_));
 
   cli_.add_option_function<std::string>(
           "--exec", [this](const std::string& text) { options_.exec = *parse_exec_model(text); },
@@ -210,7 +213,7 @@ void Session::start() {
   } else {
     runtime_->set_observer(stats_.get());
   }
-  MPI_Barrier(MPI_COMM_WORLD);
+  TESSERA_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   start_time_ = std::chrono::steady_clock::now();
   stats_->start();
 }
@@ -236,22 +239,22 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   runtime_->wait_all();
   double wall = elapsed();
   stats_->stop();
-  MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
 
   // Phase times: main-thread wall time per phase, the maximum over ranks.
   nlohmann::json phases = exec_->phase_seconds();
   const std::string mine = phases.dump();
   int length = static_cast<int>(mine.size());
   std::vector<int> lengths(size_);
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  TESSERA_MPI_CHECK(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
   std::vector<int> offsets(size_, 0);
   std::string all;
   if (rank_ == 0) {
     for (int r = 1; r < size_; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
     all.resize(offsets[size_ - 1] + lengths[size_ - 1]);
   }
-  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-              0, MPI_COMM_WORLD);
+  TESSERA_MPI_CHECK(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                                offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD));
   nlohmann::json merged = nlohmann::json::object();
   if (rank_ == 0) {
     for (int r = 0; r < size_; ++r) {
@@ -266,7 +269,7 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   const CommStats cs = comm_->stats();
   double sums[4] = {static_cast<double>(cs.messages_sent), static_cast<double>(cs.bytes_sent),
                     cs.wait_s, static_cast<double>(cs.ring_messages_sent)};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
 
   nlohmann::json report = std::move(app_fields);
   report["app"] = app_;

@@ -1,5 +1,5 @@
 // A program outside the tessera tree, built against the installed package.
-#include <tessera/runtime.hpp>
+#include <tessera/runtime/runtime.hpp>
 
 #include <cstdio>
 

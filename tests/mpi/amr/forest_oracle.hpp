@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tessera/forest.hpp"
+#include "tessera/amr/forest.hpp"
 
 namespace tessera::amr_test {
 

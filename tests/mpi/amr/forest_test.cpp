@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "forest_oracle.hpp"
-#include "tessera/amr_marking.hpp"
-#include "tessera/forest.hpp"
+#include "tessera/amr/marking.hpp"
+#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 namespace {

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "mesh_fixture.hpp"
-#include "tessera/amr_marking.hpp"
+#include "tessera/amr/marking.hpp"
 
 namespace tessera {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "tessera/amr_marking.hpp"
-#include "tessera/amr_objects.hpp"
-#include "tessera/forest.hpp"
+#include "tessera/amr/marking.hpp"
+#include "tessera/amr/objects.hpp"
+#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 namespace {

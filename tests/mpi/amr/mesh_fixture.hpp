@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <limits>
 
-#include "tessera/amr_mesh.hpp"
-#include "tessera/comm.hpp"
-#include "tessera/exec.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/amr/mesh.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/exec/exec_model.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera::amr_test {
 

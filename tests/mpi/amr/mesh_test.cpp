@@ -6,7 +6,7 @@
 #include <bit>
 
 #include "mesh_fixture.hpp"
-#include "tessera/exact_sum.hpp"
+#include "tessera/comm/exact_sum.hpp"
 
 namespace tessera {
 namespace {

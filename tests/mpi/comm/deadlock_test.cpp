@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "tessera/comm.hpp"
+#include "tessera/comm/comm.hpp"
 
 namespace tessera {
 namespace {

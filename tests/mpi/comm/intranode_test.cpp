@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "tessera/comm.hpp"
+#include "tessera/comm/comm.hpp"
 
 namespace tessera {
 namespace {

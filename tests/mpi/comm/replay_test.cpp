@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/comm.hpp"
-#include "tessera/run_stats.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/obs/run_stats.hpp"
 
 namespace tessera {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include "tessera/comm.hpp"
+#include "tessera/comm/comm.hpp"
 
 namespace tessera {
 namespace {

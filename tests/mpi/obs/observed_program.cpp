@@ -7,10 +7,10 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/comm.hpp"
-#include "tessera/exact_sum.hpp"
-#include "tessera/run_stats.hpp"
-#include "tessera/trace.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/comm/exact_sum.hpp"
+#include "tessera/obs/run_stats.hpp"
+#include "tessera/obs/trace_recorder.hpp"
 
 namespace tessera::obs_test {
 

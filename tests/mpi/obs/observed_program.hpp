@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tessera/run_stats.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/obs/run_stats.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera::obs_test {
 

@@ -1,7 +1,7 @@
 // RunStats on 1, 2 and 4 ranks: task counts summed over ranks, one time entry per
 // (rank, thread), messages and bytes, and the overlap fraction on a program whose
 // overlap is known by construction.
-#include "tessera/run_stats.hpp"
+#include "tessera/obs/run_stats.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "observed_program.hpp"
-#include "tessera/comm.hpp"
-#include "tessera/trace.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/obs/trace_recorder.hpp"
 
 namespace tessera::obs_test {
 namespace {

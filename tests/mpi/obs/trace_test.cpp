@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "observed_program.hpp"
-#include "tessera/runtime.hpp"
-#include "tessera/trace.hpp"
+#include "tessera/runtime/runtime.hpp"
+#include "tessera/obs/trace_recorder.hpp"
 #include "trace_validation.hpp"
 
 namespace tessera::obs_test {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "tessera/amr_objects.hpp"
+#include "tessera/amr/objects.hpp"
 
 namespace tessera {
 namespace {

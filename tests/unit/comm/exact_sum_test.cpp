@@ -1,5 +1,5 @@
 // ExactSum gives the correctly rounded exact sum, independent of order and grouping.
-#include "tessera/exact_sum.hpp"
+#include "tessera/comm/exact_sum.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "tessera/block_layout.hpp"
+#include "tessera/mesh/block_layout.hpp"
 
 namespace tessera {
 namespace {

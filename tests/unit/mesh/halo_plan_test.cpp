@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "tessera/halo_plan.hpp"
+#include "tessera/mesh/halo_plan.hpp"
 
 namespace tessera {
 namespace {

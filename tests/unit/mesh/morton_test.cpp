@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <set>
 
-#include "tessera/morton.hpp"
+#include "tessera/mesh/morton.hpp"
 
 namespace tessera {
 namespace {

@@ -4,8 +4,8 @@
 #include <set>
 #include <vector>
 
-#include "tessera/morton.hpp"
-#include "tessera/uniform_mesh.hpp"
+#include "tessera/mesh/morton.hpp"
+#include "tessera/mesh/uniform_mesh.hpp"
 
 namespace tessera {
 namespace {

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "obs/tick_clock.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 namespace {

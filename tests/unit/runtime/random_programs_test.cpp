@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 namespace {

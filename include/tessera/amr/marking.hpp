@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-#include "tessera/forest.hpp"
+#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 

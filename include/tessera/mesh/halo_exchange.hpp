@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "tessera/block_field.hpp"
-#include "tessera/comm.hpp"
-#include "tessera/exec.hpp"
-#include "tessera/halo_plan.hpp"
+#include "tessera/mesh/block_field.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/exec/exec_model.hpp"
+#include "tessera/mesh/halo_plan.hpp"
 
 namespace tessera {
 

@@ -22,10 +22,10 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/detail/batch_body.hpp"
-#include "tessera/detail/task_body.hpp"
-#include "tessera/handle.hpp"
-#include "tessera/observer.hpp"
+#include "tessera/runtime/detail/batch_body.hpp"
+#include "tessera/runtime/detail/task_body.hpp"
+#include "tessera/runtime/handle.hpp"
+#include "tessera/runtime/observer.hpp"
 
 namespace tessera {
 

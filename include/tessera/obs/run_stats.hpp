@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "tessera/comm.hpp"
-#include "tessera/observer.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/runtime/observer.hpp"
 
 namespace tessera {
 

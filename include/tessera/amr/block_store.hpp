@@ -17,8 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/handle.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/handle.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/runtime.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 

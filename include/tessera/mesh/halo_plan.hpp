@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "tessera/box.hpp"
-#include "tessera/direction.hpp"
-#include "tessera/uniform_mesh.hpp"
+#include "tessera/mesh/box.hpp"
+#include "tessera/mesh/direction.hpp"
+#include "tessera/mesh/uniform_mesh.hpp"
 
 namespace tessera {
 

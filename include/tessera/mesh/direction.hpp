@@ -3,7 +3,7 @@
 
 #include <span>
 
-#include "tessera/box.hpp"
+#include "tessera/mesh/box.hpp"
 
 namespace tessera {
 

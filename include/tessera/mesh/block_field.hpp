@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/block_layout.hpp"
-#include "tessera/handle.hpp"
-#include "tessera/uniform_mesh.hpp"
+#include "tessera/mesh/block_layout.hpp"
+#include "tessera/runtime/handle.hpp"
+#include "tessera/mesh/uniform_mesh.hpp"
 
 namespace tessera {
 

@@ -13,11 +13,11 @@
 #include <span>
 #include <vector>
 
-#include "tessera/amr_block_store.hpp"
-#include "tessera/amr_halo.hpp"
-#include "tessera/comm.hpp"
-#include "tessera/exec.hpp"
-#include "tessera/forest.hpp"
+#include "tessera/amr/block_store.hpp"
+#include "tessera/amr/halo.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/exec/exec_model.hpp"
+#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 

@@ -24,8 +24,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tessera/exact_sum.hpp"
-#include "tessera/runtime.hpp"
+#include "tessera/comm/exact_sum.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 

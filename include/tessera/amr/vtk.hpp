@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "tessera/forest.hpp"
+#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 

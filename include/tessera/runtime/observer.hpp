@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "tessera/handle.hpp"
+#include "tessera/runtime/handle.hpp"
 
 namespace tessera {
 

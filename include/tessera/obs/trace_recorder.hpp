@@ -9,9 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "tessera/comm.hpp"
-#include "tessera/observer.hpp"
-#include "tessera/run_stats.hpp"
+#include "tessera/comm/comm.hpp"
+#include "tessera/runtime/observer.hpp"
+#include "tessera/obs/run_stats.hpp"
 
 namespace tessera {
 

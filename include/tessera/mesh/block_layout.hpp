@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tessera/box.hpp"
-#include "tessera/direction.hpp"
+#include "tessera/mesh/box.hpp"
+#include "tessera/mesh/direction.hpp"
 
 namespace tessera {
 

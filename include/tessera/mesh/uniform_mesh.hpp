@@ -7,9 +7,9 @@
 #include <optional>
 #include <vector>
 
-#include "tessera/block_layout.hpp"
-#include "tessera/box.hpp"
-#include "tessera/direction.hpp"
+#include "tessera/mesh/block_layout.hpp"
+#include "tessera/mesh/box.hpp"
+#include "tessera/mesh/direction.hpp"
 
 namespace tessera {
 

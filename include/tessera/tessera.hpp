@@ -1,0 +1,36 @@
+#pragma once
+// The whole public API of tessera in one include, layer by layer from the bottom up:
+// runtime (tasks, handles, waits), comm (task-aware MPI), exec (execution models),
+// mesh (uniform block meshes and halos), amr (adaptive forests on p4est), obs (traces
+// and run statistics), and the Session every app starts with.
+
+#include "tessera/runtime/handle.hpp"
+#include "tessera/runtime/observer.hpp"
+#include "tessera/runtime/runtime.hpp"
+
+#include "tessera/comm/comm.hpp"
+#include "tessera/comm/exact_sum.hpp"
+
+#include "tessera/exec/exec_model.hpp"
+
+#include "tessera/mesh/block_field.hpp"
+#include "tessera/mesh/block_layout.hpp"
+#include "tessera/mesh/box.hpp"
+#include "tessera/mesh/direction.hpp"
+#include "tessera/mesh/halo_exchange.hpp"
+#include "tessera/mesh/halo_plan.hpp"
+#include "tessera/mesh/morton.hpp"
+#include "tessera/mesh/uniform_mesh.hpp"
+
+#include "tessera/amr/block_store.hpp"
+#include "tessera/amr/forest.hpp"
+#include "tessera/amr/halo.hpp"
+#include "tessera/amr/marking.hpp"
+#include "tessera/amr/mesh.hpp"
+#include "tessera/amr/objects.hpp"
+#include "tessera/amr/vtk.hpp"
+
+#include "tessera/obs/run_stats.hpp"
+#include "tessera/obs/trace_recorder.hpp"
+
+#include "tessera/session.hpp"
