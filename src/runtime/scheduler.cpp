@@ -1,6 +1,7 @@
 #include "runtime/scheduler.hpp"
 
 #include <fmt/format.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -48,10 +49,15 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   if (options_.sequential) options_.threads = 1;
   if (options_.idle_spin_rounds < 1) options_.idle_spin_rounds = 1;
   // More threads than cores: a spinning thread would keep the one with work off its core
-  // (OpenMPI likewise yields when oversubscribed).
+  // (OpenMPI likewise yields when oversubscribed). The process's own threads count against
+  // the cores its affinity mask allows (mpirun binds ranks to one core by default).
   const unsigned cores = std::thread::hardware_concurrency();
   const int busy = std::max(options_.threads, options_.threads_on_machine);
-  if (cores > 0 && static_cast<unsigned>(busy) > cores) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const bool bound =
+      sched_getaffinity(0, sizeof allowed, &allowed) == 0 && options_.threads > CPU_COUNT(&allowed);
+  if (bound || (cores > 0 && static_cast<unsigned>(busy) > cores)) {
     options_.idle_spin_rounds = std::min(options_.idle_spin_rounds, kOversubscribedSpinRounds);
   }
   for (int i = 0; i < options_.threads; ++i) {

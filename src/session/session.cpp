@@ -12,24 +12,13 @@
 #include <thread>
 
 #include "comm/check_mpi.hpp"
+#include "session/core_binding.hpp"
 #include "tessera/obs/run_stats.hpp"
 #include "tessera/obs/trace_recorder.hpp"
 
 namespace tessera {
 
 namespace {
-
-/// Threads of this job on this rank's node: ranks sharing the node times threads per
-/// rank (collective over MPI_COMM_WORLD).
-int threads_on_node(int threads_per_rank) {
-  MPI_Comm node = MPI_COMM_NULL;
-  TESSERA_MPI_CHECK(
-      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int ranks = 1;
-  TESSERA_MPI_CHECK(MPI_Comm_size(node, &ranks));
-  TESSERA_MPI_CHECK(MPI_Comm_free(&node));
-  return ranks * threads_per_rank;
-}
 
 /// Whether the command line runs one thread per rank (`--threads` absent or 1, or
 /// `--exec bsp`). Read before MPI is initialized, since the thread level is chosen then;
@@ -181,8 +170,26 @@ void Session::start() {
   ro.steal_seed = options_.steal_seed;
   ro.replay_schedule =
       options_.replay_schedule == "balanced" ? ReplaySchedule::balanced : ReplaySchedule::fixed;
-  // Only the job can count the ranks beside this one; the runtime picks its idle spin.
-  ro.threads_on_machine = threads_on_node(ro.threads);
+  // Only the job can count the ranks beside this one and see their binding; the runtime
+  // picks its idle spin from what they leave it.
+  const detail::CoreBinding binding = detail::node_core_binding(ro.threads, MPI_COMM_WORLD);
+  ro.threads_on_machine = binding.threads_on_node;
+  if (binding.sharing_by_binding()) {
+    // Threads share cores by binding alone: spin as if oversubscribed.
+    ro.threads_on_machine = std::max(ro.threads_on_machine, binding.cores_online + 1);
+  }
+  int shared = binding.sharing_by_binding() ? 1 : 0;
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  if (shared && rank_ == 0) {
+    const std::string warning = detail::core_binding_warning(binding, ro.threads, app_);
+    std::fprintf(stderr, "%s\n",
+                 warning.empty() ? fmt::format("{}: warning: on some node, threads share a core "
+                                               "because of CPU binding; run mpirun with "
+                                               "--bind-to none (or --map-by slot:PE={})",
+                                               app_, ro.threads)
+                                       .c_str()
+                                 : warning.c_str());
+  }
   const int rank = rank_;
   const std::string app = app_;
   ro.on_hang = [rank, app](const std::string& text) {
