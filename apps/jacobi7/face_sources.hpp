@@ -4,7 +4,7 @@
 // this rank and the halo plan does not copy local faces. Reading in place saves the copy
 // tasks (on one rank, 4 of every 5 tasks of an iteration) and the copies' writes; the sweep
 // then reads those faces from memory rather than from ghosts a copy just cached, which
-// costs it about what the copies cost (docs/bench/jacobi7.md, session 3).
+// costs the sweep about what the copies cost: the saving is mostly the tasks themselves.
 
 #include <array>
 #include <cstddef>

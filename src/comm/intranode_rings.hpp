@@ -7,8 +7,8 @@
 // then publishes its sequence number; the receiver reads slots in sequence order and
 // then publishes how many it consumed, so the sender may reuse them. A small message
 // moves between the two cores in the header's cache line, with none of MPI's matching,
-// request objects or progress engine on the way: at sub-microsecond task granularity
-// those are most of a step (docs/bench/taskbench.md, session 11).
+// request objects or progress engine on the way: those are built for any message between
+// any ranks, and at sub-microsecond task granularity they are a large share of a step.
 //
 // Only the rank's main thread uses its rings (MPI_THREAD_FUNNELED, as for MPI calls).
 // Matching of messages to receives is Comm's (src/comm/comm_intranode.cpp).
