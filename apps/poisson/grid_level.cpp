@@ -1,29 +1,26 @@
 #include "grid_level.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "tessera/runtime/runtime.hpp"
 
 namespace tessera::poisson {
-namespace {
-
-std::unique_ptr<UniformMesh> make_mesh(Session& session, Int3 blocks, Int3 block_cells) {
-  return std::make_unique<UniformMesh>(blocks, block_cells, 1, session.rank(), session.size());
-}
-
-}  // namespace
-
-GridLevel::GridLevel(Session& session, Int3 blocks, Int3 block_cells, int dimensions,
-                     bool with_residual, const std::string& name)
+GridLevel::GridLevel(Session& session, LevelHierarchy& hierarchy, int level, BlockField& u,
+                     BlockField& f, BlockField* r, int dimensions)
     : session_(session),
-      mesh_(make_mesh(session, blocks, block_cells)),
+      mesh_(&hierarchy.mesh(level)),
       stencil_(make_stencil(mesh_->cells(), dimensions)),
-      plan_(*mesh_, HaloOptions{}),
-      halo_(plan_, 1, session.comm(), session.exec(), name + ".halo"),
-      u_(*mesh_, session.runtime(), name + ".u", 1),
-      f_(*mesh_, session.runtime(), name + ".f", 1) {
-  if (with_residual) r_ = std::make_unique<BlockField>(*mesh_, session.runtime(), name + ".r", 1);
-}
+      halo_(hierarchy.halo(level)),
+      // One copy task per block fills its 8 (26) local ghost regions, most of them single
+      // edge or corner cells.
+      full_plan_(*mesh_, HaloOptions{.shape = HaloShape::full, .copy_per_block = true}),
+      full_halo_(full_plan_, 1, session.comm(), session.exec(),
+                 fmt::format("halo-full.L{}", level)),
+      u_(u),
+      f_(f),
+      r_(r) {}
 
 Priority GridLevel::priority(LocalBlockIndex b) const {
   return mesh_->local_block(b).is_skeleton(HaloShape::faces) ? session_.exec().skeleton_priority()
@@ -33,6 +30,11 @@ Priority GridLevel::priority(LocalBlockIndex b) const {
 void GridLevel::exchange_u() {
   if (u_ghosts_current_) return;
   halo_.exchange(u_);
+  u_ghosts_current_ = true;
+}
+
+void GridLevel::exchange_u_full() {
+  full_halo_.exchange(u_);
   u_ghosts_current_ = true;
 }
 
@@ -75,7 +77,7 @@ void GridLevel::submit_residual() {
         TaskAttributes(priority(b), {mesh_->local_block(b).id}));
   }
   exec.end_phase();
-  halo_.exchange(r);
+  full_halo_.exchange(r);
 }
 
 void GridLevel::submit_residual_squares(Handle h) {

@@ -1,7 +1,7 @@
 #pragma once
-// One grid of the poisson solvers: a uniform block mesh with its halo exchange, the
-// unknown u, the right-hand side f and (for multigrid) the residual r, and the tasks that
-// smooth and measure them.
+// One grid of the poisson solvers: a level of a LevelHierarchy (its block mesh and halo
+// exchange) with the unknown u, the right-hand side f and (for multigrid) the residual r on
+// it, and the tasks that smooth and measure them.
 
 #include <memory>
 #include <string>
@@ -12,21 +12,22 @@
 #include "tessera/mesh/block_field.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"
+#include "tessera/mesh/level_hierarchy.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::poisson {
 
-/// A grid of `blocks` x `block_cells` cells (z flat in 2-D) with ghost width 1. Ghosts
-/// facing other blocks are filled by halo exchanges (local copies and messages), so a
-/// block's tasks touch only that block: the red half-sweeps of all blocks run in parallel.
-/// Build the levels of a run in the same order on every rank (the halo exchange reserves
-/// MPI tags). Main thread only; tasks it submits may run on any thread.
+/// Level `level` of `hierarchy` (ghost width 1, local ghosts filled by copies, z flat in
+/// 2-D). Ghosts facing other blocks are filled by halo exchanges (local copies and
+/// messages), so a block's tasks touch only that block: the red half-sweeps of all blocks
+/// run in parallel. The hierarchy and fields must outlive it. Main thread only; tasks it
+/// submits may run on any thread.
 class GridLevel {
  public:
-  /// Throws std::invalid_argument (from UniformMesh) for an impossible block grid.
-  GridLevel(Session& session, Int3 blocks, Int3 block_cells, int dimensions, bool with_residual,
-            const std::string& name);
+  /// `r` may be null (no residual field: submit_residual is then unavailable).
+  GridLevel(Session& session, LevelHierarchy& hierarchy, int level, BlockField& u, BlockField& f,
+            BlockField* r, int dimensions);
 
   const UniformMesh& mesh() const { return *mesh_; }
   Int3 cells() const { return mesh_->cells(); }
@@ -41,12 +42,17 @@ class GridLevel {
   /// Priority of block b's tasks: skeleton blocks first under dataflow.
   Priority priority(LocalBlockIndex b) const;
 
-  /// Submits the halo exchange of u unless its ghosts are current (no sweep since the last).
+  /// Submits the face halo exchange of u (what the 5/7-point stencil reads) unless its
+  /// ghosts are current (no sweep since the last).
   void exchange_u();
+  /// Submits the full halo exchange of u (faces, edges and corners: what a prolongation
+  /// from this level reads).
+  void exchange_u_full();
   /// Submits `count` red-black iterations, each: exchange u, red half-sweeps, exchange u,
   /// black half-sweeps.
   void submit_iterations(int count);
-  /// Submits r = f - A u (after exchanging u) and the halo exchange of r.
+  /// Submits r = f - A u (after exchanging u) and the full halo exchange of r (a
+  /// full-weighting restriction reads edge and corner ghosts).
   void submit_residual();
   /// Submits tasks adding (f - A u)^2 over this rank's unknowns into reduction handle `h`
   /// (of ExactSum), after exchanging u.
@@ -61,13 +67,14 @@ class GridLevel {
   void submit_half_sweeps(Colour colour);
 
   Session& session_;
-  std::unique_ptr<UniformMesh> mesh_;
+  const UniformMesh* mesh_;
   Stencil stencil_;
-  HaloPlan plan_;
-  HaloExchange halo_;
-  BlockField u_;
-  BlockField f_;
-  std::unique_ptr<BlockField> r_;
+  HaloExchange& halo_;  // faces
+  HaloPlan full_plan_;
+  HaloExchange full_halo_;
+  BlockField& u_;
+  BlockField& f_;
+  BlockField* r_;
   bool u_ghosts_current_ = false;
 };
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "grid_level.hpp"
+#include "multigrid.hpp"
 #include "residual_monitor.hpp"
 #include "sine_problem.hpp"
 #include "tessera/session.hpp"
@@ -39,6 +40,8 @@ struct Options {
   int max_iterations = 10000;
   int sweeps_per_check = 100;
   std::string history;
+  int levels = 0;  // 0: as many as the grid allows
+  CycleOptions cycle{.pre_sweeps = 2, .post_sweeps = 2, .coarse_iterations = 0};
 };
 
 void add_options(CLI::App& cli, Options& o) {
@@ -70,6 +73,16 @@ void add_options(CLI::App& cli, Options& o) {
                  "checks after every V-cycle");
   cli.add_option("--history", o.history,
                  "write the residual history as CSV (iteration,time_s,residual) to this file");
+  cli.add_option("--levels", o.levels,
+                 "mg: grid levels including the finest (>= 1; default 0 = as many as the grid "
+                 "allows: each halves the cells per axis, down to 2 or an odd count)");
+  cli.add_option("--pre-sweeps", o.cycle.pre_sweeps,
+                 "mg: red-black iterations before restricting (>= 0; default 2)");
+  cli.add_option("--post-sweeps", o.cycle.post_sweeps,
+                 "mg: red-black iterations after prolonging (>= 0; default 2)");
+  cli.add_option("--coarse-iterations", o.cycle.coarse_iterations,
+                 "mg: red-black iterations on the coarsest level (>= 1; default 0 = N^2 / 2 "
+                 "for its largest cell count N, at least 1)");
 }
 
 // Checks a per-axis option: as many values as dimensions, each in [lo, hi_of(axis)].
@@ -86,6 +99,10 @@ void check_axes(Session& session, const char* option, const std::vector<int>& va
                                        what, lo, hi));
     }
   }
+}
+
+Int3 to_int3(const std::vector<int>& v) {
+  return {v[0], v[1], v.size() > 2 ? v[2] : 1};
 }
 
 void validate(Session& session, Options& o) {
@@ -120,16 +137,39 @@ void validate(Session& session, Options& o) {
   if (o.sweeps_per_check < 1) {
     session.fail("--sweeps-per-check", fmt::format("must be >= 1, got {}", o.sweeps_per_check));
   }
+  if (o.cycle.pre_sweeps < 0 || o.cycle.post_sweeps < 0) {
+    session.fail(
+        o.cycle.pre_sweeps < 0 ? "--pre-sweeps" : "--post-sweeps",
+        fmt::format("must be >= 0, got {}", std::min(o.cycle.pre_sweeps, o.cycle.post_sweeps)));
+  }
+  if (o.cycle.coarse_iterations < 0) {
+    session.fail("--coarse-iterations",
+                 fmt::format("must be >= 0 (0 = automatic), got {}", o.cycle.coarse_iterations));
+  }
+  if (o.solver == "rbgs") {
+    if (o.levels > 1) {
+      session.fail("--levels",
+                   fmt::format("rbgs solves on one level; got {} (use --solver mg)", o.levels));
+    }
+    o.levels = 1;
+  } else {
+    const int most = max_levels(to_int3(o.cells), to_int3(o.block_cells), o.dim);
+    if (o.levels < 0 || o.levels > most) {
+      session.fail(
+          "--levels",
+          fmt::format("{} levels do not fit --cells {} in --block-cells {}: allowed 1 "
+                      "to {} (each level halves the cells per axis down to 2, and "
+                      "fine blocks must have even cell counts)",
+                      o.levels, fmt::join(o.cells, " "), fmt::join(o.block_cells, " "), most));
+    }
+    if (o.levels == 0) o.levels = most;
+  }
   if (!o.history.empty()) {
     const auto dir = std::filesystem::path(o.history).parent_path();
     if (!dir.empty() && !std::filesystem::is_directory(dir)) {
       session.fail("--history", fmt::format("directory '{}' does not exist", dir.string()));
     }
   }
-}
-
-Int3 to_int3(const std::vector<int>& v) {
-  return {v[0], v[1], v.size() > 2 ? v[2] : 1};
 }
 
 std::string axes_text(const std::vector<int>& v) {
@@ -148,14 +188,21 @@ int run(int argc, char** argv) {
   const Int3 block_cells = to_int3(options.block_cells);
   const Int3 blocks{cells.x / block_cells.x, cells.y / block_cells.y, cells.z / block_cells.z};
   const Int3 modes = to_int3(options.modes);
-  std::unique_ptr<GridLevel> finest;
+  std::unique_ptr<PoissonGrids> grids;
   try {
-    finest = std::make_unique<GridLevel>(session, blocks, block_cells, options.dim,
-                                         options.solver == "mg", "level0");
+    grids =
+        std::make_unique<PoissonGrids>(session, cells, block_cells, options.dim, options.levels);
   } catch (const std::invalid_argument& e) {
-    session.fail("--cells/--block-cells", e.what());
+    session.fail("--cells/--block-cells/--levels", e.what());
   }
+  GridLevel* finest = &grids->finest();
   const SineProblem problem(cells, options.dim, modes);
+  CycleOptions cycle = options.cycle;
+  if (cycle.coarse_iterations == 0) {
+    const Int3 coarsest = grids->level(grids->levels() - 1).cells();
+    const int n = std::max({coarsest.x, coarsest.y, options.dim == 3 ? coarsest.z : 0});
+    cycle.coarse_iterations = std::max(1, n * n / 2);
+  }
 
   session.progress(
       "poisson: {} on {} cells in {} blocks of {}, modes {}, tolerance {:g}, {} on {} rank(s) "
@@ -164,6 +211,14 @@ int run(int argc, char** argv) {
       axes_text(std::vector<int>(&blocks.x, &blocks.x + options.dim)),
       axes_text(options.block_cells), fmt::join(options.modes, " "), options.tolerance,
       to_string(session.options().exec), session.size(), session.runtime().threads());
+  if (options.solver == "mg") {
+    const Int3 coarsest = grids->level(grids->levels() - 1).cells();
+    session.progress(
+        "poisson: V({},{}) cycles on {} levels, coarsest {} cells with {} red-black iterations",
+        cycle.pre_sweeps, cycle.post_sweeps, grids->levels(),
+        axes_text(std::vector<int>(&coarsest.x, &coarsest.x + options.dim)),
+        cycle.coarse_iterations);
+  }
 
   Exec& exec = session.exec();
   exec.begin_phase("setup");
@@ -185,9 +240,14 @@ int run(int argc, char** argv) {
   int iterations = 0;
   double residual = monitor.check(0);
   while (residual > options.tolerance && iterations < options.max_iterations) {
-    const int count = std::min(options.sweeps_per_check, options.max_iterations - iterations);
-    finest->submit_iterations(count);
-    iterations += count;
+    if (options.solver == "mg") {
+      grids->submit_v_cycle(cycle);
+      ++iterations;
+    } else {
+      const int count = std::min(options.sweeps_per_check, options.max_iterations - iterations);
+      finest->submit_iterations(count);
+      iterations += count;
+    }
     residual = monitor.check(iterations);
   }
   double solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -223,6 +283,10 @@ int run(int argc, char** argv) {
       {"tolerance", options.tolerance},
       {"max_iterations", options.max_iterations},
       {"sweeps_per_check", options.sweeps_per_check},
+      {"levels", options.levels},
+      {"pre_sweeps", cycle.pre_sweeps},
+      {"post_sweeps", cycle.post_sweeps},
+      {"coarse_iterations", cycle.coarse_iterations},
       {"iterations", iterations},
       {"converged", converged},
       {"residual", residual},

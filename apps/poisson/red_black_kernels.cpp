@@ -162,63 +162,46 @@ void fill_problem(const BlockLayout& layout, const SineProblem& problem, Int3 ce
   }
 }
 
-void restrict_residual(const BlockLayout& fine_layout, Int3 fine_origin, const double* r,
-                       const BlockLayout& coarse_layout, Int3 coarse_origin, Box coarse_box,
-                       int dimensions, double* f_coarse) {
-  const std::ptrdiff_t sy = fine_layout.stride_y();
-  const std::ptrdiff_t sz = fine_layout.stride_z();
-  // Full weighting along x of the fine row through c: r(-1)/4 + r(0)/2 + r(+1)/4.
+void restrict_full_weighting(ConstGridView fine, GridView coarse, Int3 coarse_cells,
+                             int dimensions) {
+  const std::ptrdiff_t sy = fine.stride_y;
+  const std::ptrdiff_t sz = fine.stride_z;
+  // Full weighting along x of the fine row through c: r(-1)/4 + r(0)/2 + r(+1)/4, then the
+  // same along y and z, always in this order.
   const auto along_x = [](const double* c) { return 0.25 * c[-1] + 0.5 * c[0] + 0.25 * c[1]; };
   const auto along_xy = [&](const double* c) {
     return 0.25 * along_x(c - sy) + 0.5 * along_x(c) + 0.25 * along_x(c + sy);
   };
-  for (int k = coarse_box.lo.z; k < coarse_box.hi.z; ++k) {
-    for (int j = coarse_box.lo.y; j < coarse_box.hi.y; ++j) {
-      for (int i = coarse_box.lo.x; i < coarse_box.hi.x; ++i) {
-        const Int3 V{coarse_origin.x + i, coarse_origin.y + j, coarse_origin.z + k};
-        double& out = f_coarse[coarse_layout.index(0, i, j, k)];
-        if (is_boundary(V, dimensions)) {
-          out = 0;
-          continue;
-        }
-        const int fz = dimensions == 3 ? 2 * V.z - fine_origin.z : 0;
-        const double* c =
-            r + fine_layout.index(0, 2 * V.x - fine_origin.x, 2 * V.y - fine_origin.y, fz);
-        out = dimensions == 3
-                  ? 0.25 * along_xy(c - sz) + 0.5 * along_xy(c) + 0.25 * along_xy(c + sz)
-                  : along_xy(c);
+  for (int k = 0; k < coarse_cells.z; ++k) {
+    for (int j = 0; j < coarse_cells.y; ++j) {
+      double* out = coarse.row(j, k);
+      for (int i = 0; i < coarse_cells.x; ++i) {
+        const double* c = &fine(2 * i, 2 * j, dimensions == 3 ? 2 * k : 0);
+        out[i] = dimensions == 3
+                     ? 0.25 * along_xy(c - sz) + 0.5 * along_xy(c) + 0.25 * along_xy(c + sz)
+                     : along_xy(c);
       }
     }
   }
 }
 
-void prolong_correction(const BlockLayout& coarse_layout, Int3 coarse_origin,
-                        const double* u_coarse, const BlockLayout& fine_layout, Int3 fine_origin,
-                        Box fine_box, int dimensions, double* u) {
-  const std::ptrdiff_t sy = coarse_layout.stride_y();
-  const std::ptrdiff_t sz = coarse_layout.stride_z();
-  // Linear interpolation along x at fine offset parity `odd` from coarse cell c.
+void prolong_linear_add(ConstGridView coarse, GridView fine, Int3 fine_cells, int dimensions) {
+  const std::ptrdiff_t sy = coarse.stride_y;
+  const std::ptrdiff_t sz = coarse.stride_z;
   const auto along_x = [](const double* c, bool odd) { return odd ? 0.5 * (c[0] + c[1]) : c[0]; };
   const auto along_xy = [&](const double* c, bool odd_x, bool odd_y) {
     return odd_y ? 0.5 * (along_x(c, odd_x) + along_x(c + sy, odd_x)) : along_x(c, odd_x);
   };
-  for (int k = fine_box.lo.z; k < fine_box.hi.z; ++k) {
-    for (int j = fine_box.lo.y; j < fine_box.hi.y; ++j) {
-      for (int i = fine_box.lo.x; i < fine_box.hi.x; ++i) {
-        const Int3 v{fine_origin.x + i, fine_origin.y + j, fine_origin.z + k};
-        if (is_boundary(v, dimensions)) continue;
-        const int cz = dimensions == 3 ? v.z / 2 - coarse_origin.z : 0;
-        const double* c = u_coarse + coarse_layout.index(0, v.x / 2 - coarse_origin.x,
-                                                         v.y / 2 - coarse_origin.y, cz);
-        const bool odd_x = v.x & 1;
-        const bool odd_y = v.y & 1;
-        double correction;
-        if (dimensions == 3 && (v.z & 1)) {
-          correction = 0.5 * (along_xy(c, odd_x, odd_y) + along_xy(c + sz, odd_x, odd_y));
-        } else {
-          correction = along_xy(c, odd_x, odd_y);
-        }
-        u[fine_layout.index(0, i, j, k)] += correction;
+  for (int k = 0; k < fine_cells.z; ++k) {
+    const bool odd_z = dimensions == 3 && (k & 1);
+    for (int j = 0; j < fine_cells.y; ++j) {
+      double* out = fine.row(j, k);
+      for (int i = 0; i < fine_cells.x; ++i) {
+        const double* c = &coarse(i / 2, j / 2, dimensions == 3 ? k / 2 : 0);
+        const bool odd_x = i & 1;
+        const bool odd_y = j & 1;
+        out[i] += odd_z ? 0.5 * (along_xy(c, odd_x, odd_y) + along_xy(c + sz, odd_x, odd_y))
+                        : along_xy(c, odd_x, odd_y);
       }
     }
   }

@@ -7,6 +7,7 @@
 #include "sine_problem.hpp"
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/mesh/block_layout.hpp"
+#include "tessera/mesh/grid_view.hpp"
 
 namespace tessera::poisson {
 
@@ -47,21 +48,18 @@ void add_values(const BlockLayout& layout, const double* u, ExactSum& sum);
 void fill_problem(const BlockLayout& layout, const SineProblem& problem, Int3 cells, Int3 origin,
                   double* f, double* u);
 
-/// Full-weighting restriction of a fine residual to a coarse right-hand side, for the
-/// coarse cells `coarse_box` (local to the coarse block with origin `coarse_origin`):
-/// f_c(V) = sum over d in {-1,0,1}^dim of prod_a (d_a == 0 ? 1/2 : 1/4) r(2V + d), and 0 at
-/// coarse boundary vertices. The fine block (origin `fine_origin`) must hold 2V + d for
-/// every V of the box, ghosts included; fine boundary and far-ghost residuals must be 0.
-void restrict_residual(const BlockLayout& fine_layout, Int3 fine_origin, const double* r,
-                       const BlockLayout& coarse_layout, Int3 coarse_origin, Box coarse_box,
-                       int dimensions, double* f_coarse);
+/// Full-weighting restriction of a fine residual to a coarse right-hand side (a
+/// RestrictionKernel of LevelTransfer): coarse cell c of [0, coarse_cells) is fine vertex
+/// 2c, and f_c = sum over d in {-1,0,1}^dim of prod_a (d_a == 0 ? 1/2 : 1/4) r(2c + d).
+/// Reads the fine ghosts at -1. At coarse boundary vertices the value is never read (the
+/// coarse smoother and residual skip them), so no origin is needed.
+void restrict_full_weighting(ConstGridView fine, GridView coarse, Int3 coarse_cells,
+                             int dimensions);
 
-/// Adds the (bi/tri)linear interpolation of the coarse correction to the fine unknowns in
-/// `fine_box` (local to the fine block): fine vertex v reads coarse vertices floor(v/2)
-/// and ceil(v/2) per axis, which the coarse block (ghosts included) must hold. Boundary
-/// vertices are left alone.
-void prolong_correction(const BlockLayout& coarse_layout, Int3 coarse_origin,
-                        const double* u_coarse, const BlockLayout& fine_layout, Int3 fine_origin,
-                        Box fine_box, int dimensions, double* u);
+/// Adds the (bi/tri)linear interpolation of a coarse correction to the fine cells
+/// [0, fine_cells) (a ProlongationKernel): fine vertex v reads coarse vertices floor(v/2)
+/// and, on odd axes, floor(v/2) + 1 (one coarse ghost beyond). Fine boundary vertices
+/// get 0 added, since coarse boundary values stay 0.
+void prolong_linear_add(ConstGridView coarse, GridView fine, Int3 fine_cells, int dimensions);
 
 }  // namespace tessera::poisson
