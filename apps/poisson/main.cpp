@@ -157,9 +157,9 @@ void validate(Session& session, Options& o) {
     if (o.levels < 0 || o.levels > most) {
       session.fail(
           "--levels",
-          fmt::format("{} levels do not fit --cells {} in --block-cells {}: allowed 1 "
-                      "to {} (each level halves the cells per axis down to 2, and "
-                      "fine blocks must have even cell counts)",
+          fmt::format("{} does not fit --cells {} in --block-cells {}: use 0 (as many "
+                      "as fit) or 1 to {} (each level halves the cells per axis down "
+                      "to 2, and fine blocks need even cell counts)",
                       o.levels, fmt::join(o.cells, " "), fmt::join(o.block_cells, " "), most));
     }
     if (o.levels == 0) o.levels = most;

@@ -69,12 +69,30 @@ run rbgs3d_blocks 2 --exec dataflow --threads 2 "${rbgs3d[@]}" --block-cells 16 
 rbgs2d=(--solver rbgs --cells 40 24 --modes 5 3 --max-iterations 70 --sweeps-per-check 25)
 run rbgs2d_bsp_np1 1 --exec bsp "${rbgs2d[@]}" --block-cells 8 6
 run rbgs2d_dataflow_np4_t2 4 --exec dataflow --threads 2 "${rbgs2d[@]}" --block-cells 8 6
-run rbgs2d_forkjoin_np2_t2 2 --exec forkjoin --threads 2 "${rbgs2d[@]}" --block-cells 5 24
-for r in rbgs2d_dataflow_np4_t2 rbgs2d_forkjoin_np2_t2; do
+run rbgs2d_forkjoin_np3_t2 3 --exec forkjoin --threads 2 "${rbgs2d[@]}" --block-cells 5 24
+for r in rbgs2d_dataflow_np4_t2 rbgs2d_forkjoin_np3_t2; do
   [[ "$(invariant "$tmp/$r.json")" == "$(invariant "$tmp/rbgs2d_bsp_np1.json")" ]] ||
     fail "rbgs 2-D: $r differs from bsp on 1 rank"
 done
 echo "rbgs2d: checksum $(field "$tmp/rbgs2d_bsp_np1.json" checksum) in all"
+
+# mg in 2-D: 4 levels (40 x 24 -> 5 x 3 cells), coarse levels with fewer blocks than the
+# finest and than the ranks (transfers between ranks), stopped by --max-iterations.
+mg2d=(--solver mg --cells 40 24 --modes 5 3 --levels 4 --max-iterations 4)
+matrix mg2d "${mg2d[@]}" --block-cells 10 6
+# Block size and level layout do not change the bits either.
+run mg2d_blocks 2 --exec dataflow --threads 2 "${mg2d[@]}" --block-cells 20 24
+[[ "$(invariant "$tmp/mg2d_blocks.json")" == "$(invariant "$tmp/mg2d_bsp_np1.json")" ]] ||
+  fail "mg 2-D with blocks of 20 x 24 differs from blocks of 10 x 6"
+mg3d=(--solver mg --dim 3 --cells 16 16 8 --modes 3 2 1 --max-iterations 3)
+run mg3d_bsp_np1 1 --exec bsp "${mg3d[@]}" --block-cells 4 4 4
+run mg3d_dataflow_np4_t2 4 --exec dataflow --threads 2 "${mg3d[@]}" --block-cells 4 4 4
+run mg3d_forkjoin_np3_t2 3 --exec forkjoin --threads 2 "${mg3d[@]}" --block-cells 8 2 8
+for r in mg3d_dataflow_np4_t2 mg3d_forkjoin_np3_t2; do
+  [[ "$(invariant "$tmp/$r.json")" == "$(invariant "$tmp/mg3d_bsp_np1.json")" ]] ||
+    fail "mg 3-D: $r differs from bsp on 1 rank"
+done
+echo "mg3d: checksum $(field "$tmp/mg3d_bsp_np1.json" checksum) in all"
 
 # More ranks than blocks: ranks without blocks still take part in every reduction.
 run sparse_np1 1 --exec bsp --cells 24 8 --block-cells 8 8 --max-iterations 30 --sweeps-per-check 7

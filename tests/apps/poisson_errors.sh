@@ -57,5 +57,11 @@ expect_error --solver --solver sor
 expect_error --max-iterations --max-iterations 0
 expect_error --sweeps-per-check --sweeps-per-check 0
 expect_error --history --history "$tmp/no/such/dir/history.csv"
+expect_error --levels --solver mg --cells 64 64 --block-cells 32 32 --levels 7
+expect_error --levels --solver mg --cells 64 64 --block-cells 16 16 --levels -1
+expect_error --levels --solver rbgs --levels 2
+expect_error --pre-sweeps --solver mg --pre-sweeps -1
+expect_error --post-sweeps --solver mg --post-sweeps -2
+expect_error --coarse-iterations --solver mg --coarse-iterations -1
 expect_error --exec --exec threads
 echo "poisson_errors: PASS"
