@@ -14,6 +14,7 @@ HierarchySpec hierarchy_spec(Int3 cells, Int3 block_cells, int levels) {
   spec.levels = levels;
   spec.ghost = 1;
   spec.prolongation_ghost = 1;
+  spec.halo.copy_per_block = true;
   return spec;
 }
 
