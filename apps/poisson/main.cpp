@@ -198,7 +198,7 @@ int run(int argc, char** argv) {
   GridLevel* finest = &grids->finest();
   const SineProblem problem(cells, options.dim, modes);
   CycleOptions cycle = options.cycle;
-  if (cycle.coarse_iterations == 0) {
+  if (options.solver == "mg" && cycle.coarse_iterations == 0) {
     const Int3 coarsest = grids->level(grids->levels() - 1).cells();
     const int n = std::max({coarsest.x, coarsest.y, options.dim == 3 ? coarsest.z : 0});
     cycle.coarse_iterations = std::max(1, n * n / 2);
@@ -284,9 +284,6 @@ int run(int argc, char** argv) {
       {"max_iterations", options.max_iterations},
       {"sweeps_per_check", options.sweeps_per_check},
       {"levels", options.levels},
-      {"pre_sweeps", cycle.pre_sweeps},
-      {"post_sweeps", cycle.post_sweeps},
-      {"coarse_iterations", cycle.coarse_iterations},
       {"iterations", iterations},
       {"converged", converged},
       {"residual", residual},
@@ -296,6 +293,11 @@ int run(int argc, char** argv) {
       {"solve_s", solve_s},
       {"history", history},
   };
+  if (options.solver == "mg") {
+    fields["pre_sweeps"] = cycle.pre_sweeps;
+    fields["post_sweeps"] = cycle.post_sweeps;
+    fields["coarse_iterations"] = cycle.coarse_iterations;
+  }
   session.finish(std::move(fields));
   return 0;
 }
