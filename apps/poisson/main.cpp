@@ -74,15 +74,15 @@ void add_options(CLI::App& cli, Options& o) {
   cli.add_option("--history", o.history,
                  "write the residual history as CSV (iteration,time_s,residual) to this file");
   cli.add_option("--levels", o.levels,
-                 "mg: grid levels including the finest (>= 1; default 0 = as many as the grid "
-                 "allows: each halves the cells per axis, down to 2 or an odd count)");
+                 "mg: grid levels including the finest (default 0 = as many as the grid allows: "
+                 "each halves the cells per axis, down to 2 or an odd count)");
   cli.add_option("--pre-sweeps", o.cycle.pre_sweeps,
                  "mg: red-black iterations before restricting (>= 0; default 2)");
   cli.add_option("--post-sweeps", o.cycle.post_sweeps,
                  "mg: red-black iterations after prolonging (>= 0; default 2)");
   cli.add_option("--coarse-iterations", o.cycle.coarse_iterations,
-                 "mg: red-black iterations on the coarsest level (>= 1; default 0 = N^2 / 2 "
-                 "for its largest cell count N, at least 1)");
+                 "mg: red-black iterations on the coarsest level (default 0 = N^2 / 2 for its "
+                 "largest cell count N, at least 1)");
 }
 
 // Checks a per-axis option: as many values as dimensions, each in [lo, hi_of(axis)].
