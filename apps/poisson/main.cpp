@@ -40,6 +40,7 @@ struct Options {
   int max_iterations = 10000;
   int sweeps_per_check = 100;
   std::string history;
+  bool replay = true;
   int levels = 0;  // 0: as many as the grid allows
   CycleOptions cycle{.pre_sweeps = 2, .post_sweeps = 2, .coarse_iterations = 0};
 };
@@ -73,6 +74,9 @@ void add_options(CLI::App& cli, Options& o) {
                  "checks after every V-cycle");
   cli.add_option("--history", o.history,
                  "write the residual history as CSV (iteration,time_s,residual) to this file");
+  cli.add_flag("!--no-replay", o.replay,
+               "dataflow: submit every iteration's tasks instead of recording one iteration "
+               "(rbgs: red+black; mg: a V-cycle) and replaying it (same results)");
   cli.add_option("--levels", o.levels,
                  "mg: grid levels including the finest (default 0 = as many as the grid allows: "
                  "each halves the cells per axis, down to 2 or an odd count)");
@@ -239,15 +243,38 @@ int run(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   int iterations = 0;
   double residual = monitor.check(0);
-  while (residual > options.tolerance && iterations < options.max_iterations) {
+  // Under dataflow one iteration (a V-cycle, or a red+black iteration) is recorded once
+  // and replayed, so its dependencies are derived once rather than per iteration.
+  const bool replay = options.replay && session.exec().model() == ExecModel::dataflow;
+  Runtime& runtime = session.runtime();
+  IterationGraph graph;
+  const auto submit_one = [&] {
     if (options.solver == "mg") {
       grids->submit_v_cycle(cycle);
-      ++iterations;
     } else {
-      const int count = std::min(options.sweeps_per_check, options.max_iterations - iterations);
-      finest->submit_iterations(count);
-      iterations += count;
+      finest->submit_iterations(1);
     }
+  };
+  while (residual > options.tolerance && iterations < options.max_iterations) {
+    const int count = options.solver == "mg"
+                          ? 1
+                          : std::min(options.sweeps_per_check, options.max_iterations - iterations);
+    if (replay) {
+      if (graph.empty()) {
+        // The recorded iteration must start with the exchange that a fresh check made
+        // unnecessary the first time: every replay runs it.
+        finest->u_changed();
+        runtime.begin_recording();
+        submit_one();
+        graph = runtime.end_recording();
+      }
+      runtime.replay(graph, iterations, count);
+      // The replayed sweeps changed u behind the levels' backs: their ghosts are stale.
+      for (int l = 0; l < grids->levels(); ++l) grids->level(l).u_changed();
+    } else {
+      for (int i = 0; i < count; ++i) submit_one();
+    }
+    iterations += count;
     residual = monitor.check(iterations);
   }
   double solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -284,6 +311,7 @@ int run(int argc, char** argv) {
       {"max_iterations", options.max_iterations},
       {"sweeps_per_check", options.sweeps_per_check},
       {"levels", options.levels},
+      {"replay", options.replay && session.exec().model() == ExecModel::dataflow},
       {"iterations", iterations},
       {"converged", converged},
       {"residual", residual},
