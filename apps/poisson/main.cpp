@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -205,7 +206,8 @@ int run(int argc, char** argv) {
   if (options.solver == "mg" && cycle.coarse_iterations == 0) {
     const Int3 coarsest = grids->level(grids->levels() - 1).cells();
     const int n = std::max({coarsest.x, coarsest.y, options.dim == 3 ? coarsest.z : 0});
-    cycle.coarse_iterations = std::max(1, n * n / 2);
+    const std::int64_t half_square = std::int64_t{n} * n / 2;
+    cycle.coarse_iterations = static_cast<int>(std::clamp<std::int64_t>(half_square, 1, 1 << 30));
   }
 
   session.progress(
