@@ -3,10 +3,6 @@
 // exchange) with the unknown u, the right-hand side f and (for multigrid) the residual r on
 // it, and the tasks that smooth and measure them.
 
-#include <memory>
-#include <string>
-#include <vector>
-
 #include "red_black_kernels.hpp"
 #include "sine_problem.hpp"
 #include "tessera/mesh/block_field.hpp"
@@ -35,7 +31,7 @@ class GridLevel {
   const Stencil& stencil() const { return stencil_; }
   BlockField& u() { return u_; }
   BlockField& f() { return f_; }
-  /// The residual field; only for levels built with_residual.
+  /// The residual field; only for levels constructed with one.
   BlockField& r() { return *r_; }
   /// Global vertex of block b's cell (0, 0, 0).
   Int3 origin(LocalBlockIndex b) const { return mesh_->cell_origin(mesh_->local_block(b)); }
