@@ -17,8 +17,11 @@
 #include "tessera/mesh/block_layout.hpp"
 #include "tessera/mesh/box.hpp"
 #include "tessera/mesh/direction.hpp"
+#include "tessera/mesh/grid_view.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"
+#include "tessera/mesh/level_hierarchy.hpp"
+#include "tessera/mesh/level_transfer.hpp"
 #include "tessera/mesh/morton.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 

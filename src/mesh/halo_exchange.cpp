@@ -143,6 +143,10 @@ void HaloExchange::submit_messages(int group) {
 void HaloExchange::submit_copies(BlockField& field) {
   Runtime& runtime = comm_.runtime();
   const BlockLayout* layout = &field.layout();
+  if (plan_.options().copy_per_block) {
+    submit_block_copies(field);
+    return;
+  }
   for (const HaloCopy& copy : plan_.copies()) {
     const MeshBlock& target = plan_.mesh().local_block(copy.target);
     const Priority priority =
@@ -154,6 +158,44 @@ void HaloExchange::submit_copies(BlockField& field) {
                       layout->ghost_region(d));
         },
         TaskAttributes(priority, {target.id, copy.direction.index()}));
+  }
+}
+
+void HaloExchange::submit_block_copies(BlockField& field) {
+  Runtime& runtime = comm_.runtime();
+  const std::vector<HaloCopy>& copies = plan_.copies();
+  for (std::size_t first = 0; first < copies.size();) {
+    std::size_t last = first;
+    const LocalBlockIndex target = copies[first].target;
+    accesses_.clear();
+    while (last < copies.size() && copies[last].target == target) {
+      accesses_.push_back(read(field.interior(copies[last].source)));
+      ++last;
+    }
+    // A neighbour reached in several directions (periodic axes with few blocks) is listed
+    // once: a handle listed twice would make the task wait for itself.
+    std::sort(accesses_.begin(), accesses_.end(),
+              [](const Access& a, const Access& b) { return a.handle.id() < b.handle.id(); });
+    accesses_.erase(
+        std::unique(accesses_.begin(), accesses_.end(),
+                    [](const Access& a, const Access& b) { return a.handle == b.handle; }),
+        accesses_.end());
+    accesses_.push_back(readwrite(field.ghosts(target)));
+    const MeshBlock& block = plan_.mesh().local_block(target);
+    const Priority priority =
+        block.is_skeleton(plan_.options().shape) ? exec_.skeleton_priority() : Priority::normal;
+    runtime.submit(
+        "halo.copy", std::span<const Access>(accesses_),
+        [f = &field, list = copies.data() + first, count = last - first] {
+          const BlockLayout& layout = f->layout();
+          for (std::size_t c = 0; c < count; ++c) {
+            const HaloCopy& copy = list[c];
+            copy_region(layout, f->data(copy.source), layout.send_region(copy.direction.opposite()),
+                        f->data(copy.target), layout.ghost_region(copy.direction));
+          }
+        },
+        TaskAttributes(priority, {block.id}));
+    first = last;
   }
 }
 

@@ -17,8 +17,10 @@ std::string int3_text(Int3 v) {
 
 }  // namespace
 
-UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks)
+UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks,
+                         Periodicity periodic)
     : blocks_(blocks), block_cells_(block_cells), rank_(rank), ranks_(ranks) {
+  periodic_ = {periodic.x && !is_flat(0), periodic.y && !is_flat(1), periodic.z && !is_flat(2)};
   for (int a = 0; a < 3; ++a) {
     if (blocks[a] < 1 || blocks[a] > static_cast<int>(kMortonMaxCoordinate) + 1) {
       throw std::invalid_argument("blocks must be in [1, 2^21] per axis, got " + int3_text(blocks));
@@ -99,7 +101,10 @@ GlobalBlockId UniformMesh::neighbour(Int3 coord, Direction d) const {
   Int3 c;
   for (int a = 0; a < 3; ++a) {
     c[a] = coord[a] + d.offset[a];
-    if (c[a] < 0 || c[a] >= blocks_[a]) return kNoBlock;
+    if (c[a] < 0 || c[a] >= blocks_[a]) {
+      if (!periodic_[a]) return kNoBlock;
+      c[a] = (c[a] + blocks_[a]) % blocks_[a];
+    }
   }
   return block_id(c);
 }

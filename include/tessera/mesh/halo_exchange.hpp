@@ -36,7 +36,8 @@ class HaloExchange {
   void exchange(BlockField& field);
   /// The on-rank part of exchange(): only the local copies, nothing sent or received
   /// (ghosts facing other ranks keep their values). For measuring compute without
-  /// communication. Same requirements as exchange().
+  /// communication. Same requirements as exchange(). A field passed to either must not
+  /// move while its tasks (or a recorded graph replaying them) may run.
   void exchange_local(BlockField& field);
 
   const HaloPlan& plan() const { return plan_; }
@@ -48,6 +49,7 @@ class HaloExchange {
   void submit_packs(BlockField& field, int group);
   void submit_messages(int group);
   void submit_copies(BlockField& field);
+  void submit_block_copies(BlockField& field);
   void submit_unpacks(BlockField& field, int group);
   /// Accesses of a task writing the sections of `side`: each section plus its overlaps.
   void collect_writes(const HaloSide& side, const std::vector<Handle>& handles, int first,

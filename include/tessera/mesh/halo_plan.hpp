@@ -30,6 +30,10 @@ struct HaloOptions {
   /// local copies and those ghosts are left as they are, for kernels that read the
   /// neighbouring blocks' interiors in place (declaring read access to them).
   bool copy_local = true;
+  /// One task per target block fills all its local ghost regions (reading every local
+  /// neighbour), instead of one task per region. For full halos (26 regions, most of them
+  /// tiny edges and corners) this divides the copy tasks by up to 26.
+  bool copy_per_block = false;
 };
 
 /// A ghost region filled from a block of this rank: source's send_region(-direction) is

@@ -22,13 +22,27 @@ using LocalBlockIndex = int;
 inline constexpr GlobalBlockId kNoBlock = -1;
 inline constexpr LocalBlockIndex kNotLocal = -1;
 
+/// Which axes wrap around: on a periodic axis the block past the last one is the first one
+/// (and a single block is its own neighbour), so every block has all its neighbours there.
+/// Flat axes never wrap.
+struct Periodicity {
+  bool x = false;
+  bool y = false;
+  bool z = false;
+  constexpr bool operator[](int axis) const { return axis == 0 ? x : (axis == 1 ? y : z); }
+  /// Every axis periodic (NAS MG's torus).
+  static constexpr Periodicity all() { return {true, true, true}; }
+  friend bool operator==(const Periodicity&, const Periodicity&) = default;
+};
+
 /// One block of this rank with its 26 neighbours, indexed by Direction::index().
 struct MeshBlock {
   GlobalBlockId id = kNoBlock;
   Int3 coord;
   /// Position along the Morton curve over all blocks.
   std::int64_t curve_index = 0;
-  /// Neighbour ids (kNoBlock outside the domain); entry 13 is the block itself.
+  /// Neighbour ids (kNoBlock outside the domain); entry 13 is the block itself. On a
+  /// periodic axis with one or two blocks, several entries (or the block itself) repeat.
   std::array<GlobalBlockId, Direction::kCount> neighbour{};
   /// Rank owning each neighbour (-1 outside the domain).
   std::array<int, Direction::kCount> neighbour_rank{};
@@ -54,7 +68,9 @@ class UniformMesh {
   /// std::invalid_argument naming the argument when blocks or cells < 1, ghost < 1,
   /// ghost > block_cells on a non-flat axis, more than 2^21 blocks on an axis, or rank
   /// outside [0, ranks). Ranks may own no block when ranks exceed the block count.
-  UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks);
+  /// `periodic` axes wrap around (see Periodicity); the default has none.
+  UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks,
+              Periodicity periodic = {});
 
   Int3 blocks() const { return blocks_; }
   Int3 block_cells() const { return block_cells_; }
@@ -69,6 +85,9 @@ class UniformMesh {
   bool is_flat(int axis) const { return blocks_[axis] == 1 && block_cells_[axis] == 1; }
   int rank() const { return rank_; }
   int ranks() const { return ranks_; }
+  /// Whether `axis` wraps around (never for a flat axis).
+  bool is_periodic(int axis) const { return periodic_[axis] && !is_flat(axis); }
+  Periodicity periodicity() const { return periodic_; }
 
   std::int64_t global_block_count() const { return product(blocks_); }
   GlobalBlockId block_id(Int3 coord) const {
@@ -79,7 +98,8 @@ class UniformMesh {
   std::int64_t curve_index(GlobalBlockId id) const { return curve_index_[id]; }
   /// The rank owning a block: ranks own contiguous, count-balanced ranges of the curve.
   int owner(GlobalBlockId id) const;
-  /// The neighbour of block `coord` in direction d, or kNoBlock outside the domain.
+  /// The neighbour of block `coord` in direction d (wrapped on periodic axes), or kNoBlock
+  /// outside the domain.
   GlobalBlockId neighbour(Int3 coord, Direction d) const;
 
   /// This rank's blocks in curve order.
@@ -102,6 +122,7 @@ class UniformMesh {
   Int3 ghost_;
   int rank_;
   int ranks_;
+  Periodicity periodic_;
   std::vector<std::int64_t> curve_index_;  // by global id
   std::vector<MeshBlock> local_;
   std::int64_t first_local_curve_index_ = 0;

@@ -127,6 +127,7 @@ struct PlanCase {
   int ghost;
   int ranks;
   HaloOptions options;
+  Periodicity periodic{};
 };
 
 std::vector<PlanCase> plan_cases() {
@@ -146,6 +147,12 @@ std::vector<PlanCase> plan_cases() {
       cases.push_back({{5, 3, 1}, {4, 3, 1}, 2, ranks, o});  // 2-D
     }
     cases.push_back({{2, 2, 3}, {4, 4, 4}, 2, 4, o});
+    // Periodic: one block on an axis is its own neighbour, two blocks are each other's
+    // neighbour on both sides.
+    for (int ranks : {1, 2, 3, 5}) {
+      cases.push_back({{1, 2, 3}, {3, 2, 2}, 1, ranks, o, Periodicity::all()});
+      cases.push_back({{3, 2, 1}, {2, 3, 1}, 1, ranks, o, {true, false, false}});  // 2-D
+    }
   }
   return cases;
 }
@@ -175,7 +182,7 @@ TEST_P(SimulatedExchange, FillsEveryGhostFacingABlockWithItsValueAndNothingElse)
   std::vector<SimulatedRank> ranks(c.ranks);
   for (int r = 0; r < c.ranks; ++r) {
     SimulatedRank& s = ranks[r];
-    s.mesh = std::make_unique<UniformMesh>(c.blocks, c.cells, c.ghost, r, c.ranks);
+    s.mesh = std::make_unique<UniformMesh>(c.blocks, c.cells, c.ghost, r, c.ranks, c.periodic);
     s.plan = std::make_unique<HaloPlan>(*s.mesh, c.options);
     s.layout = s.mesh->layout(kVars);
     s.send_buffer.assign(s.plan->sends().buffer_cells * kVars, 0.0);
@@ -256,8 +263,10 @@ TEST_P(SimulatedExchange, FillsEveryGhostFacingABlockWithItsValueAndNothingElse)
               const bool filled =
                   std::find(directions.begin(), directions.end(), d) != directions.end() &&
                   block.neighbour[d.index()] != kNoBlock;
-              const double expected =
-                  filled ? cell_value({o.x + i, o.y + j, o.z + k}, var) : kSentinel;
+              Int3 global{o.x + i, o.y + j, o.z + k};
+              const Int3 n = s.mesh->cells();
+              for (int a = 0; a < 3; ++a) global[a] = (global[a] + n[a]) % n[a];
+              const double expected = filled ? cell_value(global, var) : kSentinel;
               ASSERT_EQ(s.blocks[b][s.layout.index(var, i, j, k)], expected)
                   << "rank " << s.mesh->rank() << " block " << block.id << " cell " << i << "," << j
                   << "," << k << " var " << var;
@@ -274,6 +283,7 @@ std::string describe(const PlanCase& c) {
   if (o.send_faces) name += "_sendfaces";
   if (o.max_comm_tasks > 0) name += "_max" + std::to_string(o.max_comm_tasks);
   if (o.separate_buffers) name += "_separate";
+  if (c.periodic.x || c.periodic.y || c.periodic.z) name += "_periodic";
   return name;
 }
 

@@ -151,5 +151,36 @@ TEST(UniformMesh, SkeletonBlocksAreExactlyThoseWithARemoteNeighbour) {
   }
 }
 
+TEST(UniformMesh, PeriodicAxesWrapNeighboursAndFlatAxesNever) {
+  const UniformMesh mesh({3, 1, 2}, {4, 4, 4}, 1, 0, 1, {true, true, false});
+  EXPECT_TRUE(mesh.is_periodic(0));
+  EXPECT_TRUE(mesh.is_periodic(1));
+  EXPECT_FALSE(mesh.is_periodic(2));
+  // Block (0, 0, 0): -x wraps to x = 2; y has one block, which is its own neighbour.
+  EXPECT_EQ(mesh.neighbour({0, 0, 0}, {{-1, 0, 0}}), mesh.block_id({2, 0, 0}));
+  EXPECT_EQ(mesh.neighbour({2, 0, 1}, {{1, 0, 0}}), mesh.block_id({0, 0, 1}));
+  EXPECT_EQ(mesh.neighbour({1, 0, 0}, {{0, 1, 0}}), mesh.block_id({1, 0, 0}));
+  EXPECT_EQ(mesh.neighbour({1, 0, 0}, {{1, -1, 1}}), mesh.block_id({2, 0, 1}));
+  EXPECT_EQ(mesh.neighbour({1, 0, 0}, {{0, 0, -1}}), kNoBlock);
+  // A flat axis stays without neighbours even when asked to wrap.
+  const UniformMesh flat({2, 2, 1}, {4, 4, 1}, 1, 0, 1, Periodicity::all());
+  EXPECT_FALSE(flat.is_periodic(2));
+  EXPECT_EQ(flat.neighbour({0, 0, 0}, {{0, 0, 1}}), kNoBlock);
+  EXPECT_EQ(flat.neighbour({0, 0, 0}, {{-1, -1, 0}}), flat.block_id({1, 1, 0}));
+}
+
+TEST(UniformMesh, APeriodicMeshOnSeveralRanksHasEveryNeighbourAndMarksRemoteOnesSkeleton) {
+  for (int rank = 0; rank < 2; ++rank) {
+    const UniformMesh mesh({2, 2, 2}, {2, 2, 2}, 1, rank, 2, Periodicity::all());
+    for (const MeshBlock& block : mesh.local_blocks()) {
+      for (int index = 0; index < Direction::kCount; ++index) {
+        ASSERT_NE(block.neighbour[index], kNoBlock);
+        ASSERT_EQ(block.neighbour_rank[index], mesh.owner(block.neighbour[index]));
+      }
+      EXPECT_TRUE(block.skeleton_full);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera

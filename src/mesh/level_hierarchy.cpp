@@ -1,0 +1,71 @@
+#include "tessera/mesh/level_hierarchy.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tessera {
+
+std::vector<LevelShape> level_shapes(const HierarchySpec& spec) {
+  if (spec.levels < 1) {
+    throw std::invalid_argument(fmt::format("levels must be >= 1, got {}", spec.levels));
+  }
+  std::vector<LevelShape> shapes;
+  Int3 cells = spec.cells;
+  for (int level = 0; level < spec.levels; ++level) {
+    LevelShape shape;
+    for (int a = 0; a < 3; ++a) {
+      const bool flat = spec.cells[a] == 1;
+      if (level > 0 && !flat) {
+        if (cells[a] % 2 != 0 || cells[a] < 2) {
+          throw std::invalid_argument(fmt::format(
+              "too many levels ({}) for {} cells on axis {}: level {} would have {} / 2 cells",
+              spec.levels, spec.cells[a], "xyz"[a], level, cells[a]));
+        }
+        cells[a] /= 2;
+      }
+      if (cells[a] < 1 || spec.block_cells[a] < 1) {
+        throw std::invalid_argument(
+            fmt::format("cells and block cells must be >= 1 (axis {})", "xyz"[a]));
+      }
+      shape.block_cells[a] = std::min(spec.block_cells[a], cells[a]);
+      if (cells[a] % shape.block_cells[a] != 0) {
+        throw std::invalid_argument(
+            fmt::format("block cells {} do not divide the {} cells of level {} on axis {}",
+                        shape.block_cells[a], cells[a], level, "xyz"[a]));
+      }
+      shape.blocks[a] = cells[a] / shape.block_cells[a];
+    }
+    shapes.push_back(shape);
+  }
+  return shapes;
+}
+
+LevelHierarchy::LevelHierarchy(const HierarchySpec& spec, Comm& comm, Exec& exec) : spec_(spec) {
+  const std::vector<LevelShape> shapes = level_shapes(spec);
+  for (std::size_t level = 0; level < shapes.size(); ++level) {
+    meshes_.push_back(std::make_unique<UniformMesh>(shapes[level].blocks, shapes[level].block_cells,
+                                                    spec.ghost, comm.rank(), comm.size(),
+                                                    spec.periodic));
+    plans_.push_back(std::make_unique<HaloPlan>(*meshes_.back(), spec.halo));
+    halos_.push_back(std::make_unique<HaloExchange>(*plans_.back(), 1, comm, exec,
+                                                    fmt::format("halo.L{}", level)));
+  }
+  for (std::size_t level = 0; level + 1 < shapes.size(); ++level) {
+    transfers_.push_back(std::make_unique<LevelTransfer>(*meshes_[level], *meshes_[level + 1],
+                                                         spec.prolongation_ghost, comm, exec,
+                                                         fmt::format("transfer.L{}", level)));
+  }
+}
+
+LevelHierarchy::~LevelHierarchy() = default;
+
+LevelField::LevelField(const LevelHierarchy& hierarchy, Runtime& runtime, const std::string& name) {
+  for (int level = 0; level < hierarchy.levels(); ++level) {
+    fields_.push_back(std::make_unique<BlockField>(hierarchy.mesh(level), runtime,
+                                                   fmt::format("{}.L{}", name, level), 1));
+  }
+}
+
+}  // namespace tessera
