@@ -1,5 +1,7 @@
 #include "tessera/mesh/uniform_mesh.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -73,6 +75,34 @@ UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int
       }
     }
   }
+}
+
+MemoryEstimate UniformMesh::memory_estimate(Int3 blocks, Int3 block_cells, int ghost, int ranks,
+                                            int field_variables, int halo_variables) {
+  constexpr double kDouble = sizeof(double);
+  const double local = std::ceil(static_cast<double>(blocks.x) * blocks.y * blocks.z /
+                                 std::max(ranks, 1));
+  double interior = 1, stored = 1, largest_face = 0;
+  for (int a = 0; a < 3; ++a) {
+    const bool flat = blocks[a] == 1 && block_cells[a] == 1;
+    const double g = flat ? 0 : ghost;
+    interior *= block_cells[a];
+    // Rows are padded to a cache line (BlockLayout).
+    stored *= block_cells[a] + 2 * g + (a == 0 ? BlockLayout::kRowAlignment : 0);
+  }
+  for (int a = 0; a < 3; ++a) {
+    const bool flat = blocks[a] == 1 && block_cells[a] == 1;
+    if (!flat) largest_face = std::max(largest_face, interior / block_cells[a] * ghost);
+  }
+  MemoryEstimate need;
+  need.add("fields", field_variables * interior * kDouble * local);
+  need.add("ghosts", field_variables * (stored - interior) * kDouble * local);
+  if (ranks > 1) {
+    const double remote_faces = std::min(6 * local, 12 * std::pow(local, 2.0 / 3.0));
+    need.add("message buffers", 2 * halo_variables * remote_faces * largest_face * kDouble);
+  }
+  need.add("metadata", local * static_cast<double>(sizeof(MeshBlock) + sizeof(Int3)));
+  return need;
 }
 
 int UniformMesh::dimensions() const {

@@ -13,6 +13,7 @@
 #include "tessera/mesh/box.hpp"
 #include "tessera/mesh/direction.hpp"
 #include "tessera/mesh/morton.hpp"
+#include "tessera/runtime/memory_estimate.hpp"
 
 namespace tessera {
 
@@ -59,6 +60,14 @@ class UniformMesh {
   /// outside [0, ranks). Ranks may own no block when ranks exceed the block count.
   /// Time and memory O(local blocks x 26 x log(blocks)), independent of the global count.
   UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks);
+
+  /// The bytes one of `ranks` ranks needs for a mesh of these arguments (validated or not)
+  /// holding `field_variables` doubles per cell over all its fields, exchanging halos of
+  /// `halo_variables`: "fields", "ghosts", "message buffers" (a rank's Morton range taken
+  /// as 12 L^(2/3) remote faces for L local blocks, at most 6 L) and "metadata". Computed
+  /// in doubles without building anything, for Session::check_memory before the mesh.
+  static MemoryEstimate memory_estimate(Int3 blocks, Int3 block_cells, int ghost, int ranks,
+                                        int field_variables, int halo_variables);
 
   Int3 blocks() const { return blocks_; }
   Int3 block_cells() const { return block_cells_; }
