@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,45 @@ GraphExecution::BufferArray::BufferArray(std::size_t count, std::size_t bytes)
 
 void GraphExecution::BufferArray::Free::operator()(std::byte* p) const {
   std::free(p);
+}
+
+MemoryEstimate GraphExecution::memory_needed(const RunConfig& config, int ranks) {
+  const TaskGraph& g = config.graph;
+  const double width = static_cast<double>(g.max_width);
+  const double local = std::ceil(width / ranks);
+  // Most inputs of one task, over a few sample points and every dependence set.
+  double inputs = 0;
+  for (long dset = 0; dset < std::min(g.dependence_sets(), 64L); ++dset) {
+    for (long x : {0L, g.max_width / 2, g.max_width - 1}) {
+      double n = 0;
+      for (const PointRange& r : g.dependencies(dset, x))
+        n += static_cast<double>(r.last - r.first + 1);
+      inputs = std::max(inputs, n);
+    }
+  }
+  // Patterns whose inputs lie next to the point reach only the neighbouring ranks' edges;
+  // the others may reach any point.
+  const bool near = g.type == DependenceType::trivial || g.type == DependenceType::no_comm ||
+                    g.type == DependenceType::stencil_1d ||
+                    g.type == DependenceType::stencil_1d_periodic ||
+                    g.type == DependenceType::dom || g.type == DependenceType::nearest ||
+                    g.type == DependenceType::random_nearest;
+  const double remote =
+      ranks == 1 ? 0.0 : std::min(width - local, near ? 2 * inputs : local * inputs);
+  const double output = std::ceil(static_cast<double>(config.output_bytes) / 64) * 64;
+  constexpr double kHandleBytes = 256, kTaskBytes = 512;
+  MemoryEstimate need;
+  need.add("outputs", kSlots * local * output);
+  need.add("receive buffers", kSlots * remote * output);
+  need.add("scratch", local * static_cast<double>(config.scratch_bytes));
+  need.add("metadata", local * (kSlots * (kHandleBytes + sizeof(Counter)) + kHandleBytes +
+                                kSlots * kTaskBytes * (1 + inputs / 8)) +
+                           kSlots * remote * kHandleBytes);
+  const double sets = static_cast<double>(g.dependence_sets());
+  need.add("graph description (all points)",
+           sets * (2 * (width + 1) * sizeof(std::size_t) + 2 * width * inputs * sizeof(long)) +
+               width * (sizeof(int) + 2 * sizeof(long)));
+  return need;
 }
 
 GraphExecution::GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt)

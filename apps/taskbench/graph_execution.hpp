@@ -39,6 +39,12 @@ using CorruptTask = std::optional<std::pair<long, long>>;
 
 class GraphExecution {
  public:
+  /// The bytes one of `ranks` ranks needs for `config` (its timesteps, width, output and
+  /// scratch sizes must be positive): buffers and handles of its points, receive buffers,
+  /// tasks in flight, and the graph description, which every rank holds for all points.
+  /// Cheap (a few dependency lists), for Session::check_memory before check_config.
+  static MemoryEstimate memory_needed(const RunConfig& config, int ranks);
+
   /// Allocates this rank's buffers and handles. `config` must have passed check_config.
   GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt);
   ~GraphExecution();

@@ -98,6 +98,13 @@ RunConfig validate(Session& session, Options& o) {
   c.kernel.type = *kernel;
   if (o.period < -1) session.fail("-period", fmt::format("must be >= 0 (got {})", o.period));
   c.graph.period = o.period >= 0 ? o.period : (needs_period(c.graph.type) ? 3 : 0);
+  // Before check_config: checking the graph visits every point.
+  if (c.graph.timesteps > 0 && c.graph.max_width > 0 && c.graph.radix >= 0 && c.graph.period >= 0 &&
+      c.output_bytes >= 0 && c.scratch_bytes >= 0 &&
+      (c.graph.period > 0 || !needs_period(c.graph.type))) {
+    session.check_memory("-width/-output/-scratch",
+                         GraphExecution::memory_needed(c, session.size()));
+  }
   if (auto problem = check_config(c)) session.fail(problem->option, problem->message);
   int* tag_ub = nullptr;
   int found = 0;
@@ -121,6 +128,7 @@ int run(Session& session, Options& options) {
   if (!options.corrupt.empty()) corrupt = std::pair(options.corrupt[0], options.corrupt[1]);
 
   GraphExecution execution(session, config, corrupt);
+  session.set_phase("graph execution");
   if (session.rank() == 0) {
     std::string text = configuration_text(config);
     if (options.verbose) text += dependency_listing(DependencyTable(config.graph));

@@ -23,9 +23,9 @@ namespace tessera {
 
 /// What the node offers each rank of the job.
 struct NodeMemory {
-  double available_bytes = 0;    ///< for the whole node (after the cgroup cap)
-  int ranks_on_node = 1;         ///< ranks of the communicator sharing this node
-  std::string limited_by;        ///< "MemAvailable" or "cgroup memory limit"
+  double available_bytes = 0;  ///< for the whole node (after the cgroup cap)
+  int ranks_on_node = 1;       ///< ranks of the communicator sharing this node
+  std::string limited_by;      ///< "MemAvailable" or "cgroup memory limit"
   double per_rank() const { return available_bytes / ranks_on_node; }
 };
 

@@ -57,8 +57,8 @@ BlockField::BlockField(const UniformMesh& mesh, Runtime& runtime, std::string na
   try {
     storage_.reset(static_cast<double*>(allocate_zeroed(bytes)));
   } catch (const std::bad_alloc&) {
-    throw OutOfMemory(fmt::format("out of memory while allocating field '{}' ({} bytes)", name_,
-                                  bytes));
+    throw OutOfMemory(
+        fmt::format("out of memory while allocating field '{}' ({} bytes)", name_, bytes));
   }
   interior_.reserve(blocks);
   ghosts_.reserve(blocks);

@@ -80,8 +80,8 @@ UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int
 MemoryEstimate UniformMesh::memory_estimate(Int3 blocks, Int3 block_cells, int ghost, int ranks,
                                             int field_variables, int halo_variables) {
   constexpr double kDouble = sizeof(double);
-  const double local = std::ceil(static_cast<double>(blocks.x) * blocks.y * blocks.z /
-                                 std::max(ranks, 1));
+  const double local =
+      std::ceil(static_cast<double>(blocks.x) * blocks.y * blocks.z / std::max(ranks, 1));
   double interior = 1, stored = 1, largest_face = 0;
   for (int a = 0; a < 3; ++a) {
     const bool flat = blocks[a] == 1 && block_cells[a] == 1;

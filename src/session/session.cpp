@@ -245,8 +245,7 @@ void Session::check_memory(const std::string& options, const MemoryEstimate& nee
   const NodeMemory node = node_memory(MPI_COMM_WORLD);
   // Every rank reaches the same verdict: the largest need against the smallest offer.
   double extremes[2] = {need.total(), -node.per_rank()};
-  TESSERA_MPI_CHECK(
-      MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   if (const auto shortfall = memory_shortfall(extremes[0], -extremes[1])) {
     fail(options, fmt::format("{} ({}; {} ranks on this node; --no-memory-check skips this "
                               "check)",
