@@ -23,12 +23,12 @@
 #include "face_sources.hpp"
 #include "jacobi_kernels.hpp"
 #include "poisson_problem.hpp"
-#include "tessera/comm/exact_sum.hpp"
 #include "tessera/mesh/block_field.hpp"
+#include "tessera/comm/exact_sum.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"
-#include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/session.hpp"
+#include "tessera/mesh/uniform_mesh.hpp"
 
 namespace tessera::jacobi7 {
 namespace {
