@@ -334,7 +334,8 @@ MemoryEstimate memory_needed(Int3 blocks, Int3 cells, int ranks) {
   MemoryEstimate need = UniformMesh::memory_estimate(blocks, cells, 1, ranks, 3, 1);
   constexpr double kHandleBytes = 256, kTaskBytes = 512;
   constexpr int kLookahead = 4;
-  const double local = std::ceil(static_cast<double>(product(blocks)) / ranks);
+  const double local =
+      std::ceil(static_cast<double>(blocks.x) * blocks.y * blocks.z / ranks);  // 2^63 fits
   need.add("metadata", local * (2 * sizeof(FaceSources) + (6 + kLookahead) * kHandleBytes +
                                 kLookahead * 2 * kTaskBytes));
   return need;

@@ -51,6 +51,10 @@ MortonGrid::MortonGrid(Int3 extent) : extent_(extent) {
                                   std::to_string(extent.z));
     }
   }
+  // count() must fit in 63 bits: 2^21 blocks on every axis make 2^63.
+  if (static_cast<double>(extent.x) * extent.y * extent.z >= 0x1p63) {
+    throw std::invalid_argument("Morton grid extent must hold fewer than 2^63 blocks");
+  }
   const int largest = std::max({extent.x, extent.y, extent.z});
   while ((std::int64_t{1} << levels_) < largest) ++levels_;
 }

@@ -26,6 +26,10 @@ UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int
                                   int3_text(block_cells));
     }
   }
+  if (static_cast<double>(blocks.x) * blocks.y * blocks.z >= 0x1p63) {
+    throw std::invalid_argument("blocks must number fewer than 2^63 in all, got " +
+                                int3_text(blocks));
+  }
   if (ghost < 1)
     throw std::invalid_argument("ghost width must be >= 1, got " + std::to_string(ghost));
   for (int a = 0; a < 3; ++a) {

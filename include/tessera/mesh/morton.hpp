@@ -26,7 +26,8 @@ std::array<std::uint32_t, 3> morton_decode(std::uint64_t code);
 /// Thread-safe (immutable).
 class MortonGrid {
  public:
-  /// extent >= 1 on every axis, <= kMortonMaxCoordinate + 1 (throws std::invalid_argument).
+  /// extent >= 1 on every axis, <= kMortonMaxCoordinate + 1, fewer than 2^63 blocks in all
+  /// (throws std::invalid_argument).
   explicit MortonGrid(Int3 extent);
 
   Int3 extent() const { return extent_; }
