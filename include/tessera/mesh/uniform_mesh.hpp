@@ -57,8 +57,9 @@ class UniformMesh {
   /// (2-D meshes have a flat z axis): it gets no ghost cells and no neighbours. Throws
   /// std::invalid_argument naming the argument when blocks or cells < 1, ghost < 1,
   /// ghost > block_cells on a non-flat axis, more than 2^21 blocks on an axis, 2^63 blocks
-  /// or more in all, or rank outside [0, ranks). Ranks may own no block when ranks exceed the block
-  /// count. Time and memory O(local blocks x 26 x log(blocks)), independent of the global count.
+  /// or more in all, or rank outside [0, ranks). Ranks may own no block when ranks exceed
+  /// the block count. Time and memory O(local blocks x 26 x log(blocks)), independent of
+  /// the global block count.
   UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks);
 
   /// The bytes one of `ranks` ranks needs for a mesh of these arguments (validated or not)
