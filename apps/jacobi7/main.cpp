@@ -327,6 +327,20 @@ class Solver {
   OutputStores output_stores_;
 };
 
+// What one rank allocates: the mesh with fields u, v, f (halo of u only), and per block the
+// runtime handles (two per field, kLookahead sweep markers) and the tasks of the
+// iterations in flight.
+MemoryEstimate memory_needed(Int3 blocks, Int3 cells, int ranks) {
+  MemoryEstimate need = UniformMesh::memory_estimate(blocks, cells, 1, ranks, 3, 1);
+  constexpr double kHandleBytes = 256, kTaskBytes = 512;
+  constexpr int kLookahead = 4;
+  const double local =
+      std::ceil(static_cast<double>(blocks.x) * blocks.y * blocks.z / ranks);  // 2^63 fits
+  need.add("metadata", local * (2 * sizeof(FaceSources) + (6 + kLookahead) * kHandleBytes +
+                                kLookahead * 2 * kTaskBytes));
+  return need;
+}
+
 int run(int argc, char** argv) {
   Session session(argc, argv, "jacobi7", "3-D Poisson, 7-point Jacobi on a uniform block mesh");
   Options options;
@@ -335,11 +349,12 @@ int run(int argc, char** argv) {
 
   const Int3 blocks = to_int3(options.blocks);
   const Int3 cells = to_int3(options.block_cells);
-  if (blocks.x * cells.x < 2 || blocks.y * cells.y < 2) {
+  if (std::int64_t{blocks.x} * cells.x < 2 || std::int64_t{blocks.y} * cells.y < 2) {
     session.fail("--blocks/--block-cells",
                  fmt::format("the x and y axes need at least 2 cells each (got {} x {})",
                              blocks.x * cells.x, blocks.y * cells.y));
   }
+  session.check_memory("--blocks/--block-cells", memory_needed(blocks, cells, session.size()));
   std::unique_ptr<UniformMesh> mesh;
   try {
     mesh = std::make_unique<UniformMesh>(blocks, cells, 1, session.rank(), session.size());
@@ -354,6 +369,7 @@ int run(int argc, char** argv) {
       "iterations, {} on {} rank(s) x {} thread(s)",
       n.x, n.y, n.z, blocks.x, blocks.y, blocks.z, cells.x, cells.y, cells.z, options.iters,
       to_string(session.options().exec), session.size(), session.runtime().threads());
+  session.set_phase("iterations");
   const double solve_s = solver.iterate();
   const CheckResult last = solver.final_check();
   const double checksum = solver.checksum();

@@ -13,8 +13,11 @@ int main(int argc, char** argv) {
   miniamr::register_options(session, options, raw_objects);
   session.start();
   miniamr::validate_options(session, options, raw_objects);
+  session.check_memory("--max_blocks/--num_refine/--num_vars/--nx/--ny/--nz",
+                       miniamr::memory_needed(options, session.size()));
   return tessera::run_guarded([&] {
     miniamr::Driver driver(session, options);
+    session.set_phase("run");
     const int code = driver.run();
     if ((options.report_perf & 4) != 0)
       miniamr::print_report(session, options, driver.totals(), session.exec().phase_seconds());

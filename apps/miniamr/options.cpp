@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tessera/amr/forest.hpp"
@@ -63,6 +64,35 @@ void register_options(tessera::Session& session, Options& o,
                  "write the block layout as VTK every this many timesteps; 0 = never (default 0)");
   cli.add_option("--plot_prefix", o.plot_prefix,
                  "path prefix of the VTK files: <prefix>_ts<T>.vtk (default miniamr_mesh)");
+}
+
+tessera::MemoryEstimate memory_needed(const Options& o, int ranks) {
+  const auto roots = o.root_blocks();
+  const double root_blocks = static_cast<double>(roots[0]) * roots[1] * roots[2];
+  const double capacity =
+      static_cast<double>(o.max_blocks) * o.rank_grid[0] * o.rank_grid[1] * o.rank_grid[2];
+  // Without objects only uniform refinement refines.
+  const bool refines = o.uniform_refine == 1 || o.num_objects > 0;
+  const double reachable = root_blocks * std::pow(8.0, refines ? o.num_refine : 0);
+  const double local = std::ceil(std::min(capacity, reachable) / ranks);
+  double interior = 1, stored = 1, largest_face = 0;
+  for (int a = 0; a < 3; ++a) {
+    interior *= o.block_cells[a];
+    stored *= o.block_cells[a] + 2;
+  }
+  for (int a = 0; a < 3; ++a) largest_face = std::max(largest_face, interior / o.block_cells[a]);
+  constexpr double kDouble = sizeof(double), kHandleBytes = 256, kTaskBytes = 512;
+  tessera::MemoryEstimate need;
+  need.add("fields", o.num_vars * interior * kDouble * local);
+  need.add("ghosts", o.num_vars * (stored - interior) * kDouble * local);
+  if (ranks > 1) {
+    const double remote_faces = std::min(6 * local, 12 * std::pow(local, 2.0 / 3.0));
+    need.add("message buffers",
+             2 * o.variables_per_group() * remote_faces * largest_face * kDouble);
+  }
+  const double groups = std::ceil(static_cast<double>(o.num_vars) / o.variables_per_group());
+  need.add("metadata", local * (2 * groups * kHandleBytes + groups * 4 * kTaskBytes + 256));
+  return need;
 }
 
 void validate_options(tessera::Session& session, Options& o,

@@ -51,6 +51,13 @@ struct Options {
   bool moves_objects() const { return num_refine > 0 && uniform_refine == 0; }
 };
 
+/// The bytes one of `ranks` ranks needs: its share of the most blocks the run may hold
+/// (--max_blocks per miniAMR rank, or what --num_refine levels can reach from the root
+/// blocks, if fewer; none without objects or uniform refinement), each with --num_vars variables on
+/// (nx+2)(ny+2)(nz+2) cells, plus message buffers and per-block metadata. For Session::check_memory
+/// after validation.
+tessera::MemoryEstimate memory_needed(const Options& options, int ranks);
+
 /// Adds the options to the session's parser; `raw_objects` receives the --object values.
 void register_options(tessera::Session& session, Options& options,
                       std::vector<std::vector<double>>& raw_objects);

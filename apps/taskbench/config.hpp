@@ -25,8 +25,10 @@ struct RunConfig {
 };
 
 /// Checks the values Task Bench checks when parsing, and what its kernels assert, then the
-/// graph (check_graph). std::nullopt if the run is well formed.
-inline std::optional<GraphProblem> check_config(const RunConfig& c) {
+/// graph (check_graph), its dependency lists for the points [first_point, end_point) only
+/// (-1: all points). std::nullopt if the run is well formed.
+inline std::optional<GraphProblem> check_config(const RunConfig& c, long first_point = 0,
+                                                long end_point = -1) {
   const TaskGraph& g = c.graph;
   if (g.timesteps <= 0)
     return GraphProblem{"-steps", fmt::format("must be > 0 (got {})", g.timesteps)};
@@ -64,7 +66,7 @@ inline std::optional<GraphProblem> check_config(const RunConfig& c) {
                                                   c.scratch_bytes, k.samples)};
     }
   }
-  return check_graph(g);
+  return check_graph(g, first_point, end_point);
 }
 
 }  // namespace tessera::taskbench

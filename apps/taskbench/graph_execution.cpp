@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,10 +30,52 @@ void GraphExecution::BufferArray::Free::operator()(std::byte* p) const {
   std::free(p);
 }
 
+MemoryEstimate GraphExecution::memory_needed(const RunConfig& config, int ranks) {
+  const TaskGraph& g = config.graph;
+  const double width = static_cast<double>(g.max_width);
+  const double local = std::ceil(width / ranks);
+  // Most inputs of one task, over a few sample points and every dependence set.
+  double inputs = 0;
+  for (long dset = 0; dset < std::min(g.dependence_sets(), 64L); ++dset) {
+    for (long x : {0L, g.max_width / 2, g.max_width - 1}) {
+      double n = 0;
+      for (const PointRange& r : g.dependencies(dset, x))
+        n += static_cast<double>(r.last - r.first + 1);
+      inputs = std::max(inputs, n);
+    }
+  }
+  // Patterns whose inputs lie next to the point reach only the neighbouring ranks' edges;
+  // the others may reach any point.
+  const bool near = g.type == DependenceType::trivial || g.type == DependenceType::no_comm ||
+                    g.type == DependenceType::stencil_1d ||
+                    g.type == DependenceType::stencil_1d_periodic ||
+                    g.type == DependenceType::dom || g.type == DependenceType::nearest ||
+                    g.type == DependenceType::random_nearest;
+  const double remote =
+      ranks == 1 ? 0.0 : std::min(width - local, near ? 2 * inputs : local * inputs);
+  const double output = std::ceil(static_cast<double>(config.output_bytes) / 64) * 64;
+  constexpr double kHandleBytes = 256, kTaskBytes = 512;
+  MemoryEstimate need;
+  need.add("outputs", kSlots * local * output);
+  need.add("receive buffers", kSlots * remote * output);
+  need.add("scratch", local * static_cast<double>(config.scratch_bytes));
+  need.add("metadata", local * (kSlots * (kHandleBytes + sizeof(Counter)) + kHandleBytes +
+                                kSlots * kTaskBytes * (1 + inputs / 8)) +
+                           kSlots * remote * kHandleBytes);
+  // This rank's rows of the dependency lists, both directions, and its remote points.
+  const double sets = static_cast<double>(g.dependence_sets());
+  need.add("graph description",
+           sets * (2 * (local + 1) * sizeof(std::size_t) + 2 * local * inputs * sizeof(long)) +
+               remote * 2 * sizeof(long));
+  return need;
+}
+
 GraphExecution::GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt)
     : session_(session),
       config_(config),
-      table_(config.graph),
+      table_(config.graph,
+             BlockDistribution{config.graph.max_width, session.size()}.first(session.rank()),
+             BlockDistribution{config.graph.max_width, session.size()}.end(session.rank())),
       distribution_{config.graph.max_width, session.size()},
       rank_(session.rank()),
       first_(distribution_.first(session.rank())),
@@ -42,26 +85,26 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
                                          static_cast<int>(kSlots * config.graph.max_width))),
       scratch_(static_cast<std::size_t>(end_ - first_),
                static_cast<std::size_t>(config.scratch_bytes)),
-      verified_(std::make_unique<Counter[]>(kSlots * static_cast<std::size_t>(end_ - first_))),
-      stamp_(static_cast<std::size_t>(config.graph.max_width), -1) {
+      verified_(std::make_unique<Counter[]>(kSlots * static_cast<std::size_t>(end_ - first_))) {
   Runtime& runtime = session_.runtime();
   const TaskGraph& g = config_.graph;
   const auto local_points = static_cast<std::size_t>(end_ - first_);
   const auto output_bytes = static_cast<std::size_t>(config_.output_bytes);
 
-  owner_.resize(static_cast<std::size_t>(g.max_width));
-  for (long p = 0; p < g.max_width; ++p) owner_[p] = distribution_.owner(p);
-
-  // Every remote point some local point may depend on, in any dependence set.
-  remote_slot_.assign(static_cast<std::size_t>(g.max_width), -1);
-  long slots = 0;
+  // Every remote point some local point may depend on, in any dependence set, ascending:
+  // its position is its receive slot.
   for (long dset = 0; dset < g.dependence_sets(); ++dset) {
     for (long x = first_; x < end_; ++x) {
       for (long y : table_.producers(dset, x)) {
-        if (!is_local(y) && remote_slot_[y] < 0) remote_slot_[y] = slots++;
+        if (!is_local(y)) remote_points_.push_back(y);
       }
     }
   }
+  std::sort(remote_points_.begin(), remote_points_.end());
+  remote_points_.erase(std::unique(remote_points_.begin(), remote_points_.end()),
+                       remote_points_.end());
+  const auto slots = static_cast<long>(remote_points_.size());
+  stamp_.assign(remote_points_.size(), -1);
 
   senders_.resize(static_cast<std::size_t>(g.dependence_sets()));
   receivers_.resize(static_cast<std::size_t>(g.dependence_sets()));
@@ -82,12 +125,9 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
     for (long x = first_; x < end_; ++x) {
       out.push_back(runtime.create_handle(fmt::format("output[{}] of point {}", slot, x)));
     }
-    auto& in = receive_handles_.emplace_back(static_cast<std::size_t>(slots));
-    for (long y = 0; y < g.max_width; ++y) {
-      if (remote_slot_[y] >= 0) {
-        in[remote_slot_[y]] =
-            runtime.create_handle(fmt::format("received[{}] of point {}", slot, y));
-      }
+    auto& in = receive_handles_.emplace_back();
+    for (long y : remote_points_) {
+      in.push_back(runtime.create_handle(fmt::format("received[{}] of point {}", slot, y)));
     }
   }
   if (config_.scratch_bytes > 0) {
@@ -193,7 +233,7 @@ void GraphExecution::submit_exchange(long t) {
     if (!g.exists(t - 1, y)) continue;
     peers_.clear();
     table_.for_each_consumer(t - 1, y, [&](long x) {
-      const int owner = owner_[x];
+      const int owner = distribution_.owner(x);
       if (owner != rank_ && (peers_.empty() || peers_.back() != owner)) peers_.push_back(owner);
     });
     const std::size_t i = local_index(y);
@@ -207,11 +247,12 @@ void GraphExecution::submit_exchange(long t) {
   for (long x : receivers_[dset]) {
     if (!g.exists(t, x)) continue;
     table_.for_each_input(t, x, [&](long y) {
-      if (is_local(y) || stamp_[y] == t) return;
-      stamp_[y] = t;
-      const auto r = static_cast<std::size_t>(remote_slot_[y]);
-      comm.irecv(receive_handles_[slot][r], receives_[slot][r].data(), bytes, owner_[y],
-                 tags_.tag(slot * g.max_width + y), {}, "taskbench_recv");
+      if (is_local(y)) return;
+      const std::size_t r = remote_slot(y);
+      if (stamp_[r] == t) return;
+      stamp_[r] = t;
+      comm.irecv(receive_handles_[slot][r], receives_[slot][r].data(), bytes,
+                 distribution_.owner(y), tags_.tag(slot * g.max_width + y), {}, "taskbench_recv");
     });
   }
   // Under forkjoin every exchange completes before the timestep computes (like Task
@@ -295,13 +336,19 @@ std::string GraphExecution::first_failure() const {
 std::span<std::byte> GraphExecution::input_buffer(long t, long point) const {
   const int slot = slot_of(t);
   if (is_local(point)) return outputs_[slot][local_index(point)];
-  return receives_[slot][static_cast<std::size_t>(remote_slot_[point])];
+  return receives_[slot][remote_slot(point)];
+}
+
+std::size_t GraphExecution::remote_slot(long point) const {
+  return static_cast<std::size_t>(
+      std::lower_bound(remote_points_.begin(), remote_points_.end(), point) -
+      remote_points_.begin());
 }
 
 Handle GraphExecution::input_handle(long t, long point) const {
   const int slot = slot_of(t);
   if (is_local(point)) return output_handles_[slot][local_index(point)];
-  return receive_handles_[slot][static_cast<std::size_t>(remote_slot_[point])];
+  return receive_handles_[slot][remote_slot(point)];
 }
 
 bool GraphExecution::has_remote_consumer(long t, long point) const {

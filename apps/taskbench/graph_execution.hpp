@@ -39,6 +39,12 @@ using CorruptTask = std::optional<std::pair<long, long>>;
 
 class GraphExecution {
  public:
+  /// The bytes one of `ranks` ranks needs for `config` (its timesteps, width, output and
+  /// scratch sizes must be positive): buffers and handles of its points, receive buffers,
+  /// tasks in flight, and its rows of the graph description. Cheap (a few dependency
+  /// lists), for Session::check_memory before check_config.
+  static MemoryEstimate memory_needed(const RunConfig& config, int ranks);
+
   /// Allocates this rank's buffers and handles. `config` must have passed check_config.
   GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt);
   ~GraphExecution();
@@ -112,6 +118,9 @@ class GraphExecution {
   /// The buffer holding the output of (t, point) as seen on this rank.
   std::span<std::byte> input_buffer(long t, long point) const;
   Handle input_handle(long t, long point) const;
+  /// The receive slot of a remote point some local task reads (binary search: the slots
+  /// are as many as such points, not as the graph's width).
+  std::size_t remote_slot(long point) const;
   bool has_remote_consumer(long t, long point) const;
 
   Session& session_;
@@ -126,13 +135,12 @@ class GraphExecution {
 
   std::vector<BufferArray> outputs_;  // [slot][local point]
   std::vector<std::vector<Handle>> output_handles_;
-  std::vector<long> remote_slot_;      // [point] -> receive slot, -1 if never received
+  std::vector<long> remote_points_;    // [receive slot] -> remote point, ascending
   std::vector<BufferArray> receives_;  // [slot][remote slot]
   std::vector<std::vector<Handle>> receive_handles_;
   BufferArray scratch_;
   std::vector<Handle> scratch_handles_;
   std::unique_ptr<Counter[]> verified_;  // [slot * local points + local point]
-  std::vector<int> owner_;               // [point] -> rank
   std::atomic<long long> failures_{0};
   mutable std::mutex failure_mutex_;
   std::string first_failure_;
@@ -148,7 +156,7 @@ class GraphExecution {
 
   // Reused during submission.
   std::vector<Access> accesses_;
-  std::vector<long> stamp_;
+  std::vector<long> stamp_;  // [receive slot] -> last timestep its receive was posted
   std::vector<int> peers_;
 };
 

@@ -98,7 +98,25 @@ RunConfig validate(Session& session, Options& o) {
   c.kernel.type = *kernel;
   if (o.period < -1) session.fail("-period", fmt::format("must be >= 0 (got {})", o.period));
   c.graph.period = o.period >= 0 ? o.period : (needs_period(c.graph.type) ? 3 : 0);
-  if (auto problem = check_config(c)) session.fail(problem->option, problem->message);
+  // Before check_config: checking the graph visits every point.
+  if (c.graph.timesteps > 0 && c.graph.max_width > 0 && c.graph.radix >= 0 && c.graph.period >= 0 &&
+      c.output_bytes >= 0 && c.scratch_bytes >= 0 &&
+      (c.graph.period > 0 || !needs_period(c.graph.type))) {
+    session.check_memory("-width/-output/-scratch",
+                         GraphExecution::memory_needed(c, session.size()));
+  }
+  // Each rank checks the dependency lists of its own points; all ranks then report the
+  // lowest failing rank's finding, which each recomputes from that rank's points.
+  const BlockDistribution points{c.graph.max_width, session.size()};
+  const auto problem_in = [&](int rank) {
+    return check_config(c, points.first(rank), points.end(rank));
+  };
+  int failing = problem_in(session.rank()) ? session.rank() : session.size();
+  MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (failing < session.size()) {
+    const auto problem = problem_in(failing);
+    session.fail(problem->option, problem->message);
+  }
   int* tag_ub = nullptr;
   int found = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
@@ -121,6 +139,7 @@ int run(Session& session, Options& options) {
   if (!options.corrupt.empty()) corrupt = std::pair(options.corrupt[0], options.corrupt[1]);
 
   GraphExecution execution(session, config, corrupt);
+  session.set_phase("graph execution");
   if (session.rank() == 0) {
     std::string text = configuration_text(config);
     if (options.verbose) text += dependency_listing(DependencyTable(config.graph));
@@ -148,7 +167,14 @@ int run(Session& session, Options& options) {
   }
 
   // Every task checked every input: the inputs checked add up to twice the dependencies.
-  const Totals totals = count_totals(config);
+  // Each rank counts its own points; the counts are integers, so their sum is exact.
+  const BlockDistribution points{config.graph.max_width, session.size()};
+  Totals totals = count_totals(config, points.first(session.rank()), points.end(session.rank()));
+  long long counts[6] = {
+      totals.tasks, totals.dependencies, totals.local_dependencies, totals.nonlocal_dependencies,
+      totals.flops, totals.bytes};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 6, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  totals = {counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]};
   long long verified = execution.inputs_verified();
   MPI_Allreduce(MPI_IN_PLACE, &verified, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (verified != 2 * totals.dependencies) {

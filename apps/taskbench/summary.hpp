@@ -63,11 +63,16 @@ struct Totals {
   long long bytes = 0;
 };
 
-inline Totals count_totals(const RunConfig& c) {
+/// The totals over the points [first, end) of every timestep (-1: all points); the sums
+/// over ranks' point ranges give the whole graph's (every field is an integer count).
+inline Totals count_totals(const RunConfig& c, long first_point = 0, long end_point = -1) {
   const TaskGraph& g = c.graph;
+  if (end_point < 0) end_point = g.max_width;
   Totals totals;
   for (long t = 0; t < g.timesteps; ++t) {
-    const long offset = g.offset_at(t), width = g.width_at(t);
+    const long offset = std::max(g.offset_at(t), first_point);
+    const long width = std::min(g.offset_at(t) + g.width_at(t), end_point) - offset;
+    if (width <= 0) continue;
     const long last_first = g.offset_at(t - 1);
     const long last_last = last_first + g.width_at(t - 1) - 1;
     const long dset = t > 0 ? g.dependence_set_at(t) : 0;

@@ -204,6 +204,62 @@ struct TaskGraph {
     }
     return deps;
   }
+
+  /// Points that may list `point` among their dependencies in dependence set `dset`: a
+  /// superset of its consumers, ascending, found from `point` alone (the inverse of each
+  /// type's pattern, or every point for all_to_all), so that a rank finds the consumers of
+  /// its own points without visiting the others.
+  std::vector<long> consumer_candidates(long dset, long point) const {
+    const long w = max_width;
+    std::vector<long> c;
+    // The points first..last, wrapped around the width.
+    const auto window = [&](long first, long last) {
+      if (last - first + 1 >= w) {
+        first = 0;
+        last = w - 1;
+      }
+      for (long x = first; x <= last; ++x) c.push_back(((x % w) + w) % w);
+    };
+    switch (type) {
+      case DependenceType::trivial:
+        break;
+      case DependenceType::no_comm:
+        c.push_back(point);
+        break;
+      case DependenceType::stencil_1d:
+      case DependenceType::stencil_1d_periodic:
+        window(point - 1, point + 1);
+        break;
+      case DependenceType::dom:
+        window(point, point + 1);
+        break;
+      case DependenceType::tree:
+        if (2 * point < w) c.push_back(2 * point);
+        if (2 * point + 1 < w) c.push_back(2 * point + 1);
+        break;
+      case DependenceType::fft:
+        window(point, point);
+        if (point - (1L << dset) >= 0) c.push_back(point - (1L << dset));
+        if (point + (1L << dset) < w) c.push_back(point + (1L << dset));
+        break;
+      case DependenceType::all_to_all:
+        window(0, w - 1);
+        break;
+      case DependenceType::nearest:
+      case DependenceType::random_nearest:
+        window(point - radix / 2 - 1, point + radix / 2 + 1);
+        break;
+      case DependenceType::spread:
+        for (long i = 0; i < radix; ++i) {
+          const long consumer = point - i * w / radix - (i > 0 ? dset : 0);
+          window(consumer, consumer);
+        }
+        break;
+    }
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    return c;
+  }
 };
 
 /// A rejected option value: the option's Task Bench flag and a sentence saying why.
@@ -217,8 +273,11 @@ struct GraphProblem {
 inline constexpr long kMaxEdgesPerSet = 1L << 24;
 
 /// Task Bench's start-up checks of a graph, plus the cases where Task Bench itself would
-/// divide by zero or abort on an assertion. std::nullopt if the graph is well formed.
-inline std::optional<GraphProblem> check_graph(const TaskGraph& g) {
+/// divide by zero or abort on an assertion, with the dependency lists checked for the points
+/// [first, end) only (-1: all points), so that ranks can share the work. std::nullopt if
+/// the graph is well formed (as far as those points go).
+inline std::optional<GraphProblem> check_graph(const TaskGraph& g, long first = 0, long end = -1) {
+  if (end < 0) end = g.max_width;
   const std::string type(to_string(g.type));
   if (needs_period(g.type) && g.period <= 0) {
     return GraphProblem{"-period", fmt::format("type {} needs a period > 0", type)};
@@ -246,11 +305,10 @@ inline std::optional<GraphProblem> check_graph(const TaskGraph& g) {
                                     "timestep; at most {} are supported",
                                     g.max_width, g.max_width * g.max_width, kMaxEdgesPerSet)};
   }
-  // last_listed[p] == point: p was already listed among point's dependencies.
-  std::vector<long> last_listed(static_cast<std::size_t>(g.max_width), -1);
+  std::vector<long> listed;  // point's dependencies so far
   for (long dset = 0; dset < g.dependence_sets(); ++dset) {
-    std::fill(last_listed.begin(), last_listed.end(), -1);
-    for (long point = 0; point < g.max_width; ++point) {
+    for (long point = first; point < end; ++point) {
+      listed.clear();
       for (const PointRange& r : g.dependencies(dset, point)) {
         for (long p = r.first; p <= r.last; ++p) {
           if (p < 0 || p >= g.max_width) {
@@ -259,13 +317,13 @@ inline std::optional<GraphProblem> check_graph(const TaskGraph& g) {
                                                      "graph",
                                                      type, g.max_width, g.radix, point, p)};
           }
-          if (last_listed[p] == point) {
+          if (std::find(listed.begin(), listed.end(), p) != listed.end()) {
             return GraphProblem{"-type", fmt::format("type {} with width {} and radix {} lists "
                                                      "point {} twice among the dependencies of "
                                                      "point {} (Task Bench rejects this graph)",
                                                      type, g.max_width, g.radix, p, point)};
           }
-          last_listed[p] = point;
+          listed.push_back(p);
         }
       }
     }
@@ -273,35 +331,34 @@ inline std::optional<GraphProblem> check_graph(const TaskGraph& g) {
   return std::nullopt;
 }
 
-/// Every dependence set of a graph materialized as point lists, both directions.
+/// The dependence sets of a graph materialized as point lists, both directions, for the
+/// points [first, end) of one rank: memory and time grow with those points and their
+/// edges, not with the graph's width.
 class DependencyTable {
  public:
-  /// `g` must have passed check_graph.
-  explicit DependencyTable(const TaskGraph& g) : graph_(g) {
+  /// `g` must have passed check_graph. Rows for every point.
+  explicit DependencyTable(const TaskGraph& g) : DependencyTable(g, 0, g.max_width) {}
+  /// Rows for the points [first, end) only (0 <= first <= end <= g.max_width).
+  DependencyTable(const TaskGraph& g, long first, long end) : graph_(g), first_(first) {
     const long sets = g.dependence_sets();
-    const auto width = static_cast<std::size_t>(g.max_width);
     producers_.resize(sets);
     consumers_.resize(sets);
     for (long dset = 0; dset < sets; ++dset) {
       Csr& prod = producers_[dset];
-      prod.start.assign(width + 1, 0);
-      std::vector<std::size_t> fan_out(width, 0);
-      for (long x = 0; x < g.max_width; ++x) {
+      Csr& cons = consumers_[dset];
+      prod.start.push_back(0);
+      cons.start.push_back(0);
+      for (long x = first; x < end; ++x) {
         for (const PointRange& r : g.dependencies(dset, x)) {
-          for (long y = r.first; y <= r.last; ++y) {
-            prod.points.push_back(y);
-            ++fan_out[y];
+          for (long y = r.first; y <= r.last; ++y) prod.points.push_back(y);
+        }
+        prod.start.push_back(prod.points.size());
+        for (long c : g.consumer_candidates(dset, x)) {
+          for (const PointRange& r : g.dependencies(dset, c)) {
+            if (r.first <= x && x <= r.last) cons.points.push_back(c);
           }
         }
-        prod.start[x + 1] = prod.points.size();
-      }
-      Csr& cons = consumers_[dset];
-      cons.start.assign(width + 1, 0);
-      for (std::size_t y = 0; y < width; ++y) cons.start[y + 1] = cons.start[y] + fan_out[y];
-      cons.points.resize(prod.points.size());
-      std::vector<std::size_t> fill(cons.start.begin(), cons.start.end() - 1);
-      for (long x = 0; x < g.max_width; ++x) {
-        for (long y : producers(dset, x)) cons.points[fill[y]++] = x;
+        cons.start.push_back(cons.points.size());
       }
     }
   }
@@ -309,13 +366,14 @@ class DependencyTable {
   const TaskGraph& graph() const { return graph_; }
 
   /// Points `point` depends on in dependence set `dset`, in input order (all of them,
-  /// whether they exist at the previous timestep or not).
+  /// whether they exist at the previous timestep or not). `point` in [first, end).
   std::span<const long> producers(long dset, long point) const {
-    return producers_[dset].row(point);
+    return producers_[dset].row(point - first_);
   }
   /// Points that list `point` among their producers in dependence set `dset`, ascending.
+  /// `point` in [first, end).
   std::span<const long> consumers(long dset, long point) const {
-    return consumers_[dset].row(point);
+    return consumers_[dset].row(point - first_);
   }
 
   /// Calls f(y) for each input of task (t, point), in input order: its producers that
@@ -353,6 +411,7 @@ class DependencyTable {
     }
   };
   TaskGraph graph_;
+  long first_ = 0;
   std::vector<Csr> producers_;
   std::vector<Csr> consumers_;
 };

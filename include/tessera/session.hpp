@@ -22,6 +22,7 @@
 
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
+#include "tessera/memory_check.hpp"
 #include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
@@ -42,6 +43,7 @@ struct CommonOptions {
   std::string replay_schedule = "fixed";  ///< fixed | balanced: see tessera::ReplaySchedule
   std::string stats = "full";             ///< full | counts: see tessera::StatsDetail
   std::uint64_t steal_seed = 0;
+  bool memory_check = true;  ///< false with --no-memory-check
 };
 
 /// Thrown by Session::fail and by option validation; caught by Session::start.
@@ -68,6 +70,18 @@ class Session {
   /// Call inside app validation after start(): reports `option: message` and exits 2
   /// on every rank (all ranks see the same arguments, so all reach the same verdict).
   [[noreturn]] void fail(const std::string& option, const std::string& message);
+
+  /// Call after start() and before the app's large allocations, on every rank: when the
+  /// largest `need` over ranks exceeds the smallest share of node memory per rank, prints
+  /// `app: error: <options>: needs X per rank, Y available per rank on this node` (rank 0)
+  /// and exits 2 on every rank, in well under a second. --no-memory-check skips it.
+  /// Collective over MPI_COMM_WORLD.
+  void check_memory(const std::string& options, const MemoryEstimate& need);
+
+  /// Names what the app does now ("setup", "solve", ...): run_guarded reports an escaped
+  /// exception as happening during it. start() sets "setup", finish() "finish". Main
+  /// thread only.
+  void set_phase(std::string phase);
 
   const CommonOptions& options() const { return options_; }
   Runtime& runtime() { return *runtime_; }
@@ -108,6 +122,7 @@ class Session {
   int rank_ = 0;
   int size_ = 1;
   bool owns_mpi_ = false;
+  int uncaught_at_construction_ = 0;
   int thread_level_ = MPI_THREAD_SINGLE;  ///< the level MPI provides
   std::chrono::steady_clock::time_point start_time_{};
   std::unique_ptr<Runtime> runtime_;
@@ -121,9 +136,11 @@ class Session {
 /// std::runtime_error naming the path on failure.
 void write_file_atomically(const std::string& path, const std::string& text);
 
-/// Runs an app's body. An exception escaping it (a failed validation, a task error) is
-/// printed with the rank and the run is aborted on every rank with MPI_Abort, so the
-/// other ranks never hang waiting for this one. Returns the body's exit code.
+/// Runs an app's body. An exception escaping it (a failed validation, a task error, an
+/// allocation failure) is printed as `app: rank R: error: <what> during <phase>` with the
+/// real rank (a Session unwound by the exception leaves MPI initialized for this) and the
+/// run is aborted on every rank with MPI_Abort, so the other ranks never hang waiting for
+/// this one. Returns the body's exit code.
 int run_guarded(const std::function<int()>& body);
 
 /// The 16-hex-digit bit pattern of a double, as reports print checksums.

@@ -5,7 +5,9 @@
 // and run statistics), and the Session every app starts with.
 
 #include "tessera/runtime/handle.hpp"
+#include "tessera/runtime/memory_estimate.hpp"
 #include "tessera/runtime/observer.hpp"
+#include "tessera/runtime/out_of_memory.hpp"
 #include "tessera/runtime/runtime.hpp"
 
 #include "tessera/comm/comm.hpp"
@@ -36,4 +38,5 @@
 #include "tessera/obs/run_stats.hpp"
 #include "tessera/obs/trace_recorder.hpp"
 
+#include "tessera/memory_check.hpp"
 #include "tessera/session.hpp"

@@ -1,5 +1,7 @@
 #include "tessera/mesh/block_field.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -7,6 +9,7 @@
 
 #include <sys/mman.h>
 
+#include "tessera/runtime/out_of_memory.hpp"
 #include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
@@ -51,7 +54,12 @@ BlockField::BlockField(const UniformMesh& mesh, Runtime& runtime, std::string na
   block_stride_ = round_up(layout_.size(), kAlignmentDoubles);
   const std::size_t blocks = static_cast<std::size_t>(mesh.local_block_count());
   const std::size_t bytes = std::max<std::size_t>(1, blocks * block_stride_) * sizeof(double);
-  storage_.reset(static_cast<double*>(allocate_zeroed(bytes)));
+  try {
+    storage_.reset(static_cast<double*>(allocate_zeroed(bytes)));
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(
+        fmt::format("out of memory while allocating field '{}' ({} bytes)", name_, bytes));
+  }
   interior_.reserve(blocks);
   ghosts_.reserve(blocks);
   for (const MeshBlock& block : mesh.local_blocks()) {

@@ -1,11 +1,9 @@
 #include "tessera/mesh/uniform_mesh.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
-#include <utility>
-
-#include "tessera/mesh/morton.hpp"
 
 namespace tessera {
 
@@ -19,7 +17,7 @@ std::string int3_text(Int3 v) {
 
 UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks,
                          Periodicity periodic)
-    : blocks_(blocks), block_cells_(block_cells), rank_(rank), ranks_(ranks) {
+    : blocks_(blocks), block_cells_(block_cells), rank_(rank), ranks_(ranks), curve_({1, 1, 1}) {
   periodic_ = {periodic.x && !is_flat(0), periodic.y && !is_flat(1), periodic.z && !is_flat(2)};
   for (int a = 0; a < 3; ++a) {
     if (blocks[a] < 1 || blocks[a] > static_cast<int>(kMortonMaxCoordinate) + 1) {
@@ -29,6 +27,10 @@ UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int
       throw std::invalid_argument("block cells must be >= 1 per axis, got " +
                                   int3_text(block_cells));
     }
+  }
+  if (static_cast<double>(blocks.x) * blocks.y * blocks.z >= 0x1p63) {
+    throw std::invalid_argument("blocks must number fewer than 2^63 in all, got " +
+                                int3_text(blocks));
   }
   if (ghost < 1)
     throw std::invalid_argument("ghost width must be >= 1, got " + std::to_string(ghost));
@@ -43,26 +45,18 @@ UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int
     throw std::invalid_argument("rank " + std::to_string(rank) + " outside [0, " +
                                 std::to_string(ranks) + ")");
   }
+  curve_ = MortonGrid(blocks);
 
-  // Order all blocks along the Morton curve of their coordinates.
   const std::int64_t n = global_block_count();
-  std::vector<std::pair<std::uint64_t, GlobalBlockId>> curve(static_cast<std::size_t>(n));
-  for (GlobalBlockId id = 0; id < n; ++id) {
-    const Int3 c = block_coord(id);
-    curve[id] = {morton_encode(c.x, c.y, c.z), id};
-  }
-  std::sort(curve.begin(), curve.end());
-  curve_index_.resize(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) curve_index_[curve[i].second] = i;
-
   first_local_curve_index_ = balanced_range_begin(n, ranks, rank);
   const std::int64_t end = balanced_range_begin(n, ranks, rank + 1);
-  local_.reserve(static_cast<std::size_t>(end - first_local_curve_index_));
-  for (std::int64_t i = first_local_curve_index_; i < end; ++i) {
+  const std::vector<Int3> coords = curve_.blocks_in_range(first_local_curve_index_, end);
+  local_.reserve(coords.size());
+  for (std::size_t i = 0; i < coords.size(); ++i) {
     MeshBlock block;
-    block.id = curve[i].second;
-    block.coord = block_coord(block.id);
-    block.curve_index = i;
+    block.coord = coords[i];
+    block.id = block_id(block.coord);
+    block.curve_index = first_local_curve_index_ + static_cast<std::int64_t>(i);
     local_.push_back(block);
   }
   for (MeshBlock& block : local_) {
@@ -70,9 +64,16 @@ UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int
       const Direction d = Direction::from_index(index);
       const GlobalBlockId nb = neighbour(block.coord, d);
       block.neighbour[index] = nb;
-      block.neighbour_rank[index] = nb == kNoBlock ? -1 : owner(nb);
-      block.neighbour_local[index] =
-          nb == kNoBlock ? kNotLocal : local_index(nb).value_or(kNotLocal);
+      block.neighbour_rank[index] = -1;
+      block.neighbour_local[index] = kNotLocal;
+      if (nb != kNoBlock) {
+        const std::int64_t position = curve_index(nb);
+        block.neighbour_rank[index] = balanced_range_owner(n, ranks_, position);
+        if (position >= first_local_curve_index_ && position < end) {
+          block.neighbour_local[index] =
+              static_cast<LocalBlockIndex>(position - first_local_curve_index_);
+        }
+      }
       const bool remote = nb != kNoBlock && block.neighbour_rank[index] != rank_;
       if (remote) {
         block.skeleton_full = true;
@@ -80,6 +81,34 @@ UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int
       }
     }
   }
+}
+
+MemoryEstimate UniformMesh::memory_estimate(Int3 blocks, Int3 block_cells, int ghost, int ranks,
+                                            int field_variables, int halo_variables) {
+  constexpr double kDouble = sizeof(double);
+  const double local =
+      std::ceil(static_cast<double>(blocks.x) * blocks.y * blocks.z / std::max(ranks, 1));
+  double interior = 1, stored = 1, largest_face = 0;
+  for (int a = 0; a < 3; ++a) {
+    const bool flat = blocks[a] == 1 && block_cells[a] == 1;
+    const double g = flat ? 0 : ghost;
+    interior *= block_cells[a];
+    // Rows are padded to a cache line (BlockLayout).
+    stored *= block_cells[a] + 2 * g + (a == 0 ? BlockLayout::kRowAlignment : 0);
+  }
+  for (int a = 0; a < 3; ++a) {
+    const bool flat = blocks[a] == 1 && block_cells[a] == 1;
+    if (!flat) largest_face = std::max(largest_face, interior / block_cells[a] * ghost);
+  }
+  MemoryEstimate need;
+  need.add("fields", field_variables * interior * kDouble * local);
+  need.add("ghosts", field_variables * (stored - interior) * kDouble * local);
+  if (ranks > 1) {
+    const double remote_faces = std::min(6 * local, 12 * std::pow(local, 2.0 / 3.0));
+    need.add("message buffers", 2 * halo_variables * remote_faces * largest_face * kDouble);
+  }
+  need.add("metadata", local * static_cast<double>(sizeof(MeshBlock) + sizeof(Int3)));
+  return need;
 }
 
 int UniformMesh::dimensions() const {
@@ -93,7 +122,7 @@ Int3 UniformMesh::block_coord(GlobalBlockId id) const {
 }
 
 int UniformMesh::owner(GlobalBlockId id) const {
-  return balanced_range_owner(global_block_count(), ranks_, curve_index_[id]);
+  return balanced_range_owner(global_block_count(), ranks_, curve_index(id));
 }
 
 GlobalBlockId UniformMesh::neighbour(Int3 coord, Direction d) const {
@@ -111,7 +140,7 @@ GlobalBlockId UniformMesh::neighbour(Int3 coord, Direction d) const {
 
 std::optional<LocalBlockIndex> UniformMesh::local_index(GlobalBlockId id) const {
   if (id < 0 || id >= global_block_count()) return std::nullopt;
-  const std::int64_t i = curve_index_[id] - first_local_curve_index_;
+  const std::int64_t i = curve_index(id) - first_local_curve_index_;
   if (i < 0 || i >= local_block_count()) return std::nullopt;
   return static_cast<LocalBlockIndex>(i);
 }

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -39,13 +40,26 @@ bool one_thread_per_rank(int argc, char** argv) {
   return exec == "bsp" || threads == "1";
 }
 
-// Rank for error messages; -1 once MPI is gone (e.g. the error unwound a Session). The
-// error paths below leave MPI return codes unchecked: they are already reporting a failure.
+// What run_guarded says about an escaped exception: the app, rank and phase of the last
+// Session (main thread only, like the Session itself).
+struct ErrorContext {
+  std::string app;
+  int rank = -1;
+  std::string phase;
+};
+ErrorContext& error_context() {
+  static ErrorContext context;
+  return context;
+}
+
+// Rank for error messages: MPI's when it is up, else the last Session's (-1 only if no
+// Session ever ran). The error paths below leave MPI return codes unchecked: they are
+// already reporting a failure.
 int world_rank() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  int rank = -1;
+  int rank = error_context().rank;
   if (initialized && !finalized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
 }
@@ -81,6 +95,8 @@ Session::Session(int argc, char** argv, std::string app, std::string description
   }
   TESSERA_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
   TESSERA_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size_));
+  uncaught_at_construction_ = std::uncaught_exceptions();
+  error_context() = {app_, rank_, "start-up"};
 
   cli_.add_option_function<std::string>(
           "--exec", [this](const std::string& text) { options_.exec = *parse_exec_model(text); },
@@ -113,6 +129,8 @@ Session::Session(int argc, char** argv, std::string app, std::string description
       ->check(CLI::IsMember({"full", "counts"}));
   cli_.add_option("--steal-seed", options_.steal_seed,
                   "seed for randomized work-stealing victims (0 = round robin)");
+  cli_.add_flag("!--no-memory-check", options_.memory_check,
+                "skip the check that the input fits in this node's memory before allocating");
 }
 
 Session::~Session() {
@@ -128,7 +146,10 @@ Session::~Session() {
   runtime_.reset();
   trace_.reset();
   stats_.reset();
-  if (owns_mpi_) {
+  // Unwound by an exception: MPI stays up so that run_guarded can name this rank and abort
+  // the other ranks, which may be waiting for this one in a collective.
+  const bool unwinding = std::uncaught_exceptions() > uncaught_at_construction_;
+  if (owns_mpi_ && !unwinding) {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Finalize();
@@ -223,6 +244,24 @@ void Session::start() {
   TESSERA_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   start_time_ = std::chrono::steady_clock::now();
   stats_->start();
+  set_phase("setup");
+}
+
+void Session::check_memory(const std::string& options, const MemoryEstimate& need) {
+  if (!options_.memory_check) return;
+  const NodeMemory node = node_memory(MPI_COMM_WORLD);
+  // Every rank reaches the same verdict: the largest need against the smallest offer.
+  double extremes[2] = {need.total(), -node.per_rank()};
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, extremes, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  if (const auto shortfall = memory_shortfall(extremes[0], -extremes[1])) {
+    fail(options, fmt::format("{} ({}; {} ranks on this node; --no-memory-check skips this "
+                              "check)",
+                              *shortfall, need.breakdown(), node.ranks_on_node));
+  }
+}
+
+void Session::set_phase(std::string phase) {
+  error_context().phase = std::move(phase);
 }
 
 void Session::fail(const std::string& option, const std::string& message) {
@@ -243,6 +282,7 @@ void Session::print_line(const std::string& line) {
 }
 
 nlohmann::json Session::finish(nlohmann::json app_fields) {
+  set_phase("finish");
   runtime_->wait_all();
   double wall = elapsed();
   stats_->stop();
@@ -349,13 +389,23 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 }
 
 int run_guarded(const std::function<int()>& body) {
+  std::string what;
   try {
     return body();
+  } catch (const OutOfMemory& e) {
+    what = e.what();
+  } catch (const std::bad_alloc&) {
+    what = "out of memory";
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rank %d: error: %s\n", world_rank(), e.what());
+    what = e.what();
   } catch (...) {
-    std::fprintf(stderr, "rank %d: error: unknown exception\n", world_rank());
+    what = "unknown exception";
   }
+  const ErrorContext& context = error_context();
+  const std::string prefix = context.app.empty() ? std::string() : context.app + ": ";
+  const std::string phase = context.phase.empty() ? std::string() : " during " + context.phase;
+  std::fprintf(stderr, "%srank %d: error: %s%s\n", prefix.c_str(), world_rank(), what.c_str(),
+               phase.c_str());
   std::fflush(stderr);
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);

@@ -1,6 +1,8 @@
 #pragma once
 // A uniform block mesh: the unit cube (or square, when the z axis is flat) cut into a
-// grid of equal blocks, distributed over ranks along a Morton curve.
+// grid of equal blocks, distributed over ranks along a Morton curve. A rank stores only its
+// own blocks: every other block's curve position and owner is computed from its
+// coordinates (MortonGrid), so memory and set-up time do not grow with the global mesh.
 
 #include <array>
 #include <cstdint>
@@ -10,6 +12,8 @@
 #include "tessera/mesh/block_layout.hpp"
 #include "tessera/mesh/box.hpp"
 #include "tessera/mesh/direction.hpp"
+#include "tessera/mesh/morton.hpp"
+#include "tessera/runtime/memory_estimate.hpp"
 
 namespace tessera {
 
@@ -66,11 +70,21 @@ class UniformMesh {
   /// side, seen from `rank` of `ranks`. An axis with one block of one cell is *flat*
   /// (2-D meshes have a flat z axis): it gets no ghost cells and no neighbours. Throws
   /// std::invalid_argument naming the argument when blocks or cells < 1, ghost < 1,
-  /// ghost > block_cells on a non-flat axis, more than 2^21 blocks on an axis, or rank
-  /// outside [0, ranks). Ranks may own no block when ranks exceed the block count.
-  /// `periodic` axes wrap around (see Periodicity); the default has none.
+  /// ghost > block_cells on a non-flat axis, more than 2^21 blocks on an axis, 2^63 blocks
+  /// or more in all, or rank outside [0, ranks). Ranks may own no block when ranks exceed
+  /// the block count. Time and memory O(local blocks x 26 x log(blocks)), independent of
+  /// the global block count. `periodic` axes wrap around (see Periodicity); the default
+  /// has none.
   UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks,
               Periodicity periodic = {});
+
+  /// The bytes one of `ranks` ranks needs for a mesh of these arguments (validated or not)
+  /// holding `field_variables` doubles per cell over all its fields, exchanging halos of
+  /// `halo_variables`: "fields", "ghosts", "message buffers" (a rank's Morton range taken
+  /// as 12 L^(2/3) remote faces for L local blocks, at most 6 L) and "metadata". Computed
+  /// in doubles without building anything, for Session::check_memory before the mesh.
+  static MemoryEstimate memory_estimate(Int3 blocks, Int3 block_cells, int ghost, int ranks,
+                                        int field_variables, int halo_variables);
 
   Int3 blocks() const { return blocks_; }
   Int3 block_cells() const { return block_cells_; }
@@ -94,9 +108,10 @@ class UniformMesh {
     return coord.x + std::int64_t{blocks_.x} * (coord.y + std::int64_t{blocks_.y} * coord.z);
   }
   Int3 block_coord(GlobalBlockId id) const;
-  /// Position of a block along the Morton curve through all blocks.
-  std::int64_t curve_index(GlobalBlockId id) const { return curve_index_[id]; }
-  /// The rank owning a block: ranks own contiguous, count-balanced ranges of the curve.
+  /// Position of a block along the Morton curve through all blocks; O(log blocks).
+  std::int64_t curve_index(GlobalBlockId id) const { return curve_.position(block_coord(id)); }
+  /// The rank owning a block: ranks own contiguous, count-balanced ranges of the curve;
+  /// O(log blocks).
   int owner(GlobalBlockId id) const;
   /// The neighbour of block `coord` in direction d (wrapped on periodic axes), or kNoBlock
   /// outside the domain.
@@ -106,7 +121,8 @@ class UniformMesh {
   const std::vector<MeshBlock>& local_blocks() const { return local_; }
   int local_block_count() const { return static_cast<int>(local_.size()); }
   const MeshBlock& local_block(LocalBlockIndex b) const { return local_[b]; }
-  /// The local index of a block of this rank, std::nullopt for other ranks' blocks.
+  /// The local index of a block of this rank, std::nullopt for other ranks' blocks;
+  /// O(log blocks).
   std::optional<LocalBlockIndex> local_index(GlobalBlockId id) const;
   /// Global index of the block's cell (0, 0, 0).
   Int3 cell_origin(const MeshBlock& block) const {
@@ -123,7 +139,7 @@ class UniformMesh {
   int rank_;
   int ranks_;
   Periodicity periodic_;
-  std::vector<std::int64_t> curve_index_;  // by global id
+  MortonGrid curve_;
   std::vector<MeshBlock> local_;
   std::int64_t first_local_curve_index_ = 0;
 };
