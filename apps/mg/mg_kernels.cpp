@@ -1,0 +1,172 @@
+#include "mg_kernels.hpp"
+
+namespace tessera::mg {
+
+void residual(ConstGridView u, ConstGridView v, GridView r, Int3 n, const Coefficients& a) {
+  // u1/u2 hold row sums for i = -1 .. n.x at index i + 1.
+  double u1[kMaxBlockCells + 2];
+  double u2[kMaxBlockCells + 2];
+  const double a0 = a[0], a2 = a[2], a3 = a[3];
+  for (int k = 0; k < n.z; ++k) {
+    for (int j = 0; j < n.y; ++j) {
+      const double* ym = u.row(j - 1, k);
+      const double* yp = u.row(j + 1, k);
+      const double* zm = u.row(j, k - 1);
+      const double* zp = u.row(j, k + 1);
+      const double* ymzm = u.row(j - 1, k - 1);
+      const double* ypzm = u.row(j + 1, k - 1);
+      const double* ymzp = u.row(j - 1, k + 1);
+      const double* ypzp = u.row(j + 1, k + 1);
+      for (int i = -1; i <= n.x; ++i) {
+        u1[i + 1] = ym[i] + yp[i] + zm[i] + zp[i];
+        u2[i + 1] = ymzm[i] + ypzm[i] + ymzp[i] + ypzp[i];
+      }
+      const double* uc = u.row(j, k);
+      const double* vr = v.row(j, k);
+      double* rr = r.row(j, k);
+      for (int i = 0; i < n.x; ++i) {
+        rr[i] =
+            vr[i] - a0 * uc[i] - a2 * (u2[i + 1] + u1[i] + u1[i + 2]) - a3 * (u2[i] + u2[i + 2]);
+      }
+    }
+  }
+}
+
+void smooth(ConstGridView r, GridView u, Int3 n, const Coefficients& c, bool zero_first) {
+  double r1[kMaxBlockCells + 2];
+  double r2[kMaxBlockCells + 2];
+  const double c0 = c[0], c1 = c[1], c2 = c[2];
+  for (int k = 0; k < n.z; ++k) {
+    for (int j = 0; j < n.y; ++j) {
+      const double* ym = r.row(j - 1, k);
+      const double* yp = r.row(j + 1, k);
+      const double* zm = r.row(j, k - 1);
+      const double* zp = r.row(j, k + 1);
+      const double* ymzm = r.row(j - 1, k - 1);
+      const double* ypzm = r.row(j + 1, k - 1);
+      const double* ymzp = r.row(j - 1, k + 1);
+      const double* ypzp = r.row(j + 1, k + 1);
+      for (int i = -1; i <= n.x; ++i) {
+        r1[i + 1] = ym[i] + yp[i] + zm[i] + zp[i];
+        r2[i + 1] = ymzm[i] + ypzm[i] + ymzp[i] + ypzp[i];
+      }
+      const double* rc = r.row(j, k);
+      double* ur = u.row(j, k);
+      if (zero_first) {
+        // NPB adds to a zeroed u: 0 + x == x, the same bits as assigning x.
+        for (int i = 0; i < n.x; ++i) {
+          ur[i] = 0.0 + c0 * rc[i] + c1 * (rc[i - 1] + rc[i + 1] + r1[i + 1]) +
+                  c2 * (r2[i + 1] + r1[i] + r1[i + 2]);
+        }
+      } else {
+        for (int i = 0; i < n.x; ++i) {
+          ur[i] = ur[i] + c0 * rc[i] + c1 * (rc[i - 1] + rc[i + 1] + r1[i + 1]) +
+                  c2 * (r2[i + 1] + r1[i] + r1[i + 2]);
+        }
+      }
+    }
+  }
+}
+
+void restrict_residual(ConstGridView fine, GridView coarse, Int3 nc) {
+  // x1/y1 at fine x = 2J for J = 0 .. nc.x (index J).
+  double x1[kMaxBlockCells / 2 + 1];
+  double y1[kMaxBlockCells / 2 + 1];
+  for (int jz = 0; jz < nc.z; ++jz) {
+    const int iz = 2 * jz + 1;
+    for (int jy = 0; jy < nc.y; ++jy) {
+      const int iy = 2 * jy + 1;
+      const double* ym = fine.row(iy - 1, iz);
+      const double* yp = fine.row(iy + 1, iz);
+      const double* zm = fine.row(iy, iz - 1);
+      const double* zp = fine.row(iy, iz + 1);
+      const double* ymzm = fine.row(iy - 1, iz - 1);
+      const double* ymzp = fine.row(iy - 1, iz + 1);
+      const double* ypzm = fine.row(iy + 1, iz - 1);
+      const double* ypzp = fine.row(iy + 1, iz + 1);
+      const double* c = fine.row(iy, iz);
+      for (int jx = 0; jx <= nc.x; ++jx) {
+        const int i = 2 * jx;
+        x1[jx] = ym[i] + yp[i] + zm[i] + zp[i];
+        y1[jx] = ymzm[i] + ymzp[i] + ypzm[i] + ypzp[i];
+      }
+      double* s = coarse.row(jy, jz);
+      for (int jx = 0; jx < nc.x; ++jx) {
+        const int i = 2 * jx + 1;
+        const double y2 = ymzm[i] + ymzp[i] + ypzm[i] + ypzp[i];
+        const double x2 = ym[i] + yp[i] + zm[i] + zp[i];
+        s[jx] = 0.5 * c[i] + 0.25 * (c[i - 1] + c[i + 1] + x2) +
+                0.125 * (x1[jx] + x1[jx + 1] + y2) + 0.0625 * (y1[jx] + y1[jx + 1]);
+      }
+    }
+  }
+}
+
+namespace {
+
+// Writes fine row `out` from the coarse row sums: odd fine x = 2J + 1 takes w * s(J), even
+// fine x = 2J + 2 takes w2 * (s(J) + s(J + 1)) (with s(J) at s[J + 1]).
+template <bool kAdd>
+inline void interpolate_row(double* out, const double* s, int nf, double w, double w2) {
+  const int m = nf / 2;
+  if constexpr (kAdd) {
+    for (int jx = 0; jx < m; ++jx) {
+      out[2 * jx + 1] = out[2 * jx + 1] + w * s[jx + 1];
+      out[2 * jx] = out[2 * jx] + w2 * (s[jx + 1] + s[jx]);
+    }
+  } else {
+    for (int jx = 0; jx < m; ++jx) {
+      out[2 * jx + 1] = 0.0 + w * s[jx + 1];
+      out[2 * jx] = 0.0 + w2 * (s[jx + 1] + s[jx]);
+    }
+  }
+}
+
+template <bool kAdd>
+void interpolate_block(ConstGridView z, GridView u, Int3 nf) {
+  // Coarse row sums for J = -1 .. m.x at index J + 1.
+  double z0[kMaxBlockCells / 2 + 2];
+  double z1[kMaxBlockCells / 2 + 2];
+  double z2[kMaxBlockCells / 2 + 2];
+  double z3[kMaxBlockCells / 2 + 2];
+  const Int3 m{nf.x / 2, nf.y / 2, nf.z / 2};
+  for (int jz = -1; jz < m.z; ++jz) {
+    for (int jy = -1; jy < m.y; ++jy) {
+      const double* c = z.row(jy, jz);
+      const double* cy = z.row(jy + 1, jz);
+      const double* cz = z.row(jy, jz + 1);
+      const double* cyz = z.row(jy + 1, jz + 1);
+      for (int jx = -1; jx <= m.x - 1; ++jx) {
+        z0[jx + 1] = c[jx];
+        z1[jx + 1] = cy[jx] + c[jx];
+        z2[jx + 1] = cz[jx] + c[jx];
+        z3[jx + 1] = cyz[jx] + cz[jx] + z1[jx + 1];
+      }
+      // Fine rows y = 2 jy + 1 (coarse-aligned) and 2 jy + 2 (between), the same in z.
+      const int fy[2] = {2 * jy + 1, 2 * jy + 2};
+      const int fz[2] = {2 * jz + 1, 2 * jz + 2};
+      for (int b = 0; b < 2; ++b) {
+        if (fz[b] < 0 || fz[b] >= nf.z) continue;
+        for (int a = 0; a < 2; ++a) {
+          if (fy[a] < 0 || fy[a] >= nf.y) continue;
+          // NPB's weights: z0 -> 1, 1/2; z1 and z2 -> 1/2, 1/4; z3 -> 1/4, 1/8.
+          const double* s = a == 0 ? (b == 0 ? z0 : z2) : (b == 0 ? z1 : z3);
+          const double w = a + b == 0 ? 1.0 : (a + b == 1 ? 0.5 : 0.25);
+          interpolate_row<kAdd>(u.row(fy[a], fz[b]), s, nf.x, w, 0.5 * w);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void interpolate(ConstGridView z, GridView u, Int3 nf, bool add) {
+  if (add) {
+    interpolate_block<true>(z, u, nf);
+  } else {
+    interpolate_block<false>(z, u, nf);
+  }
+}
+
+}  // namespace tessera::mg
