@@ -36,7 +36,7 @@ struct Options {
   int nx = 0;    // 0: the class's size
   int nit = -1;  // -1: the class's iterations
   int block_cells = 64;
-  int levels = 0;  // 0: down to 2^3 cells, as NPB
+  int levels = 0;  // unset: down to 2^3 cells, as NPB
   bool replay = true;
 };
 
@@ -47,8 +47,8 @@ void add_options(CLI::App& cli, Options& o) {
                  "or --nit the class is U, unverified)");
   cli.add_option("--nit", o.nit, "V-cycle iterations (default: the class's)");
   cli.add_option("--block-cells", o.block_cells,
-                 "largest block (data tile) edge, a power of two; every level uses min(this, "
-                 "its cells) (default 64)");
+                 "largest block (data tile) edge, a power of two dividing --nx; every level uses "
+                 "min(this, its cells) (default min(64, nx))");
   cli.add_option("--levels", o.levels,
                  "multigrid levels (default log2(nx): down to 2^3 cells, as NPB)");
   cli.add_flag("!--no-replay", o.replay,
@@ -275,16 +275,18 @@ int run(int argc, char** argv) {
                  fmt::format("must be one of S, W, A, B, C, got '{}'", options.class_name));
   }
   const ProblemClass named = *class_definition(options.class_name[0]);
-  const int nx = options.nx == 0 ? named.nx : options.nx;
-  const int nit = options.nit < 0 ? named.nit : options.nit;
+  const CLI::App& cli = session.cli();
+  const int nx = cli.count("--nx") > 0 ? options.nx : named.nx;
+  const int nit = cli.count("--nit") > 0 ? options.nit : named.nit;
   if (!is_power_of_two(nx) || nx < 4 || nx > (1 << 20)) {
     session.fail("--nx", fmt::format("must be a power of two in [4, 2^20], got {}", nx));
   }
-  if (options.nit < -1 || nit > (1 << 20)) {
-    session.fail("--nit", fmt::format("must be in [0, 2^20], got {}", options.nit));
+  if (nit < 0 || nit > (1 << 20)) {
+    session.fail("--nit", fmt::format("must be in [0, 2^20], got {}", nit));
   }
+  if (cli.count("--block-cells") == 0) options.block_cells = std::min(64, nx);
   const int max_levels = log2_of(nx);
-  const int levels = options.levels == 0 ? max_levels : options.levels;
+  const int levels = cli.count("--levels") > 0 ? options.levels : max_levels;
   if (levels < 1 || levels > max_levels) {
     session.fail("--levels", fmt::format("must be in [1, {}] for --nx {} (the coarsest level "
                                          "needs at least 2 cells per axis), got {}",
