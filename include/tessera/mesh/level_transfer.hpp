@@ -55,8 +55,16 @@ class LevelTransfer {
   void restrict_field(const BlockField& fine, BlockField& coarse, RestrictionKernel kernel);
   /// Submits, per pair, `kernel` from the coarse block (interior and ghosts: exchange the
   /// coarse halo first) into the fine block's interior (readwrite; fine ghosts untouched).
-  /// Same rules as restrict_field.
-  void prolong_field(const BlockField& coarse, BlockField& fine, ProlongationKernel kernel);
+  /// With `fine_ghosts` the tasks also take the fine ghost layer (readwrite) and the kernel
+  /// may update it too, for operators that can compute a ghost's new value locally (the
+  /// value the neighbour computes for that cell), sparing a halo exchange. `after_block`,
+  /// if given, is called on the main thread right after the task of each local fine block
+  /// is submitted, with that block's index: work the caller submits there on the same
+  /// block follows it directly in submission order, so in-order execution finds the block
+  /// in cache. Same rules as restrict_field.
+  void prolong_field(const BlockField& coarse, BlockField& fine, ProlongationKernel kernel,
+                     bool fine_ghosts = false,
+                     const std::function<void(LocalBlockIndex)>& after_block = {});
 
   /// Pairs with a block on this rank, and of those the ones whose other block is remote.
   int local_pairs() const;
