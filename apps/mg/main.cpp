@@ -33,10 +33,10 @@ namespace {
 
 struct Options {
   std::string class_name = "S";
-  int nx = 0;    // 0: the class's size
-  int nit = -1;  // -1: the class's iterations
-  int block_cells = 64;
-  int levels = 0;  // unset: down to 2^3 cells, as NPB
+  int nx = 0;                    // unset: the class's size
+  int nit = 0;                   // unset: the class's iterations
+  std::vector<int> block_cells;  // unset: min(64, nx / 2) on every axis
+  int levels = 0;                // unset: down to 2^3 cells, as NPB
   bool replay = true;
 };
 
@@ -47,8 +47,9 @@ void add_options(CLI::App& cli, Options& o) {
                  "or --nit the class is U, unverified)");
   cli.add_option("--nit", o.nit, "V-cycle iterations (default: the class's)");
   cli.add_option("--block-cells", o.block_cells,
-                 "largest block (data tile) edge, a power of two dividing --nx; every level uses "
-                 "min(this, its cells) (default min(64, nx))");
+                 "largest block (data tile): one edge B or NX NY NZ, powers of two dividing "
+                 "--nx; every level uses min(this, its cells) per axis (default min(64, nx / 2))")
+      ->expected(1, 3);
   cli.add_option("--levels", o.levels,
                  "multigrid levels (default log2(nx): down to 2^3 cells, as NPB)");
   cli.add_flag("!--no-replay", o.replay,
@@ -149,11 +150,16 @@ class Solver {
     for (int l = top - 1; l >= 0; --l) {
       // Levels below the finest start from u = 0, so their interpolation assigns.
       const bool add = l == 0;
+      // The interpolation also updates u's ghost layer from the coarse ghosts (the same
+      // formula on the same values as the neighbour's), so u needs no halo exchange here.
       hierarchy_.transfer(l).prolong_field(
           u_[l + 1], u_[l],
-          [add](ConstGridView z, GridView u, Int3 nf) { interpolate(z, u, nf, add); });
-      hierarchy_.halo(l).exchange(u_[l]);
-      submit_residual(l, u_[l], l == 0 ? v_ : r_[l], r_[l]);
+          [add](ConstGridView z, GridView u, Int3 nf) { interpolate(z, u, nf, add, true); },
+          /*fine_ghosts=*/true,
+          // Each block's residual right after its interpolation, while its u is in cache.
+          [&, l](LocalBlockIndex b) {
+            submit_residual_block(l, b, u_[l], l == 0 ? v_ : r_[l], r_[l]);
+          });
       hierarchy_.halo(l).exchange(r_[l]);
       submit_smooth(l, /*zero_first=*/false);
     }
@@ -209,27 +215,32 @@ class Solver {
   }
 
   void submit_residual(int level, const BlockField& u, const BlockField& v, BlockField& r) {
+    session_.exec().begin_phase("resid");
+    for (LocalBlockIndex b = 0; b < hierarchy_.mesh(level).local_block_count(); ++b) {
+      submit_residual_block(level, b, u, v, r);
+    }
+    session_.exec().end_phase();
+  }
+
+  void submit_residual_block(int level, LocalBlockIndex b, const BlockField& u, const BlockField& v,
+                             BlockField& r) {
     Runtime& runtime = session_.runtime();
     const UniformMesh& mesh = hierarchy_.mesh(level);
     const Int3 n = mesh.block_cells();
-    session_.exec().begin_phase("resid");
-    for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
-      const ConstGridView uv = block_view(u.layout(), u.data(b));
-      const ConstGridView vv = block_view(v.layout(), v.data(b));
-      const GridView rv = block_view(r.layout(), r.data(b));
-      const TaskAttributes attributes(priority_of(mesh, b), {mesh.local_block(b).id, level});
-      const auto body = [uv, vv, rv, n, a = &a_] { residual(uv, vv, rv, n, *a); };
-      if (&v == &r) {
-        runtime.submit("resid", {read(u.interior(b)), read(u.ghosts(b)), readwrite(r.interior(b))},
-                       body, attributes);
-      } else {
-        runtime.submit(
-            "resid",
-            {read(u.interior(b)), read(u.ghosts(b)), read(v.interior(b)), write(r.interior(b))},
-            body, attributes);
-      }
+    const ConstGridView uv = block_view(u.layout(), u.data(b));
+    const ConstGridView vv = block_view(v.layout(), v.data(b));
+    const GridView rv = block_view(r.layout(), r.data(b));
+    const TaskAttributes attributes(priority_of(mesh, b), {mesh.local_block(b).id, level});
+    const auto body = [uv, vv, rv, n, a = &a_] { residual(uv, vv, rv, n, *a); };
+    if (&v == &r) {
+      runtime.submit("resid", {read(u.interior(b)), read(u.ghosts(b)), readwrite(r.interior(b))},
+                     body, attributes);
+    } else {
+      runtime.submit(
+          "resid",
+          {read(u.interior(b)), read(u.ghosts(b)), read(v.interior(b)), write(r.interior(b))}, body,
+          attributes);
     }
-    session_.exec().end_phase();
   }
 
   void submit_smooth(int level, bool zero_first) {
@@ -284,7 +295,14 @@ int run(int argc, char** argv) {
   if (nit < 0 || nit > (1 << 20)) {
     session.fail("--nit", fmt::format("must be in [0, 2^20], got {}", nit));
   }
-  if (cli.count("--block-cells") == 0) options.block_cells = std::min(64, nx);
+  // Two blocks per axis at least, so that the finest level spreads over two workers.
+  if (options.block_cells.empty()) options.block_cells = {std::min(64, nx / 2)};
+  if (options.block_cells.size() == 1) {
+    options.block_cells = {options.block_cells[0], options.block_cells[0], options.block_cells[0]};
+  }
+  if (options.block_cells.size() != 3) {
+    session.fail("--block-cells", "takes one edge B or three edges NX NY NZ");
+  }
   const int max_levels = log2_of(nx);
   const int levels = cli.count("--levels") > 0 ? options.levels : max_levels;
   if (levels < 1 || levels > max_levels) {
@@ -292,18 +310,20 @@ int run(int argc, char** argv) {
                                          "needs at least 2 cells per axis), got {}",
                                          max_levels, nx, options.levels));
   }
-  if (!is_power_of_two(options.block_cells) || options.block_cells < 2 ||
-      options.block_cells > std::min(nx, kMaxBlockCells)) {
-    session.fail("--block-cells",
-                 fmt::format("must be a power of two in [2, {}] that divides the grid's {} "
-                             "cells per axis, got {}",
-                             std::min(nx, kMaxBlockCells), nx, options.block_cells));
+  const Int3 tile{options.block_cells[0], options.block_cells[1], options.block_cells[2]};
+  for (int a = 0; a < 3; ++a) {
+    if (!is_power_of_two(tile[a]) || tile[a] < 2 || tile[a] > std::min(nx, kMaxBlockCells)) {
+      session.fail("--block-cells",
+                   fmt::format("must be powers of two in [2, {}] that divide the grid's {} "
+                               "cells per axis, got {}",
+                               std::min(nx, kMaxBlockCells), nx, tile[a]));
+    }
   }
   const ProblemClass problem = classify(nx, nit);
 
   const HierarchySpec spec{
       .cells = {nx, nx, nx},
-      .block_cells = {options.block_cells, options.block_cells, options.block_cells},
+      .block_cells = tile,
       .levels = levels,
       .periodic = Periodicity::all(),
       .ghost = 1,
@@ -320,8 +340,8 @@ int run(int argc, char** argv) {
   session.progress(
       "\n NAS Parallel Benchmarks (NPB 3.4 problem) -- MG Benchmark, tessera\n\n"
       " Size: {:4}x{:4}x{:4}  (class {})\n Iterations: {:4}\n Total number of processes: {:6}\n"
-      " Levels: {}, blocks of up to {}^3 cells, {} x {} thread(s), --exec {}{}",
-      nx, nx, nx, problem.name, nit, session.size(), levels, options.block_cells, session.size(),
+      " Levels: {}, blocks of up to {}x{}x{} cells, {} x {} thread(s), --exec {}{}",
+      nx, nx, nx, problem.name, nit, session.size(), levels, tile.x, tile.y, tile.z, session.size(),
       session.runtime().threads(), to_string(session.options().exec),
       replay ? " (iteration graph replayed)" : "");
 
@@ -388,8 +408,8 @@ int run(int argc, char** argv) {
     const UniformMesh& m = h.mesh(l);
     level_json.push_back(
         {{"cells", m.cells().x},
-         {"blocks", m.blocks().x},
-         {"block_cells", m.block_cells().x},
+         {"blocks", {m.blocks().x, m.blocks().y, m.blocks().z}},
+         {"block_cells", {m.block_cells().x, m.block_cells().y, m.block_cells().z}},
          {"ranks_with_blocks", std::min<std::int64_t>(m.global_block_count(), session.size())}});
   }
   nlohmann::json fields = {
@@ -406,7 +426,7 @@ int run(int argc, char** argv) {
       {"time_s", seconds},
       {"mops", mops},
       {"levels", level_json},
-      {"block_cells", options.block_cells},
+      {"block_cells", {tile.x, tile.y, tile.z}},
       {"replayed", replay},
   };
   session.finish(std::move(fields));

@@ -105,38 +105,42 @@ void restrict_residual(ConstGridView fine, GridView coarse, Int3 nc) {
 namespace {
 
 // Writes fine row `out` from the coarse row sums: odd fine x = 2J + 1 takes w * s(J), even
-// fine x = 2J + 2 takes w2 * (s(J) + s(J + 1)) (with s(J) at s[J + 1]).
+// fine x = 2J + 2 takes w2 * (s(J) + s(J + 1)) (with s(J) at s[J + 1]), for fine x in
+// [0, nf) or, with `ghosts`, [-1, nf].
 template <bool kAdd>
-inline void interpolate_row(double* out, const double* s, int nf, double w, double w2) {
+inline void interpolate_row(double* out, const double* s, int nf, double w, double w2,
+                            bool ghosts) {
   const int m = nf / 2;
-  if constexpr (kAdd) {
-    for (int jx = 0; jx < m; ++jx) {
-      out[2 * jx + 1] = out[2 * jx + 1] + w * s[jx + 1];
-      out[2 * jx] = out[2 * jx] + w2 * (s[jx + 1] + s[jx]);
-    }
-  } else {
-    for (int jx = 0; jx < m; ++jx) {
-      out[2 * jx + 1] = 0.0 + w * s[jx + 1];
-      out[2 * jx] = 0.0 + w2 * (s[jx + 1] + s[jx]);
-    }
+  const int first = ghosts ? -1 : 0;
+  for (int jx = first; jx < m; ++jx) {
+    double& o = out[2 * jx + 1];
+    o = (kAdd ? o : 0.0) + w * s[jx + 1];
+  }
+  const int last = ghosts ? m : m - 1;
+  for (int jx = 0; jx <= last; ++jx) {
+    double& o = out[2 * jx];
+    o = (kAdd ? o : 0.0) + w2 * (s[jx + 1] + s[jx]);
   }
 }
 
 template <bool kAdd>
-void interpolate_block(ConstGridView z, GridView u, Int3 nf) {
+void interpolate_block(ConstGridView z, GridView u, Int3 nf, bool ghosts) {
   // Coarse row sums for J = -1 .. m.x at index J + 1.
   double z0[kMaxBlockCells / 2 + 2];
   double z1[kMaxBlockCells / 2 + 2];
   double z2[kMaxBlockCells / 2 + 2];
   double z3[kMaxBlockCells / 2 + 2];
   const Int3 m{nf.x / 2, nf.y / 2, nf.z / 2};
+  const int lo = ghosts ? -1 : 0;
+  const int hi_y = ghosts ? nf.y + 1 : nf.y;
+  const int hi_z = ghosts ? nf.z + 1 : nf.z;
   for (int jz = -1; jz < m.z; ++jz) {
     for (int jy = -1; jy < m.y; ++jy) {
       const double* c = z.row(jy, jz);
       const double* cy = z.row(jy + 1, jz);
       const double* cz = z.row(jy, jz + 1);
       const double* cyz = z.row(jy + 1, jz + 1);
-      for (int jx = -1; jx <= m.x - 1; ++jx) {
+      for (int jx = -1; jx <= m.x; ++jx) {
         z0[jx + 1] = c[jx];
         z1[jx + 1] = cy[jx] + c[jx];
         z2[jx + 1] = cz[jx] + c[jx];
@@ -146,13 +150,13 @@ void interpolate_block(ConstGridView z, GridView u, Int3 nf) {
       const int fy[2] = {2 * jy + 1, 2 * jy + 2};
       const int fz[2] = {2 * jz + 1, 2 * jz + 2};
       for (int b = 0; b < 2; ++b) {
-        if (fz[b] < 0 || fz[b] >= nf.z) continue;
+        if (fz[b] < lo || fz[b] >= hi_z) continue;
         for (int a = 0; a < 2; ++a) {
-          if (fy[a] < 0 || fy[a] >= nf.y) continue;
+          if (fy[a] < lo || fy[a] >= hi_y) continue;
           // NPB's weights: z0 -> 1, 1/2; z1 and z2 -> 1/2, 1/4; z3 -> 1/4, 1/8.
           const double* s = a == 0 ? (b == 0 ? z0 : z2) : (b == 0 ? z1 : z3);
           const double w = a + b == 0 ? 1.0 : (a + b == 1 ? 0.5 : 0.25);
-          interpolate_row<kAdd>(u.row(fy[a], fz[b]), s, nf.x, w, 0.5 * w);
+          interpolate_row<kAdd>(u.row(fy[a], fz[b]), s, nf.x, w, 0.5 * w, ghosts);
         }
       }
     }
@@ -161,11 +165,11 @@ void interpolate_block(ConstGridView z, GridView u, Int3 nf) {
 
 }  // namespace
 
-void interpolate(ConstGridView z, GridView u, Int3 nf, bool add) {
+void interpolate(ConstGridView z, GridView u, Int3 nf, bool add, bool ghosts) {
   if (add) {
-    interpolate_block<true>(z, u, nf);
+    interpolate_block<true>(z, u, nf, ghosts);
   } else {
-    interpolate_block<false>(z, u, nf);
+    interpolate_block<false>(z, u, nf, ghosts);
   }
 }
 

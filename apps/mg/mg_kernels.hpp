@@ -24,7 +24,8 @@ void restrict_residual(ConstGridView fine, GridView coarse, Int3 nc);
 /// Trilinear interpolation of z into the fine cells [0, nf) (interp): fine 2J + 1 takes
 /// z(J), fine 2J + 2 the mean of z(J) and z(J + 1); reads z's ghosts on both sides. `add`:
 /// u += the interpolant (NPB's finest level); otherwise u = the interpolant (a level NPB
-/// zeroes first).
-void interpolate(ConstGridView z, GridView u, Int3 nf, bool add);
+/// zeroes first). `ghosts`: also the ghost layer [-1, nf] (NPB's interp writes it too), which
+/// then holds what the neighbours compute for those cells, as a halo exchange would bring.
+void interpolate(ConstGridView z, GridView u, Int3 nf, bool add, bool ghosts);
 
 }  // namespace tessera::mg
