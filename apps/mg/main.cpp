@@ -11,6 +11,7 @@
 // norm is an exact sum: bitwise the same for every model, rank and thread count.
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -35,7 +36,7 @@ struct Options {
   std::string class_name = "S";
   int nx = 0;                    // unset: the class's size
   int nit = 0;                   // unset: the class's iterations
-  std::vector<int> block_cells;  // unset: min(64, nx / 2) on every axis
+  std::vector<int> block_cells;  // unset: min(256, nx) x min(64, nx / 2)^2
   int levels = 0;                // unset: down to 2^3 cells, as NPB
   bool replay = true;
 };
@@ -48,7 +49,8 @@ void add_options(CLI::App& cli, Options& o) {
   cli.add_option("--nit", o.nit, "V-cycle iterations (default: the class's)");
   cli.add_option("--block-cells", o.block_cells,
                  "largest block (data tile): one edge B or NX NY NZ, powers of two dividing "
-                 "--nx; every level uses min(this, its cells) per axis (default min(64, nx / 2))")
+                 "--nx; every level uses min(this, its cells) per axis (default min(256, nx) "
+                 "min(64, nx / 2) min(64, nx / 2))")
       ->expected(1, 3);
   cli.add_option("--levels", o.levels,
                  "multigrid levels (default log2(nx): down to 2^3 cells, as NPB)");
@@ -295,8 +297,12 @@ int run(int argc, char** argv) {
   if (nit < 0 || nit > (1 << 20)) {
     session.fail("--nit", fmt::format("must be in [0, 2^20], got {}", nit));
   }
-  // Two blocks per axis at least, so that the finest level spreads over two workers.
-  if (options.block_cells.empty()) options.block_cells = {std::min(64, nx / 2)};
+  // Default tiles: long x rows (up to 256 cells: few x-face ghost cells, each on a cache line
+  // of its own, and little row padding), 64 cells in y and z, and at least two blocks on
+  // the finest level so that it spreads over two workers.
+  if (options.block_cells.empty()) {
+    options.block_cells = {std::min(256, nx), std::min(64, nx / 2), std::min(64, nx / 2)};
+  }
   if (options.block_cells.size() == 1) {
     options.block_cells = {options.block_cells[0], options.block_cells[0], options.block_cells[0]};
   }
@@ -412,6 +418,11 @@ int run(int argc, char** argv) {
          {"block_cells", {m.block_cells().x, m.block_cells().y, m.block_cells().z}},
          {"ranks_with_blocks", std::min<std::int64_t>(m.global_block_count(), session.size())}});
   }
+  // Peak resident memory of the largest rank (Linux reports ru_maxrss in KiB).
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  long peak_rss_kib = usage.ru_maxrss;
+  MPI_Allreduce(MPI_IN_PLACE, &peak_rss_kib, 1, MPI_LONG, MPI_MAX, session.comm().mpi());
   nlohmann::json fields = {
       {"checksum", hex_bits(rnm2)},
       {"class", std::string(1, problem.name)},
@@ -428,6 +439,7 @@ int run(int argc, char** argv) {
       {"levels", level_json},
       {"block_cells", {tile.x, tile.y, tile.z}},
       {"replayed", replay},
+      {"peak_rss_mib_largest_rank", static_cast<double>(peak_rss_kib) / 1024.0},
   };
   session.finish(std::move(fields));
   return verified || !problem.verify_value ? 0 : 1;
