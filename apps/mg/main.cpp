@@ -281,6 +281,11 @@ int run(int argc, char** argv) {
   Session session(argc, argv, "mg", "NAS Parallel Benchmarks MG on a multigrid block hierarchy");
   Options options;
   add_options(session.cli(), options);
+  // A V-cycle's tasks differ in size by orders of magnitude (finest blocks against coarse
+  // levels and halo copies): equal task counts per thread (the fixed replay schedule)
+  // leave one thread idle, so replays balance through the work-stealing queues unless
+  // --replay-schedule says otherwise.
+  session.cli().get_option("--replay-schedule")->default_val("balanced");
   session.start();
 
   if (options.class_name.size() != 1 || !class_definition(options.class_name[0])) {
