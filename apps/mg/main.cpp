@@ -330,7 +330,9 @@ int run(int argc, char** argv) {
                                std::min(nx, kMaxBlockCells), nx, tile[a]));
     }
   }
-  const ProblemClass problem = classify(nx, nit);
+  // NPB's classes cycle down to 2^3 cells; a shallower V-cycle is another algorithm (class U).
+  const ProblemClass problem =
+      levels == max_levels ? classify(nx, nit) : ProblemClass{'U', nx, nit, std::nullopt};
 
   const HierarchySpec spec{
       .cells = {nx, nx, nx},

@@ -28,4 +28,7 @@ timeout 60 mpirun -np 2 --oversubscribe "$bin/mg" --nx 16 --nit 3 --report "$tmp
   >"$tmp/u.out" 2>&1 || { cat "$tmp/u.out"; fail "class U exited non-zero"; }
 grep -q "NO VERIFICATION PERFORMED" "$tmp/u.out" || fail "class U: no 'NO VERIFICATION PERFORMED'"
 [[ "$(field "$tmp/u.json" class)" == "U" ]] || fail "--nx 16 --nit 3 is not class U"
+timeout 60 mpirun -np 2 --oversubscribe "$bin/mg" --class S --levels 3 --report "$tmp/l.json" \
+  >"$tmp/l.out" 2>&1 || { cat "$tmp/l.out"; fail "--levels 3 exited non-zero"; }
+[[ "$(field "$tmp/l.json" class)" == "U" ]] || fail "class S with --levels 3 is not class U"
 echo "mg_classes: PASS"
