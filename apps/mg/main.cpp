@@ -24,6 +24,7 @@
 #include "mg_kernels.hpp"
 #include "npb_problem.hpp"
 #include "npb_random.hpp"
+#include "square_sum.hpp"
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/mesh/grid_view.hpp"
 #include "tessera/mesh/level_hierarchy.hpp"
@@ -197,12 +198,11 @@ class Solver {
       runtime.submit(
           "norm2u3", {read(r.interior(b)), reduce(norm_handle_)},
           [view = block_view(r.layout(), r.data(b)), n, h = norm_handle_](TaskContext& ctx) {
-            ExactSum& sum = ctx.reduction_slot<ExactSum>(h);
+            // 32 KiB of buckets: on the task's stack, not in its reduction slot.
+            SquareSum squares;
             for (int k = 0; k < n.z; ++k)
-              for (int j = 0; j < n.y; ++j) {
-                const double* row = view.row(j, k);
-                for (int i = 0; i < n.x; ++i) sum.add(row[i] * row[i]);
-              }
+              for (int j = 0; j < n.y; ++j) squares.add_squares(view.row(j, k), n.x);
+            squares.fold_into(ctx.reduction_slot<ExactSum>(h));
           });
     }
     session_.comm().iallreduce_sum(norm_handle_, &norm_sum_);
