@@ -81,6 +81,13 @@ class Solver {
         u_(hierarchy_, session.runtime(), "u"),
         r_(hierarchy_, session.runtime(), "r"),
         v_(hierarchy_.mesh(0), session.runtime(), "v", 1) {
+    // The finest level's r is next read after every block's residual: it stays in cache
+    // only if this rank's u, v and r fit in the last-level cache; otherwise streaming
+    // stores save reading every output line before writing it.
+    constexpr double kLastLevelCacheBytes = 32 << 20;  // AMD EPYC's L3 per CCD
+    stream_finest_ =
+        3.0 * static_cast<double>(v_.layout().size()) * sizeof(double) * v_.block_count() >
+        kLastLevelCacheBytes;
     norm_handle_ = session.runtime().create_reduction_handle(
         "rnm2", &norm_sum_, [](ExactSum& total, const ExactSum& part) { total.add(part); });
   }
@@ -233,7 +240,8 @@ class Solver {
     const ConstGridView vv = block_view(v.layout(), v.data(b));
     const GridView rv = block_view(r.layout(), r.data(b));
     const TaskAttributes attributes(priority_of(mesh, b), {mesh.local_block(b).id, level});
-    const auto body = [uv, vv, rv, n, a = &a_] { residual(uv, vv, rv, n, *a); };
+    const bool stream = level == 0 && &v != &r && stream_finest_;
+    const auto body = [uv, vv, rv, n, a = &a_, stream] { residual(uv, vv, rv, n, *a, stream); };
     if (&v == &r) {
       runtime.submit("resid", {read(u.interior(b)), read(u.ghosts(b)), readwrite(r.interior(b))},
                      body, attributes);
@@ -273,6 +281,7 @@ class Solver {
   BlockField v_;
   ExactSum norm_sum_;
   Handle norm_handle_;
+  bool stream_finest_ = false;
   IterationGraph graph_;
   std::int64_t replayed_ = 0;
 };

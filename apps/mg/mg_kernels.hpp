@@ -14,7 +14,11 @@ namespace tessera::mg {
 inline constexpr int kMaxBlockCells = 1024;
 
 /// r = v - A u on the cells [0, n) (resid). Reads u's ghost layer; r may alias v.
-void residual(ConstGridView u, ConstGridView v, GridView r, Int3 n, const Coefficients& a);
+/// `stream`: write r with streaming stores where its rows are 64-byte aligned (r is not
+/// read again before it would have left the cache: the finest level of a large grid),
+/// sparing the read of every output line before it is written; same bits either way.
+void residual(ConstGridView u, ConstGridView v, GridView r, Int3 n, const Coefficients& a,
+              bool stream = false);
 /// u = u + S r on the cells [0, n) (psinv). Reads r's ghost layer. `zero_first`: u is
 /// taken as zero (the coarsest level's u = S r) without being read.
 void smooth(ConstGridView r, GridView u, Int3 n, const Coefficients& c, bool zero_first);
