@@ -205,7 +205,7 @@ class Solver {
       runtime.submit(
           "norm2u3", {read(r.interior(b)), reduce(norm_handle_)},
           [view = block_view(r.layout(), r.data(b)), n, h = norm_handle_](TaskContext& ctx) {
-            // 32 KiB of buckets: on the task's stack, not in its reduction slot.
+            // 64 KiB of buckets: on the task's stack, not in its reduction slot.
             SquareSum squares;
             for (int k = 0; k < n.z; ++k)
               for (int j = 0; j < n.y; ++j) squares.add_squares(view.row(j, k), n.x);

@@ -149,15 +149,20 @@ template <bool kAdd>
 inline void interpolate_row(double* out, const double* s, int nf, double w, double w2,
                             bool ghosts) {
   const int m = nf / 2;
-  const int first = ghosts ? -1 : 0;
-  for (int jx = first; jx < m; ++jx) {
-    double& o = out[2 * jx + 1];
-    o = (kAdd ? o : 0.0) + w * s[jx + 1];
+  // One pass over the row: fine 2J + 2 (even) and 2J + 3 (odd) from coarse J and J + 1.
+  if (ghosts) {
+    double& o = out[-1];  // odd fine -1 from coarse -1
+    o = (kAdd ? o : 0.0) + w * s[0];
   }
-  const int last = ghosts ? m : m - 1;
-  for (int jx = 0; jx <= last; ++jx) {
-    double& o = out[2 * jx];
-    o = (kAdd ? o : 0.0) + w2 * (s[jx + 1] + s[jx]);
+  for (int jx = 0; jx < m; ++jx) {
+    double& even = out[2 * jx];
+    double& odd = out[2 * jx + 1];
+    even = (kAdd ? even : 0.0) + w2 * (s[jx + 1] + s[jx]);
+    odd = (kAdd ? odd : 0.0) + w * s[jx + 1];
+  }
+  if (ghosts) {
+    double& o = out[2 * m];  // even fine nf from coarse m - 1 and m
+    o = (kAdd ? o : 0.0) + w2 * (s[m + 1] + s[m]);
   }
 }
 
