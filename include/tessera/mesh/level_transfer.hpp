@@ -50,8 +50,9 @@ class LevelTransfer {
   /// Submits, per pair, `kernel` from the fine block to the coarse block's cells under it
   /// (on the fine block's rank, sent to the coarse block's rank if that differs). Reads the
   /// fine blocks' interiors and ghosts (exchange the fine halo first); writes every coarse
-  /// interior cell, not the coarse ghosts. Main thread only; the fields must not move
-  /// while the tasks (or replays of a recorded graph holding them) may run.
+  /// interior cell, not the coarse ghosts. Both fields have one variable and live on the
+  /// transfer's meshes (std::invalid_argument otherwise). Main thread only; the fields must not
+  /// move while the tasks (or replays of a recorded graph holding them) may run.
   void restrict_field(const BlockField& fine, BlockField& coarse, RestrictionKernel kernel);
   /// Submits, per pair, `kernel` from the coarse block (interior and ghosts: exchange the
   /// coarse halo first) into the fine block's interior (readwrite; fine ghosts untouched).
