@@ -194,7 +194,8 @@ void LevelTransfer::restrict_field(const BlockField& fine, BlockField& coarse,
 }
 
 void LevelTransfer::prolong_field(const BlockField& coarse, BlockField& fine,
-                                  ProlongationKernel kernel) {
+                                  ProlongationKernel kernel, bool fine_ghosts,
+                                  const std::function<void(LocalBlockIndex)>& after_block) {
   check_field(coarse, coarse_, "coarse");
   check_field(fine, fine_, "fine");
   Runtime& runtime = comm_.runtime();
@@ -234,10 +235,11 @@ void LevelTransfer::prolong_field(const BlockField& coarse, BlockField& fine,
       const ConstGridView c = block_view(coarse.layout(), coarse.data(p.coarse_local));
       const ConstGridView from{&c(p.coarse_box.lo.x, p.coarse_box.lo.y, p.coarse_box.lo.z),
                                c.stride_y, c.stride_z};
+      accesses_ = {read(coarse.interior(p.coarse_local)), read(coarse.ghosts(p.coarse_local)),
+                   readwrite(fine.interior(p.fine_local))};
+      if (fine_ghosts) accesses_.push_back(readwrite(fine.ghosts(p.fine_local)));
       runtime.submit(
-          "prolong",
-          {read(coarse.interior(p.coarse_local)), read(coarse.ghosts(p.coarse_local)),
-           readwrite(fine.interior(p.fine_local))},
+          "prolong", std::span<const Access>(accesses_),
           [k, from, to, cells] { (*k)(from, to, cells); },
           TaskAttributes(Priority::normal, {p.fine_id}));
     } else {
@@ -247,10 +249,13 @@ void LevelTransfer::prolong_field(const BlockField& coarse, BlockField& fine,
       const ConstGridView from{
           p.prolong_buffer.data() + coarse_ghost_.x + coarse_ghost_.y * sy + coarse_ghost_.z * sz,
           sy, sz};
+      accesses_ = {read(p.prolong_handle), readwrite(fine.interior(p.fine_local))};
+      if (fine_ghosts) accesses_.push_back(readwrite(fine.ghosts(p.fine_local)));
       runtime.submit(
-          "prolong", {read(p.prolong_handle), readwrite(fine.interior(p.fine_local))},
+          "prolong", std::span<const Access>(accesses_),
           [k, from, to, cells] { (*k)(from, to, cells); }, TaskAttributes(skeleton, {p.fine_id}));
     }
+    if (after_block) after_block(p.fine_local);
   }
   exec_.end_phase();
 }

@@ -50,13 +50,22 @@ class LevelTransfer {
   /// Submits, per pair, `kernel` from the fine block to the coarse block's cells under it
   /// (on the fine block's rank, sent to the coarse block's rank if that differs). Reads the
   /// fine blocks' interiors and ghosts (exchange the fine halo first); writes every coarse
-  /// interior cell, not the coarse ghosts. Main thread only; the fields must not move
-  /// while the tasks (or replays of a recorded graph holding them) may run.
+  /// interior cell, not the coarse ghosts. Both fields have one variable and live on the
+  /// transfer's meshes (std::invalid_argument otherwise). Main thread only; the fields must not
+  /// move while the tasks (or replays of a recorded graph holding them) may run.
   void restrict_field(const BlockField& fine, BlockField& coarse, RestrictionKernel kernel);
   /// Submits, per pair, `kernel` from the coarse block (interior and ghosts: exchange the
   /// coarse halo first) into the fine block's interior (readwrite; fine ghosts untouched).
-  /// Same rules as restrict_field.
-  void prolong_field(const BlockField& coarse, BlockField& fine, ProlongationKernel kernel);
+  /// With `fine_ghosts` the tasks also take the fine ghost layer (readwrite) and the kernel
+  /// may update it too, for operators that can compute a ghost's new value locally (the
+  /// value the neighbour computes for that cell), sparing a halo exchange. `after_block`,
+  /// if given, is called on the main thread right after the task of each local fine block
+  /// is submitted, with that block's index: work the caller submits there on the same
+  /// block follows it directly in submission order, so in-order execution finds the block
+  /// in cache. Same rules as restrict_field.
+  void prolong_field(const BlockField& coarse, BlockField& fine, ProlongationKernel kernel,
+                     bool fine_ghosts = false,
+                     const std::function<void(LocalBlockIndex)>& after_block = {});
 
   /// Pairs with a block on this rank, and of those the ones whose other block is remote.
   int local_pairs() const;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# mg classes S and W verify against NPB's published norms (the NPB report block says
+# SUCCESSFUL, the JSON report says verified); a size that is no class runs as class U,
+# unverified, and exits 0.
+# Usage: mg_classes.sh <build>/bin
+set -euo pipefail
+bin="$1"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL: $*"; exit 1; }
+field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+
+check_class() {
+  local class="$1" np="$2"
+  shift 2
+  timeout 300 mpirun -np "$np" --oversubscribe --bind-to none "$bin/mg" --class "$class" \
+    --report "$tmp/$class.json" "$@" >"$tmp/$class.out" 2>&1 ||
+    { cat "$tmp/$class.out"; fail "class $class exited non-zero"; }
+  grep -q " VERIFICATION SUCCESSFUL" "$tmp/$class.out" || { cat "$tmp/$class.out"; fail "class $class"; }
+  [[ "$(field "$tmp/$class.json" verified)" == "True" ]] || fail "class $class: report not verified"
+  echo "ok: class $class: rnm2 $(field "$tmp/$class.json" rnm2), error $(field "$tmp/$class.json" relative_error)"
+}
+check_class S 1
+check_class W 2 --threads 2
+
+timeout 60 mpirun -np 2 --oversubscribe "$bin/mg" --nx 16 --nit 3 --report "$tmp/u.json" \
+  >"$tmp/u.out" 2>&1 || { cat "$tmp/u.out"; fail "class U exited non-zero"; }
+grep -q "NO VERIFICATION PERFORMED" "$tmp/u.out" || fail "class U: no 'NO VERIFICATION PERFORMED'"
+[[ "$(field "$tmp/u.json" class)" == "U" ]] || fail "--nx 16 --nit 3 is not class U"
+timeout 60 mpirun -np 2 --oversubscribe "$bin/mg" --class S --levels 3 --report "$tmp/l.json" \
+  >"$tmp/l.out" 2>&1 || { cat "$tmp/l.out"; fail "--levels 3 exited non-zero"; }
+[[ "$(field "$tmp/l.json" class)" == "U" ]] || fail "class S with --levels 3 is not class U"
+echo "mg_classes: PASS"
