@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/forest.hpp"
 #include "tessera/amr/halo.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
-#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 
@@ -27,6 +27,10 @@ struct AmrMeshOptions {
   std::array<int, 3> root_blocks{1, 1, 1};  ///< level-0 blocks along x, y, z
   BlockShape shape;
   HaloOptions halo;
+  /// When not empty: start from these leaves (all blocks in SFC order, e.g. read from a
+  /// checkpoint) instead of the level-0 brick; see Forest's constructor for `partition`.
+  std::vector<BlockPlace> leaves;
+  std::vector<std::int64_t> partition;
 };
 
 /// What one call to AmrMesh::adapt did on this rank.
