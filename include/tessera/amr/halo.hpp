@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
-#include "tessera/amr/forest.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
+#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 
