@@ -148,11 +148,25 @@ void prune_checkpoints(const std::string& dir, int keep) {
   std::vector<StepEntry> complete, unfinished;
   list_steps(dir, complete, unfinished);
   std::error_code ec;
+  // Removing a tree is not atomic: a crash in the middle would leave a step-N/ without its
+  // file. Renamed first, it stops being a checkpoint at once.
+  const auto remove = [&](const fs::path& path) {
+    const fs::path doomed = path.string() + ".removing";
+    if (::rename(path.c_str(), doomed.c_str()) == 0) fs::remove_all(doomed, ec);
+  };
   const std::size_t kept = static_cast<std::size_t>(std::max(keep, 1));
-  for (std::size_t i = 0; i + kept < complete.size(); ++i) fs::remove_all(complete[i].path, ec);
-  if (complete.empty()) return;
-  for (const StepEntry& u : unfinished)
-    if (u.step < complete.back().step) fs::remove_all(u.path, ec);
+  for (std::size_t i = 0; i + kept < complete.size(); ++i) remove(complete[i].path);
+  if (!complete.empty())
+    for (const StepEntry& u : unfinished)
+      if (u.step < complete.back().step) remove(u.path);
+  // What an interrupted removal or replacement left behind.
+  std::vector<fs::path> leftovers;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("step-", 0) == 0 && (name.ends_with(".removing") || name.ends_with(".replaced")))
+      leftovers.push_back(entry.path());
+  }
+  for (const fs::path& p : leftovers) fs::remove_all(p, ec);
 }
 
 }  // namespace tessera::detail
