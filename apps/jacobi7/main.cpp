@@ -137,6 +137,9 @@ class Solver {
           runtime.create_reduction_handle("residual", &check.residual, add_exact);
       check.error_handle = runtime.create_reduction_handle("error", &check.error, add_exact);
     }
+    // Made now: its constructor is a blocking collective, unsafe once messages fly.
+    if (options.checkpoint.every > 0)
+      writer_ = std::make_unique<CheckpointWriter>(session.comm(), options.checkpoint);
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
       for (int w = 0; w < kLookahead; ++w) {
         sweep_done_.push_back(runtime.create_handle(fmt::format("sweep-done[{}:{}]", b, w)));
@@ -258,8 +261,6 @@ class Solver {
     Exec& exec = session_.exec();
     exec.begin_phase("checkpoint");
     if (checks_submitted_ > 0) validate(checks_[(checks_submitted_ - 1) % 2]);
-    if (!writer_)
-      writer_ = std::make_unique<CheckpointWriter>(session_.comm(), options_.checkpoint);
     CheckpointHeader header;
     header.app = "jacobi7";
     header.problem = problem_options(options_);
@@ -461,7 +462,9 @@ int run(int argc, char** argv) {
 
   Solver solver(session, options, *mesh);
   const std::int64_t restarted_from = restart ? restart->header().step : -1;
+  double read_s = 0;  // reading the blocks of the checkpoint (its header excluded)
   if (restart) {
+    const auto read_start = std::chrono::steady_clock::now();
     try {
       solver.restore(*restart);
     } catch (const CheckpointError& e) {
@@ -470,6 +473,7 @@ int run(int argc, char** argv) {
       session.fail("--restart",
                    fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
     }
+    read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
     session.progress("jacobi7: restarted from {} (iteration {}) on {} rank(s)", restart->file(),
                      restart->header().step, session.size());
     restart.reset();
@@ -524,7 +528,9 @@ int run(int argc, char** argv) {
       {"checkpoint",
        {{"restarted_from", restarted_from},
         {"written", solver.writer() ? solver.writer()->written() : 0},
-        {"write_s", solver.writer() ? solver.writer()->write_seconds() : 0.0}}},
+        {"write_s", solver.writer() ? solver.writer()->write_seconds() : 0.0},
+        {"bytes", solver.writer() ? solver.writer()->last_bytes() : 0},
+        {"read_s", read_s}}},
   };
   session.finish(std::move(fields));
   return 0;

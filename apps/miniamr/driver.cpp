@@ -98,6 +98,9 @@ Driver::~Driver() = default;
 
 void Driver::initialize() {
   tessera::Exec& exec = session_.exec();
+  // Made now: its constructor is a blocking collective, unsafe once messages fly.
+  if (options_.checkpoint.every > 0)
+    writer_ = std::make_unique<tessera::CheckpointWriter>(session_.comm(), options_.checkpoint);
   exec.begin_phase("init");
   tessera::AmrMeshOptions mo;
   mo.root_blocks = options_.root_blocks();
@@ -145,6 +148,7 @@ void Driver::initialize() {
 // wrote it, an equal split otherwise), loads the cells and the driver's state.
 void Driver::restore(tessera::AmrMeshOptions mo) {
   tessera::CheckpointReader& reader = *restart_;
+  const auto read_start = Clock::now();
   try {
     for (const tessera::CheckpointPlace& p : reader.read_places())
       mo.leaves.push_back({static_cast<int>(p[0]), {p[1], p[2], p[3]}});
@@ -195,6 +199,7 @@ void Driver::restore(tessera::AmrMeshOptions mo) {
     session_.fail("--restart",
                   fmt::format("{}: the app state is incomplete: {}", reader.file(), e.what()));
   }
+  totals_.checkpoint_read_seconds = seconds_since(read_start);
   session_.progress("miniamr: restarted from {} (timestep {}, {} blocks) on {} rank(s)",
                     reader.file(), totals_.restarted_from, mesh_->forest().global_count(),
                     session_.size());
@@ -230,8 +235,6 @@ void Driver::write_checkpoint(int ts) {
   exec.begin_phase("checkpoint");
   validate_all_pending();
   if (!stop_) {
-    if (!writer_)
-      writer_ = std::make_unique<tessera::CheckpointWriter>(session_.comm(), options_.checkpoint);
     tessera::CheckpointHeader header;
     header.app = "miniamr";
     header.problem = problem_;
@@ -486,6 +489,7 @@ int Driver::run() {
     writer_->wait();
     totals_.checkpoints_written = writer_->written();
     totals_.checkpoint_write_seconds = writer_->write_seconds();
+    totals_.checkpoint_bytes = writer_->last_bytes();
     exec.end_phase();
   }
   exec.begin_phase("checksum");
@@ -535,7 +539,9 @@ nlohmann::json Driver::json() const {
   j["validation"] = totals_.validation_failed ? "failed" : "passed";
   j["checkpoint"] = {{"restarted_from", totals_.restarted_from},
                      {"written", totals_.checkpoints_written},
-                     {"write_s", totals_.checkpoint_write_seconds}};
+                     {"write_s", totals_.checkpoint_write_seconds},
+                     {"bytes", totals_.checkpoint_bytes},
+                     {"read_s", totals_.checkpoint_read_seconds}};
   return j;
 }
 

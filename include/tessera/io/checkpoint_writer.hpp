@@ -29,8 +29,10 @@ namespace tessera {
 
 class CheckpointWriter {
  public:
-  /// Collective (duplicates the communicator of `comm`). Main thread. Creates nothing on
-  /// disk until the first submit.
+  /// Collective (duplicates the communicator of `comm`, a blocking MPI call): construct it
+  /// where every rank is at the same point with no communication in flight, e.g. while
+  /// setting up, not between submissions of a running step. Main thread. Creates nothing
+  /// on disk until the first submit.
   CheckpointWriter(Comm& comm, CheckpointOptions options);
   /// Waits for the writes in flight.
   ~CheckpointWriter();
