@@ -44,8 +44,9 @@ run r_np3_step6 3 --iters 30 --restart "$ck/step-6" --send-faces --separate-buff
 run r_np2_given 2 "${problem[@]}" --iters 30 --restart "$ck/step-12"
 for r in r_np1_bsp r_np2_df_t2 r_np4_fj_t2 r_np3_step6 r_np2_given; do expect_same straight "$r"; done
 
-# Twice interrupted: 12 -> 21 (writing checkpoints of its own) -> 30.
-run chain1 4 --iters 21 --restart latest --checkpoint-dir "$ck" --checkpoint-every 3 --keep 1
+# Twice interrupted: 12 -> 21 (writing checkpoints of its own, under forkjoin) -> 30.
+run chain1 4 --iters 21 --restart latest --checkpoint-dir "$ck" --checkpoint-every 3 --keep 1 \
+  --exec forkjoin --threads 2
 [[ "$(ls "$ck")" == "step-21" ]] || fail "--keep 1 left $(ls "$ck")"
 run chain2 1 --iters 30 --restart latest --checkpoint-dir "$ck"
 expect_same straight chain2

@@ -52,8 +52,8 @@ for r in r_np2 r_np2_bsp r_np1 r_np3 r_np4; do expect_same straight_np2 "$r" inv
 for r in r_np2 r_np2_bsp; do expect_same straight_np2 "$r" same_ranks; done
 expect_same straight_np3 r_np3 invariant
 
-# Restarting twice, the middle run writing checkpoints every 2 timesteps.
-run chain1 3 --num_tsteps 9 --restart latest --checkpoint-dir "$ck" --checkpoint-every 2
+# Restarting twice, the middle run writing checkpoints every 2 timesteps under bsp.
+run chain1 3 --num_tsteps 9 --restart latest --checkpoint-dir "$ck" --checkpoint-every 2 --exec bsp
 [[ "$(ls "$ck" | tr '\n' ' ')" == "step-6 step-8 " ]] || fail "--keep 2 left $(ls "$ck")"
 run chain2 2 --num_tsteps 12 --restart latest --checkpoint-dir "$ck"
 expect_same straight_np2 chain2 invariant
