@@ -116,6 +116,15 @@ std::string resolve_restart_file(const std::string& restart, const std::string& 
           fmt::format("{}: not a directory (give a step-N directory or latest)", restart));
   }
   const fs::path file = step_dir / kCheckpointFileName;
+  if (!fs::is_regular_file(file, ec) && restart != "latest") {
+    std::vector<StepEntry> complete, unfinished;
+    list_steps(step_dir.string(), complete, unfinished);
+    if (!complete.empty())
+      throw CheckpointError("--restart",
+                            fmt::format("{}: a directory of checkpoints, not one checkpoint: give "
+                                        "{} or --restart latest --checkpoint-dir {}",
+                                        restart, complete.back().path.string(), restart));
+  }
   if (!fs::is_regular_file(file, ec))
     throw CheckpointError("--restart",
                           fmt::format("{}: missing (not a complete checkpoint)", file.string()));

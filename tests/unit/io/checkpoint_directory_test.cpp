@@ -60,6 +60,14 @@ TEST(CheckpointDirectory, LatestIsTheNewestCompleteStepNotTheNewestName) {
             (d.path / "step-10" / kCheckpointFileName).string());
   EXPECT_THROW(resolve_restart_file((d.path / "step-11.tmp").string(), d.path.string()),
                CheckpointError);
+  try {
+    resolve_restart_file(d.path.string(), d.path.string());
+    ADD_FAILURE() << "a directory of checkpoints accepted as one";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("a directory of checkpoints, not one checkpoint"),
+              std::string::npos)
+        << e.what();
+  }
   fs::remove(d.path / "step-10" / kCheckpointFileName);
   EXPECT_THROW(resolve_restart_file((d.path / "step-10").string(), d.path.string()),
                CheckpointError);
