@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kill -9 of every rank at a random moment (often during a checkpoint write: writes take
-# much of these runs), several times in a row, each time continuing with --restart latest:
+# much of these runs), three times in a row per app, each time continuing with --restart latest:
 # the last run ends with the checksum of an uninterrupted run, for jacobi7 and miniamr.
 # A crash never leaves an unusable step-N/ (only step-N.tmp/ leftovers, which latest skips).
 # Usage: checkpoint_kill.sh <build>/bin
@@ -72,8 +72,8 @@ cycle() {
 }
 
 every=5
-cycle jacobi7 jacobi7 4 --blocks 4 4 4 --block-cells 12 12 12 --iters 200 --check-every 10
+cycle jacobi7 jacobi7 3 --blocks 4 4 4 --block-cells 12 12 12 --iters 200 --check-every 10
 every=2
-cycle miniamr miniamr 4 --nx 6 --ny 6 --nz 6 --init_x 2 --num_vars 8 --stages_per_ts 4 \
+cycle miniamr miniamr 3 --nx 6 --ny 6 --nz 6 --init_x 2 --num_vars 8 --stages_per_ts 4 \
   --num_refine 2 --refine_freq 2 --num_tsteps 30 --report_perf 0 \
   --num_objects 1 --object 2 0 -0.6 -0.6 -0.6 0.05 0.05 0.05 0.9 0.9 0.9 0 0 0
