@@ -23,12 +23,14 @@
 #include "face_sources.hpp"
 #include "jacobi_kernels.hpp"
 #include "poisson_problem.hpp"
-#include "tessera/mesh/block_field.hpp"
 #include "tessera/comm/exact_sum.hpp"
+#include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_writer.hpp"
+#include "tessera/mesh/block_field.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"
-#include "tessera/session.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
+#include "tessera/session.hpp"
 
 namespace tessera::jacobi7 {
 namespace {
@@ -41,7 +43,24 @@ struct Options {
   // Local faces are read in place by the kernels unless --copy-local-ghosts.
   HaloOptions halo{.copy_local = false};
   std::string work = "full";
+  CheckpointOptions checkpoint;
 };
+
+/// The options that define the problem (a restart takes them from the checkpoint); the
+/// run length, halo options and run-time options may change between runs.
+nlohmann::json problem_options(const Options& o) {
+  return {{"--blocks", o.blocks},
+          {"--block-cells", o.block_cells},
+          {"--check-every", o.check_every},
+          {"--work", o.work}};
+}
+
+void restore_problem_options(const nlohmann::json& j, Options& o) {
+  j.at("--blocks").get_to(o.blocks);
+  j.at("--block-cells").get_to(o.block_cells);
+  j.at("--check-every").get_to(o.check_every);
+  j.at("--work").get_to(o.work);
+}
 
 void add_options(CLI::App& cli, Options& o) {
   cli.add_option("--blocks", o.blocks, "global block grid BX BY BZ (default 4 4 4)")
@@ -73,6 +92,7 @@ void add_options(CLI::App& cli, Options& o) {
                  "--copy-local-ghosts; no messages) | halo (halo exchanges only, no sweeps); "
                  "compute and halo do not solve the problem")
       ->check(CLI::IsMember({"full", "compute", "halo"}));
+  o.checkpoint.add_to(cli, "iterations");
 }
 
 Int3 to_int3(const std::vector<int>& v) {
@@ -117,11 +137,34 @@ class Solver {
           runtime.create_reduction_handle("residual", &check.residual, add_exact);
       check.error_handle = runtime.create_reduction_handle("error", &check.error, add_exact);
     }
+    // Made now: its constructor is a blocking collective, unsafe once messages fly.
+    if (options.checkpoint.every > 0)
+      writer_ = std::make_unique<CheckpointWriter>(session.comm(), options.checkpoint);
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
       for (int w = 0; w < kLookahead; ++w) {
         sweep_done_.push_back(runtime.create_handle(fmt::format("sweep-done[{}:{}]", b, w)));
       }
     }
+  }
+
+  /// Continues from a checkpoint: u and the check history as they were after its step.
+  void restore(CheckpointReader& reader) {
+    const std::vector<double> values =
+        reader.read_field("u", mesh_.local_block_count() > 0 ? mesh_.local_block(0).curve_index : 0,
+                          mesh_.local_block_count(), cells_per_block());
+    // No task has been submitted yet: the main thread owns the blocks.
+    const Int3 n = u_.layout().cells();
+    const double* in = values.data();
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b)
+      for (int k = 0; k < n.z; ++k)
+        for (int j = 0; j < n.y; ++j) {
+          std::copy(in, in + n.x, u_.data(b) + u_.layout().index(0, 0, j, k));
+          in += n.x;
+        }
+    for (const auto& c : reader.header().state.at("history"))
+      history_.push_back({c.at("iteration").get<int>(), c.at("residual").get<double>(),
+                          c.at("error").get<double>()});
+    first_iteration_ = static_cast<int>(reader.header().step);
   }
 
   /// Submits the whole solve; returns the seconds the iterations took (max over ranks).
@@ -137,8 +180,8 @@ class Solver {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto start = std::chrono::steady_clock::now();
     const bool sweep = options_.work != "halo";
-    for (int it = 0; it < options_.iters; ++it) {
-      if (sweep && it >= kLookahead) wait_for_sweeps(it - kLookahead);
+    for (int it = first_iteration_; it < options_.iters; ++it) {
+      if (sweep && it - first_iteration_ >= kLookahead) wait_for_sweeps(it - kLookahead);
       if (options_.work == "compute") {
         halo_.exchange_local(*u_now_);
       } else {
@@ -151,6 +194,12 @@ class Solver {
       if (sweep) submit_sweeps(it);
       exec.end_phase();
       std::swap(u_now_, u_next_);
+      if (options_.checkpoint.due(it + 1)) submit_checkpoint(it + 1);
+    }
+    if (writer_) {
+      exec.begin_phase("checkpoint");
+      writer_->wait();
+      exec.end_phase();
     }
     session_.runtime().wait_all();
     double seconds =
@@ -192,12 +241,58 @@ class Solver {
   }
 
   const std::vector<CheckResult>& history() const { return history_; }
+  const CheckpointWriter* writer() const { return writer_.get(); }
   const HaloPlan& plan() const { return plan_; }
 
  private:
   static constexpr int kLookahead = 4;  // iterations the submission may run ahead
 
   static void add_exact(ExactSum& total, const ExactSum& part) { total.add(part); }
+
+  std::size_t cells_per_block() const {
+    return static_cast<std::size_t>(product(u_.layout().cells()));
+  }
+
+  // The state after `step` iterations: u's interior per block, in Morton curve order, and
+  // the validated checks (the check in flight is validated first so that the history is
+  // complete). The copies are tasks reading u: they run after the last sweep writing it
+  // and before the next sweep overwriting it, while the sweep reading it goes on.
+  void submit_checkpoint(int step) {
+    Exec& exec = session_.exec();
+    exec.begin_phase("checkpoint");
+    if (checks_submitted_ > 0) validate(checks_[(checks_submitted_ - 1) % 2]);
+    CheckpointHeader header;
+    header.app = "jacobi7";
+    header.problem = problem_options(options_);
+    header.step = step;
+    header.time = step;
+    nlohmann::json history = nlohmann::json::array();
+    for (const CheckResult& c : history_)
+      history.push_back({{"iteration", c.iteration}, {"residual", c.residual}, {"error", c.error}});
+    header.state = {{"history", history}};
+    CheckpointBlocks blocks;
+    blocks.global_count = mesh_.global_block_count();
+    blocks.first = mesh_.local_block_count() > 0 ? mesh_.local_block(0).curve_index : 0;
+    for (const MeshBlock& b : mesh_.local_blocks())
+      blocks.places.push_back({0, b.coord.x, b.coord.y, b.coord.z});
+    const BlockField* u = u_now_;
+    CheckpointField field;
+    field.name = "u";
+    field.values_per_block = cells_per_block();
+    field.reads = [u](std::int32_t b, std::vector<Handle>& out) { out.push_back(u->interior(b)); };
+    field.pack = [u](std::int32_t b, double* out) {
+      const Int3 n = u->layout().cells();
+      for (int k = 0; k < n.z; ++k)
+        for (int j = 0; j < n.y; ++j) {
+          const double* row = u->data(b) + u->layout().index(0, 0, j, k);
+          out = std::copy(row, row + n.x, out);
+        }
+    };
+    writer_->submit(header, blocks, {field});
+    session_.progress("jacobi7: checkpoint of iteration {} submitted ({}/step-{})", step,
+                      options_.checkpoint.dir, step);
+    exec.end_phase();
+  }
 
   // A sweep's output is next read one iteration later, after every other local block has
   // been swept: it stays in cache only if this rank's u, v and f all fit in the last-level
@@ -325,6 +420,8 @@ class Solver {
   std::vector<Access> accesses_;  // scratch for the task being submitted
   std::vector<CheckResult> history_;
   OutputStores output_stores_;
+  int first_iteration_ = 0;  // the restart's step, or 0
+  std::unique_ptr<CheckpointWriter> writer_;
 };
 
 // What one rank allocates: the mesh with fields u, v, f (halo of u only), and per block the
@@ -346,6 +443,22 @@ int run(int argc, char** argv) {
   Options options;
   add_options(session.cli(), options);
   session.start();
+  // A restart takes the problem options from the checkpoint; options given again must agree.
+  std::unique_ptr<CheckpointReader> restart;
+  if (options.checkpoint.restarting()) {
+    try {
+      restart = std::make_unique<CheckpointReader>(session.comm().mpi(), options.checkpoint.restart,
+                                                   options.checkpoint.dir, "jacobi7");
+      check_problem_options_agree(session.cli(), problem_options(options),
+                                  restart->header().problem, restart->file());
+      restore_problem_options(restart->header().problem, options);
+    } catch (const CheckpointError& e) {
+      session.fail(e.option(), e.what());
+    } catch (const nlohmann::json::exception& e) {
+      session.fail("--restart",
+                   fmt::format("{}: problem options unreadable: {}", restart->file(), e.what()));
+    }
+  }
 
   const Int3 blocks = to_int3(options.blocks);
   const Int3 cells = to_int3(options.block_cells);
@@ -363,6 +476,23 @@ int run(int argc, char** argv) {
   }
 
   Solver solver(session, options, *mesh);
+  const std::int64_t restarted_from = restart ? restart->header().step : -1;
+  double read_s = 0;  // reading the blocks of the checkpoint (its header excluded)
+  if (restart) {
+    const auto read_start = std::chrono::steady_clock::now();
+    try {
+      solver.restore(*restart);
+    } catch (const CheckpointError& e) {
+      session.fail(e.option(), e.what());
+    } catch (const nlohmann::json::exception& e) {
+      session.fail("--restart",
+                   fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
+    }
+    read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    session.progress("jacobi7: restarted from {} (iteration {}) on {} rank(s)", restart->file(),
+                     restart->header().step, session.size());
+    restart.reset();
+  }
   const Int3 n = mesh->cells();
   session.progress(
       "jacobi7: {} x {} x {} cells in {} x {} x {} blocks of {} x {} x {}, {} "
@@ -374,7 +504,10 @@ int run(int argc, char** argv) {
   const CheckResult last = solver.final_check();
   const double checksum = solver.checksum();
 
-  const double updates = static_cast<double>(product(n)) * options.iters;
+  // Iterations this run did (a restarted run starts at the checkpoint's step).
+  const std::int64_t done =
+      std::max<std::int64_t>(0, options.iters - std::max<std::int64_t>(0, restarted_from));
+  const double updates = static_cast<double>(product(n)) * static_cast<double>(done);
   const double updates_per_s = solve_s > 0 ? updates / solve_s : 0.0;
   const double bandwidth = updates_per_s * kBytesPerCellUpdate;
   session.say(
@@ -408,6 +541,12 @@ int run(int argc, char** argv) {
       {"cell_updates_per_s", updates_per_s},
       {"bytes_per_cell_update", kBytesPerCellUpdate},
       {"effective_bandwidth_gbs", bandwidth / 1e9},
+      {"checkpoint",
+       {{"restarted_from", restarted_from},
+        {"written", solver.writer() ? solver.writer()->written() : 0},
+        {"write_s", solver.writer() ? solver.writer()->write_seconds() : 0.0},
+        {"bytes", solver.writer() ? solver.writer()->last_bytes() : 0},
+        {"read_s", read_s}}},
   };
   session.finish(std::move(fields));
   return 0;

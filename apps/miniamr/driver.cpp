@@ -48,15 +48,59 @@ void fill_initial(const tessera::BlockShape& s, const tessera::BlockPlace& place
               initial_value(base[0] + i - 1, base[1] + j - 1, base[2] + k - 1, v);
 }
 
+// A block's interior cells of every variable, contiguous (var, i, j, k order): what a
+// checkpoint stores per block.
+void pack_cells(const tessera::BlockShape& s, const double* block, double* out) {
+  for (int v = 0; v < s.num_vars; ++v)
+    for (int i = 1; i <= s.cells[0]; ++i)
+      for (int j = 1; j <= s.cells[1]; ++j) {
+        const double* row = block + s.index(v, i, j, 1);
+        out = std::copy(row, row + s.cells[2], out);
+      }
+}
+
+void unpack_cells(const tessera::BlockShape& s, const double* in, double* block) {
+  for (int v = 0; v < s.num_vars; ++v)
+    for (int i = 1; i <= s.cells[0]; ++i)
+      for (int j = 1; j <= s.cells[1]; ++j) {
+        std::copy(in, in + s.cells[2], block + s.index(v, i, j, 1));
+        in += s.cells[2];
+      }
+}
+
+nlohmann::json object_json(const tessera::RefineObject& o) {
+  return {{"type", o.type}, {"bounce", o.bounce}, {"center", o.center},
+          {"move", o.move}, {"size", o.size},     {"growth", o.growth}};
+}
+
+tessera::RefineObject object_from(const nlohmann::json& j) {
+  tessera::RefineObject o;
+  j.at("type").get_to(o.type);
+  j.at("bounce").get_to(o.bounce);
+  j.at("center").get_to(o.center);
+  j.at("move").get_to(o.move);
+  j.at("size").get_to(o.size);
+  j.at("growth").get_to(o.growth);
+  return o;
+}
+
 }  // namespace
 
-Driver::Driver(tessera::Session& session, const Options& options)
-    : session_(session), options_(options), objects_(options.objects) {}
+Driver::Driver(tessera::Session& session, const Options& options, nlohmann::json problem,
+               tessera::CheckpointReader* restart)
+    : session_(session),
+      options_(options),
+      problem_(std::move(problem)),
+      restart_(restart),
+      objects_(options.objects) {}
 
 Driver::~Driver() = default;
 
 void Driver::initialize() {
   tessera::Exec& exec = session_.exec();
+  // Made now: its constructor is a blocking collective, unsafe once messages fly.
+  if (options_.checkpoint.every > 0)
+    writer_ = std::make_unique<tessera::CheckpointWriter>(session_.comm(), options_.checkpoint);
   exec.begin_phase("init");
   tessera::AmrMeshOptions mo;
   mo.root_blocks = options_.root_blocks();
@@ -67,6 +111,11 @@ void Driver::initialize() {
   mo.halo.send_faces = options_.send_faces;
   mo.halo.max_comm_tasks = options_.max_comm_tasks;
   mo.halo.separate_buffers = options_.separate_buffers;
+  if (restart_ != nullptr) {
+    restore(std::move(mo));
+    exec.end_phase();
+    return;
+  }
   mesh_ = std::make_unique<tessera::AmrMesh>(session_.comm(), exec, mo);
   checksums_ = std::make_unique<Checksums>(session_.comm(), options_.num_vars);
 
@@ -92,6 +141,133 @@ void Driver::initialize() {
   reference_sums_.clear();
   for (const auto& s : sums) reference_sums_.push_back(s.value());
   validated_rounds_ = 1;
+  exec.end_phase();
+}
+
+// Rebuilds the mesh from the checkpoint's block list (same partition on as many ranks as
+// wrote it, an equal split otherwise), loads the cells and the driver's state.
+void Driver::restore(tessera::AmrMeshOptions mo) {
+  tessera::CheckpointReader& reader = *restart_;
+  const auto read_start = Clock::now();
+  try {
+    for (const tessera::CheckpointPlace& p : reader.read_places())
+      mo.leaves.push_back({static_cast<int>(p[0]), {p[1], p[2], p[3]}});
+    if (static_cast<int>(reader.written_partition().size()) == session_.size() + 1)
+      mo.partition = reader.written_partition();
+    mesh_ = std::make_unique<tessera::AmrMesh>(session_.comm(), session_.exec(), mo);
+    checksums_ = std::make_unique<Checksums>(session_.comm(), options_.num_vars);
+    tessera::AmrMesh& mesh = *mesh_;
+    const tessera::BlockShape& shape = mesh.shape();
+    const std::size_t per_block = shape.interior_cells() * static_cast<std::size_t>(shape.num_vars);
+    const std::vector<double> cells =
+        reader.read_field("cells", mesh.forest().global_offset(), mesh.local_count(), per_block);
+    // No task has been submitted yet: the main thread owns every block.
+    for (std::int32_t b = 0; b < mesh.local_count(); ++b)
+      unpack_cells(shape, cells.data() + static_cast<std::size_t>(b) * per_block, mesh.data(b));
+
+    const tessera::CheckpointHeader& h = reader.header();
+    const nlohmann::json& st = h.state;
+    st.at("reference_sums").get_to(reference_sums_);
+    st.at("next_round").get_to(next_round_);
+    st.at("validated_rounds").get_to(validated_rounds_);
+    st.at("round_timestep").get_to(round_timestep_);
+    objects_.clear();
+    for (const auto& o : st.at("objects")) objects_.push_back(object_from(o));
+    st.at("blocks_per_step").get_to(totals_.blocks_per_step);
+    for (const auto& r : st.at("refinements"))
+      totals_.refinements.push_back({r.at("timestep").get<int>(),
+                                     r.at("levels").get<std::vector<std::int64_t>>(),
+                                     r.at("total").get<std::int64_t>()});
+    st.at("total_blocks").get_to(totals_.total_blocks);
+    st.at("flops").get_to(totals_.flops);
+    st.at("moved").get_to(totals_.moved);
+    st.at("refine_steps").get_to(totals_.refine_steps);
+    st.at("balance_steps").get_to(totals_.balance_steps);
+    st.at("checksums").get_to(totals_.checksums);
+    st.at("timesteps_done").get_to(totals_.timesteps_done);
+    // Summed over ranks when written: one rank carries the total on.
+    if (session_.rank() == 0) {
+      totals_.splits = h.rank_sums.at("splits");
+      totals_.merges = h.rank_sums.at("merges");
+    }
+    restored_max_blocks_ = static_cast<std::int32_t>(h.rank_maxima.at("max_blocks"));
+    totals_.restarted_from = static_cast<int>(h.step);
+  } catch (const tessera::CheckpointError& e) {
+    session_.fail(e.option(), e.what());
+  } catch (const std::exception& e) {
+    // Same file on every rank, so the same verdict everywhere.
+    session_.fail("--restart",
+                  fmt::format("{}: the app state is incomplete: {}", reader.file(), e.what()));
+  }
+  totals_.checkpoint_read_seconds = seconds_since(read_start);
+  session_.progress("miniamr: restarted from {} (timestep {}, {} blocks) on {} rank(s)",
+                    reader.file(), totals_.restarted_from, mesh_->forest().global_count(),
+                    session_.size());
+}
+
+nlohmann::json Driver::state() const {
+  nlohmann::json objects = nlohmann::json::array();
+  for (const auto& o : objects_) objects.push_back(object_json(o));
+  nlohmann::json refinements = nlohmann::json::array();
+  for (const auto& r : totals_.refinements)
+    refinements.push_back({{"timestep", r.timestep}, {"levels", r.levels}, {"total", r.total}});
+  return {{"reference_sums", reference_sums_},
+          {"next_round", next_round_},
+          {"validated_rounds", validated_rounds_},
+          {"round_timestep", round_timestep_},
+          {"objects", objects},
+          {"blocks_per_step", totals_.blocks_per_step},
+          {"refinements", refinements},
+          {"total_blocks", totals_.total_blocks},
+          {"flops", totals_.flops},
+          {"moved", totals_.moved},
+          {"refine_steps", totals_.refine_steps},
+          {"balance_steps", totals_.balance_steps},
+          {"checksums", totals_.checksums},
+          {"timesteps_done", totals_.timesteps_done}};
+}
+
+// The state after timestep ts. Pending checksums are validated first so that the stored
+// reference sums are final; the cells are copied by tasks ordered after the timestep's
+// last stencil and before the next one (CheckpointWriter).
+void Driver::write_checkpoint(int ts) {
+  tessera::Exec& exec = session_.exec();
+  exec.begin_phase("checkpoint");
+  validate_all_pending();
+  if (!stop_) {
+    tessera::CheckpointHeader header;
+    header.app = "miniamr";
+    header.problem = problem_;
+    header.step = ts;
+    header.time = static_cast<double>(ts);
+    header.state = state();
+    header.rank_sums = {{"splits", totals_.splits}, {"merges", totals_.merges}};
+    header.rank_maxima = {
+        {"max_blocks", std::max(mesh_->max_local_blocks(), restored_max_blocks_)}};
+    const tessera::Forest& forest = mesh_->forest();
+    tessera::CheckpointBlocks blocks;
+    blocks.global_count = forest.global_count();
+    blocks.first = forest.global_offset();
+    for (std::int32_t b = 0; b < forest.local_count(); ++b) {
+      const tessera::BlockPlace& p = forest.local(b);
+      blocks.places.push_back({p.level, p.origin[0], p.origin[1], p.origin[2]});
+    }
+    tessera::AmrMesh* mesh = mesh_.get();
+    const tessera::BlockShape* shape = &mesh->shape();
+    tessera::CheckpointField cells;
+    cells.name = "cells";
+    cells.values_per_block = shape->interior_cells() * static_cast<std::size_t>(shape->num_vars);
+    cells.reads = [mesh](std::int32_t b, std::vector<tessera::Handle>& out) {
+      for (int g = 0; g < mesh->shape().groups(); ++g) out.push_back(mesh->interior(b, g));
+    };
+    // The mesh only changes after waiting for every task, so block b is still block b.
+    cells.pack = [mesh, shape](std::int32_t b, double* out) {
+      pack_cells(*shape, mesh->data(b), out);
+    };
+    writer_->submit(header, blocks, {cells});
+    session_.progress("miniamr: checkpoint of timestep {} submitted ({}/step-{})", ts,
+                      options_.checkpoint.dir, ts);
+  }
   exec.end_phase();
 }
 
@@ -288,9 +464,12 @@ int Driver::run() {
   initialize();
   tessera::Exec& exec = session_.exec();
   const auto loop_start = Clock::now();
-  if (options_.num_refine > 0 || options_.uniform_refine != 0) refine_step(0);
-  if (options_.plot_freq > 0) plot(0);
-  for (int ts = 1; ts <= options_.num_tsteps && !stop_; ++ts) {
+  const int first_ts = restart_ != nullptr ? totals_.restarted_from + 1 : 1;
+  if (restart_ == nullptr) {
+    if (options_.num_refine > 0 || options_.uniform_refine != 0) refine_step(0);
+    if (options_.plot_freq > 0) plot(0);
+  }
+  for (int ts = first_ts; ts <= options_.num_tsteps && !stop_; ++ts) {
     if ((options_.report_perf & 8) != 0)
       session_.progress("Timestep {} time {:.6f} delta {:.6f}", ts, static_cast<double>(ts - 1),
                         1.0);
@@ -303,6 +482,15 @@ int Driver::run() {
       if (ts % options_.refine_freq == 0) refine_step(ts);
     }
     if (options_.plot_freq > 0 && ts % options_.plot_freq == 0) plot(ts);
+    if (options_.checkpoint.due(ts) && !stop_) write_checkpoint(ts);
+  }
+  if (writer_) {
+    exec.begin_phase("checkpoint");
+    writer_->wait();
+    totals_.checkpoints_written = writer_->written();
+    totals_.checkpoint_write_seconds = writer_->write_seconds();
+    totals_.checkpoint_bytes = writer_->last_bytes();
+    exec.end_phase();
   }
   exec.begin_phase("checksum");
   exec.barrier();
@@ -318,7 +506,7 @@ int Driver::run() {
   MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, comm);
   totals_.splits = counts[0];
   totals_.merges = counts[1];
-  std::int32_t high = mesh_->max_local_blocks();
+  std::int32_t high = std::max(mesh_->max_local_blocks(), restored_max_blocks_);
   MPI_Allreduce(&high, &totals_.max_blocks_per_rank, 1, MPI_INT32_T, MPI_MAX, comm);
   totals_.total_seconds = seconds_since(start);
   MPI_Allreduce(MPI_IN_PLACE, &totals_.loop_seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
@@ -349,6 +537,11 @@ nlohmann::json Driver::json() const {
   j["timesteps_done"] = totals_.timesteps_done;
   j["loop_s"] = totals_.loop_seconds;
   j["validation"] = totals_.validation_failed ? "failed" : "passed";
+  j["checkpoint"] = {{"restarted_from", totals_.restarted_from},
+                     {"written", totals_.checkpoints_written},
+                     {"write_s", totals_.checkpoint_write_seconds},
+                     {"bytes", totals_.checkpoint_bytes},
+                     {"read_s", totals_.checkpoint_read_seconds}};
   return j;
 }
 

@@ -19,6 +19,8 @@
 #include "checksums.hpp"
 #include "options.hpp"
 #include "tessera/amr/mesh.hpp"
+#include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/session.hpp"
 
 namespace miniamr {
@@ -47,11 +49,19 @@ struct RunTotals {
   std::string checksum_hex;
   double checksum = 0;
   std::vector<std::string> var_sums_hex;
+  int restarted_from = -1;  // timestep of the checkpoint the run continued from
+  int checkpoints_written = 0;
+  double checkpoint_write_seconds = 0;
+  std::int64_t checkpoint_bytes = 0;   // field data of the last checkpoint written
+  double checkpoint_read_seconds = 0;  // reading the blocks at a restart
 };
 
 class Driver {
  public:
-  Driver(tessera::Session& session, const Options& options);
+  /// `problem` is problem_options(options); `restart` (may be null) is the checkpoint the
+  /// run continues from, its header already checked against the options.
+  Driver(tessera::Session& session, const Options& options, nlohmann::json problem,
+         tessera::CheckpointReader* restart);
   ~Driver();
 
   /// Runs the simulation; returns the process exit code (0, or 1 if validation failed or
@@ -63,6 +73,9 @@ class Driver {
 
  private:
   void initialize();
+  void restore(tessera::AmrMeshOptions mesh_options);
+  void write_checkpoint(int ts);
+  nlohmann::json state() const;
   void stage(int ts, int stage_index);
   void refine_step(int ts);
   bool maybe_rebalance();
@@ -74,6 +87,10 @@ class Driver {
 
   tessera::Session& session_;
   Options options_;
+  nlohmann::json problem_;
+  tessera::CheckpointReader* restart_;
+  std::unique_ptr<tessera::CheckpointWriter> writer_;
+  std::int32_t restored_max_blocks_ = 0;
   std::unique_ptr<tessera::AmrMesh> mesh_;
   std::unique_ptr<Checksums> checksums_;
   std::vector<tessera::RefineObject> objects_;

@@ -13,10 +13,26 @@ int main(int argc, char** argv) {
   miniamr::register_options(session, options, raw_objects);
   session.start();
   miniamr::validate_options(session, options, raw_objects);
+  // A restart takes the problem options from the checkpoint; options given again must agree.
+  std::unique_ptr<tessera::CheckpointReader> restart;
+  if (options.checkpoint.restarting()) {
+    try {
+      restart = std::make_unique<tessera::CheckpointReader>(
+          session.comm().mpi(), options.checkpoint.restart, options.checkpoint.dir, "miniamr");
+      tessera::check_problem_options_agree(session.cli(),
+                                           miniamr::problem_options(options, raw_objects),
+                                           restart->header().problem, restart->file());
+      miniamr::restore_problem_options(restart->header().problem, options, raw_objects);
+    } catch (const tessera::CheckpointError& e) {
+      session.fail(e.option(), e.what());
+    }
+    miniamr::validate_options(session, options, raw_objects);
+  }
   session.check_memory("--max_blocks/--num_refine/--num_vars/--nx/--ny/--nz",
                        miniamr::memory_needed(options, session.size()));
   return tessera::run_guarded([&] {
-    miniamr::Driver driver(session, options);
+    miniamr::Driver driver(session, options, miniamr::problem_options(options, raw_objects),
+                           restart.get());
     session.set_phase("run");
     const int code = driver.run();
     if ((options.report_perf & 4) != 0)

@@ -64,6 +64,55 @@ void register_options(tessera::Session& session, Options& o,
                  "write the block layout as VTK every this many timesteps; 0 = never (default 0)");
   cli.add_option("--plot_prefix", o.plot_prefix,
                  "path prefix of the VTK files: <prefix>_ts<T>.vtk (default miniamr_mesh)");
+  o.checkpoint.add_to(cli, "timesteps");
+}
+
+namespace {
+
+// The integer problem options by name (every one a plain int of Options).
+std::vector<std::pair<const char*, int*>> integer_problem_options(Options& o) {
+  return {{"--nx", &o.block_cells[0]},
+          {"--ny", &o.block_cells[1]},
+          {"--nz", &o.block_cells[2]},
+          {"--init_x", &o.init_blocks[0]},
+          {"--init_y", &o.init_blocks[1]},
+          {"--init_z", &o.init_blocks[2]},
+          {"--npx", &o.rank_grid[0]},
+          {"--npy", &o.rank_grid[1]},
+          {"--npz", &o.rank_grid[2]},
+          {"--max_blocks", &o.max_blocks},
+          {"--num_refine", &o.num_refine},
+          {"--block_change", &o.block_change},
+          {"--uniform_refine", &o.uniform_refine},
+          {"--refine_freq", &o.refine_freq},
+          {"--num_vars", &o.num_vars},
+          {"--comm_vars", &o.comm_vars},
+          {"--stages_per_ts", &o.stages_per_ts},
+          {"--checksum_freq", &o.checksum_freq},
+          {"--stencil", &o.stencil},
+          {"--error_tol", &o.error_tol},
+          {"--num_objects", &o.num_objects},
+          {"--lb_opt", &o.lb_opt},
+          {"--inbalance", &o.inbalance}};
+}
+
+}  // namespace
+
+nlohmann::json problem_options(const Options& options,
+                               const std::vector<std::vector<double>>& raw_objects) {
+  nlohmann::json j = nlohmann::json::object();
+  Options copy = options;
+  for (const auto& [name, value] : integer_problem_options(copy)) j[name] = *value;
+  j["--object"] = raw_objects;
+  return j;
+}
+
+void restore_problem_options(const nlohmann::json& problem, Options& options,
+                             std::vector<std::vector<double>>& raw_objects) {
+  for (const auto& [name, value] : integer_problem_options(options))
+    if (problem.contains(name)) *value = problem.at(name).get<int>();
+  if (problem.contains("--object"))
+    raw_objects = problem.at("--object").get<std::vector<std::vector<double>>>();
 }
 
 tessera::MemoryEstimate memory_needed(const Options& o, int ranks) {

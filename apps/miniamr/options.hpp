@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tessera/amr/objects.hpp"
+#include "tessera/io/checkpoint_options.hpp"
 #include "tessera/session.hpp"
 
 namespace miniamr {
@@ -38,6 +39,7 @@ struct Options {
   int inbalance = 0;
   int plot_freq = 0;
   std::string plot_prefix = "miniamr_mesh";
+  tessera::CheckpointOptions checkpoint;
 
   /// Level-0 blocks of the whole mesh along each axis: rank_grid * init_blocks.
   std::array<int, 3> root_blocks() const {
@@ -66,5 +68,13 @@ void register_options(tessera::Session& session, Options& options,
 /// the option, which exits on every rank. Fills options.objects from raw_objects.
 void validate_options(tessera::Session& session, Options& options,
                       const std::vector<std::vector<double>>& raw_objects);
+
+/// The options that define the problem (everything but the run length, communication,
+/// output and checkpoint options), keyed by option name, as a checkpoint stores them.
+nlohmann::json problem_options(const Options& options,
+                               const std::vector<std::vector<double>>& raw_objects);
+/// Sets the problem options from a checkpoint's (the inverse of problem_options).
+void restore_problem_options(const nlohmann::json& problem, Options& options,
+                             std::vector<std::vector<double>>& raw_objects);
 
 }  // namespace miniamr

@@ -2,7 +2,7 @@
 // The whole public API of tessera in one include, layer by layer from the bottom up:
 // runtime (tasks, handles, waits), comm (task-aware MPI), exec (execution models),
 // mesh (uniform block meshes and halos), amr (adaptive forests on p4est), obs (traces
-// and run statistics), and the Session every app starts with.
+// and run statistics), io (checkpoint files), and the Session every app starts with.
 
 #include "tessera/runtime/handle.hpp"
 #include "tessera/runtime/memory_estimate.hpp"
@@ -34,6 +34,10 @@
 #include "tessera/amr/mesh.hpp"
 #include "tessera/amr/objects.hpp"
 #include "tessera/amr/vtk.hpp"
+#include "tessera/io/checkpoint_content.hpp"
+#include "tessera/io/checkpoint_options.hpp"
+#include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_writer.hpp"
 
 #include "tessera/obs/run_stats.hpp"
 #include "tessera/obs/trace_recorder.hpp"

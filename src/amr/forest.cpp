@@ -143,6 +143,63 @@ Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks)
   rebuild();
 }
 
+namespace {
+
+// The leaves a forest is rebuilt from, sorted for lookup (level, x, y, z).
+struct StoredLeaves {
+  std::vector<std::array<std::int64_t, 4>> keys;
+  const std::vector<std::array<std::int64_t, 3>>* tree_origin;
+  bool contains(const BlockPlace& p) const {
+    return std::binary_search(
+        keys.begin(), keys.end(),
+        std::array<std::int64_t, 4>{p.level, p.origin[0], p.origin[1], p.origin[2]});
+  }
+};
+
+// A quadrant that is not one of the stored leaves must be an ancestor of some of them.
+int refine_unless_stored(p8est_t* p8est, p4est_topidx_t tree, p8est_quadrant_t* q) {
+  const auto* stored = static_cast<const StoredLeaves*>(p8est->user_pointer);
+  const auto& o = (*stored->tree_origin)[static_cast<std::size_t>(tree)];
+  const BlockPlace place{q->level, {o[0] + q->x, o[1] + q->y, o[2] + q->z}};
+  return q->level < kMaxForestLevel && !stored->contains(place);
+}
+
+}  // namespace
+
+Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::span<const BlockPlace> leaves,
+               std::span<const std::int64_t> offsets)
+    : Forest(comm, root_blocks) {
+  StoredLeaves stored{{}, &p4est_->tree_origin};
+  stored.keys.reserve(leaves.size());
+  for (const BlockPlace& p : leaves)
+    stored.keys.push_back({p.level, p.origin[0], p.origin[1], p.origin[2]});
+  std::sort(stored.keys.begin(), stored.keys.end());
+  p8est_t* forest = p4est_->forest;
+  forest->user_pointer = &stored;
+  p8est_refine_ext(forest, 1, kMaxForestLevel, refine_unless_stored, nullptr, nullptr);
+  forest->user_pointer = nullptr;
+  bool tiles = static_cast<std::size_t>(forest->global_num_quadrants) == leaves.size();
+  for_each_local(forest, [&](p4est_topidx_t t, p8est_quadrant_t* q) {
+    tiles = tiles && stored.contains(p4est_->place(t, q));
+  });
+  int all_tile = tiles ? 1 : 0;
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &all_tile, 1, MPI_INT, MPI_MIN, p4est_->comm));
+  if (all_tile == 0)
+    throw std::invalid_argument("Forest: the stored blocks do not tile the brick of root blocks");
+  if (offsets.size() == static_cast<std::size_t>(size()) + 1) {
+    std::vector<p4est_locidx_t> counts(static_cast<std::size_t>(size()));
+    for (std::size_t r = 0; r < counts.size(); ++r)
+      counts[r] = static_cast<p4est_locidx_t>(offsets[r + 1] - offsets[r]);
+    p8est_partition_given(forest, counts.data());
+  } else {
+    WeightContext ctx{{}};
+    forest->user_pointer = &ctx;
+    p8est_partition_ext(forest, 1, weight_of);
+    forest->user_pointer = nullptr;
+  }
+  rebuild();
+}
+
 Forest::~Forest() = default;
 
 int Forest::rank() const {

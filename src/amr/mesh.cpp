@@ -77,7 +77,9 @@ AmrMesh::AmrMesh(Comm& comm, Exec& exec, AmrMeshOptions options)
     : comm_(comm),
       exec_(exec),
       halo_options_(options.halo),
-      forest_(std::make_unique<Forest>(comm.mpi(), options.root_blocks)),
+      forest_(options.leaves.empty() ? std::make_unique<Forest>(comm.mpi(), options.root_blocks)
+                                     : std::make_unique<Forest>(comm.mpi(), options.root_blocks,
+                                                                options.leaves, options.partition)),
       store_(comm.runtime(), options.shape),
       halo_tags_(comm.allocate_tags("amr halo", AmrHalo::tags_needed())),
       migration_tags_(comm.allocate_tags("amr migration", kMigrationTags)),

@@ -109,6 +109,13 @@ class Forest {
   /// level-0 blocks (each >= 1) over a duplicate of `comm`, split evenly along the SFC.
   /// Initializes p4est on first use (log level: errors only).
   Forest(MPI_Comm comm, std::array<int, 3> root_blocks);
+  /// Collective. Creates the brick and refines it until its leaves are exactly `leaves`
+  /// (every block of the forest in SFC order, the same list on every rank, as a checkpoint
+  /// stores them). Rank r then owns global indices [offsets[r], offsets[r + 1]) when
+  /// `offsets` has size() + 1 entries, else the equal split partition() makes. Throws
+  /// std::invalid_argument when the leaves do not tile the brick.
+  Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::span<const BlockPlace> leaves,
+         std::span<const std::int64_t> offsets);
   ~Forest();
   Forest(const Forest&) = delete;
   Forest& operator=(const Forest&) = delete;

@@ -27,6 +27,10 @@ struct AmrMeshOptions {
   std::array<int, 3> root_blocks{1, 1, 1};  ///< level-0 blocks along x, y, z
   BlockShape shape;
   AmrHaloOptions halo;
+  /// When not empty: start from these leaves (all blocks in SFC order, e.g. read from a
+  /// checkpoint) instead of the level-0 brick; see Forest's constructor for `partition`.
+  std::vector<BlockPlace> leaves;
+  std::vector<std::int64_t> partition;
 };
 
 /// What one call to AmrMesh::adapt did on this rank.

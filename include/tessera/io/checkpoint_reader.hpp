@@ -1,0 +1,52 @@
+#pragma once
+// CheckpointReader: opens a checkpoint written by CheckpointWriter and reads it back in
+// parallel (layer `io`), on any number of ranks. Every check fails the same way on every
+// rank, with a CheckpointError naming the file and what is wrong: missing directory or
+// file, an unfinished (.tmp) checkpoint, a file HDF5 cannot open (truncated), another app,
+// a dataset whose checksum does not match its contents.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/io/checkpoint_content.hpp"
+
+namespace tessera {
+
+class CheckpointReader {
+ public:
+  /// Collective. `restart` is a step directory or "latest" (the newest complete step-N/ in
+  /// `checkpoint_dir`); the file must have been written by `app`. Reads the header.
+  CheckpointReader(MPI_Comm comm, const std::string& restart, const std::string& checkpoint_dir,
+                   const std::string& app);
+  ~CheckpointReader();
+  CheckpointReader(const CheckpointReader&) = delete;
+  CheckpointReader& operator=(const CheckpointReader&) = delete;
+
+  /// The HDF5 file (for messages).
+  const std::string& file() const { return file_; }
+  const CheckpointHeader& header() const { return header_; }
+  std::int64_t global_block_count() const { return global_count_; }
+  /// Ranks that wrote the checkpoint and their block ranges (ranks + 1 offsets).
+  const std::vector<std::int64_t>& written_partition() const { return partition_; }
+
+  /// Collective. Every block's place, in curve order, on every rank (checksum verified).
+  std::vector<CheckpointPlace> read_places();
+  /// Collective. Blocks [first, first + count) of field `name` (count * values_per_block
+  /// doubles, the order pack wrote). The ranges of all ranks must cover every block once;
+  /// the dataset's checksum is verified over all ranks.
+  std::vector<double> read_field(const std::string& name, std::int64_t first, std::int64_t count,
+                                 std::size_t values_per_block);
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::string file_;
+  std::int64_t file_id_ = -1;  // an hid_t (HDF5 stays out of the public headers)
+  CheckpointHeader header_;
+  std::int64_t global_count_ = 0;
+  std::vector<std::int64_t> partition_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,74 @@
+#pragma once
+// CheckpointWriter: writes checkpoints as parallel HDF5 files (layer `io`), ordered by the
+// data-flow engine (see docs/checkpoint.md for the file layout).
+//
+// submit() adds, after the tasks submitted so far: one task per local block that copies
+// the block's fields (read access: it runs after the step's last writer of the block and
+// before the next step's first writer, on any thread, and computes the block's checksum
+// term), a non-blocking barrier task, and one main-thread task that writes the file with
+// HDF5's collective calls. The barrier makes sure every rank has its data ready before
+// any rank enters a blocking HDF5 collective, so the write cannot wait on a rank that
+// itself waits for this rank's messages. Computing continues on other data meanwhile.
+//
+// Atomic: the file goes to DIR/step-N.tmp/, is flushed to disk, then the directory is
+// renamed to DIR/step-N/; the newest `keep` complete checkpoints are kept. A crash at any
+// moment leaves the previous complete checkpoint usable.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/comm/comm.hpp"
+#include "tessera/io/checkpoint_content.hpp"
+#include "tessera/io/checkpoint_options.hpp"
+
+namespace tessera {
+
+class CheckpointWriter {
+ public:
+  /// Collective (duplicates the communicator of `comm`, a blocking MPI call): construct it
+  /// where every rank is at the same point with no communication in flight, e.g. while
+  /// setting up, not between submissions of a running step. Main thread. Creates nothing
+  /// on disk until the first submit.
+  CheckpointWriter(Comm& comm, CheckpointOptions options);
+  /// Waits for the writes in flight.
+  ~CheckpointWriter();
+  CheckpointWriter(const CheckpointWriter&) = delete;
+  CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+
+  const CheckpointOptions& options() const { return options_; }
+
+  /// Submits the write of one checkpoint (see above). Main thread, called by every rank
+  /// in the same order. `header` and `blocks` are copied; the fields' pack and reads
+  /// functions must stay callable until the write completes. An I/O failure throws from
+  /// the write task (naming the file), so from the next wait.
+  void submit(const CheckpointHeader& header, const CheckpointBlocks& blocks,
+              const std::vector<CheckpointField>& fields);
+
+  /// Waits until every submitted checkpoint is on disk and renamed. Main thread.
+  void wait();
+
+  /// Checkpoints completed so far on this rank, and the seconds their write tasks took.
+  int written() const { return written_; }
+  double write_seconds() const { return write_seconds_; }
+  /// Bytes of field data in the last checkpoint (all ranks).
+  std::int64_t last_bytes() const { return last_bytes_; }
+
+ private:
+  struct Pending;
+  void write_file(Pending& pending);
+
+  Comm& comm_;
+  CheckpointOptions options_;
+  MPI_Comm io_comm_ = MPI_COMM_NULL;
+  std::vector<Handle> staging_;  // per local block, reused by later checkpoints
+  Handle ready_;                 // orders the checkpoints, and carries the barrier
+  int written_ = 0;
+  double write_seconds_ = 0;
+  std::int64_t last_bytes_ = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,220 @@
+// CheckpointReader: every check ends in the same CheckpointError on every rank (a verdict
+// that may differ between ranks is agreed on first), so a bad checkpoint never leaves some
+// ranks waiting in a collective for others that gave up.
+#include "tessera/io/checkpoint_reader.hpp"
+
+#include <fmt/format.h>
+#include <hdf5.h>
+
+#include <algorithm>
+
+#include "comm/check_mpi.hpp"
+#include "io/block_checksum.hpp"
+#include "io/checkpoint_directory.hpp"
+#include "io/checkpoint_format.hpp"
+#include "io/hdf5_objects.hpp"
+
+namespace tessera {
+
+using detail::Hid;
+
+namespace {
+
+// All ranks agree on one verdict: if any rank's `error` is set, every rank throws the
+// message of the lowest such rank.
+void agree(MPI_Comm comm, const std::string& error) {
+  int rank = 0, size = 1;
+  TESSERA_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  TESSERA_MPI_CHECK(MPI_Comm_size(comm, &size));
+  int first_failing = error.empty() ? size : rank;
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &first_failing, 1, MPI_INT, MPI_MIN, comm));
+  if (first_failing == size) return;
+  std::string message = error;
+  int length = static_cast<int>(message.size());
+  TESSERA_MPI_CHECK(MPI_Bcast(&length, 1, MPI_INT, first_failing, comm));
+  message.resize(static_cast<std::size_t>(length));
+  TESSERA_MPI_CHECK(MPI_Bcast(message.data(), length, MPI_CHAR, first_failing, comm));
+  throw CheckpointError("--restart", message);
+}
+
+std::string checksum_mismatch(const std::string& file, const std::string& dataset,
+                              std::uint64_t stored, std::uint64_t computed) {
+  return fmt::format(
+      "{}: dataset {}: checksum mismatch (stored {:016x}, computed {:016x}): the file is "
+      "corrupted",
+      file, dataset, stored, computed);
+}
+
+// Reads rows [first, first + count) of a 2-D dataset (collectively when `transfer` says so).
+bool read_rows(hid_t dataset, hid_t type, void* data, std::int64_t first, std::int64_t count,
+               std::int64_t width, hid_t transfer) {
+  Hid file_space(H5Dget_space(dataset), H5Sclose);
+  const hsize_t start[2] = {static_cast<hsize_t>(first), 0};
+  const hsize_t size[2] = {static_cast<hsize_t>(count), static_cast<hsize_t>(width)};
+  const hsize_t one_row[2] = {1, static_cast<hsize_t>(width)};
+  Hid memory_space(H5Screate_simple(2, count > 0 ? size : one_row, nullptr), H5Sclose);
+  if (!file_space.valid() || !memory_space.valid()) return false;
+  if (count > 0) {
+    if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) < 0)
+      return false;
+  } else {
+    H5Sselect_none(file_space.get());
+    H5Sselect_none(memory_space.get());
+  }
+  double nothing = 0;
+  return H5Dread(dataset, type, memory_space.get(), file_space.get(), transfer,
+                 data != nullptr ? data : &nothing) >= 0;
+}
+
+// The dataset's shape if it is 2-D with `width` columns of `rows` rows; else a message.
+std::string check_shape(hid_t dataset, std::int64_t rows, std::int64_t width) {
+  Hid space(H5Dget_space(dataset), H5Sclose);
+  hsize_t dims[2] = {0, 0};
+  if (!space.valid() || H5Sget_simple_extent_ndims(space.get()) != 2 ||
+      H5Sget_simple_extent_dims(space.get(), dims, nullptr) != 2)
+    return "not a 2-D dataset";
+  if (static_cast<std::int64_t>(dims[0]) != rows || static_cast<std::int64_t>(dims[1]) != width)
+    return fmt::format("shape {} x {}, expected {} x {}", dims[0], dims[1], rows, width);
+  return {};
+}
+
+}  // namespace
+
+CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& restart,
+                                   const std::string& checkpoint_dir, const std::string& app) {
+  TESSERA_MPI_CHECK(MPI_Comm_dup(comm, &comm_));
+  detail::silence_hdf5_errors();
+  std::string error;
+  try {
+    file_ = detail::resolve_restart_file(restart, checkpoint_dir);
+  } catch (const CheckpointError& e) {
+    error = e.what();
+  }
+  agree(comm_, error);
+
+  Hid access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  H5Pset_fapl_mpio(access.get(), comm_, MPI_INFO_NULL);
+  file_id_ = H5Fopen(file_.c_str(), H5F_ACC_RDONLY, access.get());
+  if (file_id_ < 0)
+    error = fmt::format("{}: HDF5 cannot open it (truncated, or not an HDF5 file)", file_);
+  agree(comm_, error);
+
+  const hid_t root = file_id_;
+  std::string format, problem, state, sums, maxima, partition;
+  std::int64_t version = 0;
+  const auto missing = [&](const char* what) {
+    return fmt::format("{}: not a tessera checkpoint (attribute '{}' missing or unreadable)", file_,
+                       what);
+  };
+  if (!detail::read_attribute(root, "format", format) || format != detail::kCheckpointFormat)
+    error = missing("format");
+  else if (!detail::read_attribute(root, "format_version", version) ||
+           version != detail::kCheckpointFormatVersion)
+    error = fmt::format("{}: checkpoint format version {} (this build reads version {})", file_,
+                        version, detail::kCheckpointFormatVersion);
+  else if (!detail::read_attribute(root, "app", header_.app))
+    error = missing("app");
+  else if (header_.app != app)
+    error = fmt::format("{}: a checkpoint of app '{}', not of '{}'", file_, header_.app, app);
+  else if (!detail::read_attribute(root, "problem", problem))
+    error = missing("problem");
+  else if (!detail::read_attribute(root, "state", state))
+    error = missing("state");
+  else if (!detail::read_attribute(root, "rank_sums", sums))
+    error = missing("rank_sums");
+  else if (!detail::read_attribute(root, "rank_maxima", maxima))
+    error = missing("rank_maxima");
+  else if (!detail::read_attribute(root, "step", header_.step))
+    error = missing("step");
+  else if (!detail::read_attribute(root, "time", header_.time))
+    error = missing("time");
+  else if (!detail::read_attribute(root, "block_count", global_count_))
+    error = missing("block_count");
+  else if (!detail::read_attribute(root, "partition", partition))
+    error = missing("partition");
+  if (error.empty()) {
+    try {
+      header_.problem = nlohmann::json::parse(problem);
+      header_.state = nlohmann::json::parse(state);
+      header_.rank_sums = nlohmann::json::parse(sums).get<std::map<std::string, std::int64_t>>();
+      header_.rank_maxima =
+          nlohmann::json::parse(maxima).get<std::map<std::string, std::int64_t>>();
+      partition_ = nlohmann::json::parse(partition).get<std::vector<std::int64_t>>();
+    } catch (const std::exception& e) {
+      error = fmt::format("{}: an attribute is not valid JSON: {}", file_, e.what());
+    }
+  }
+  agree(comm_, error);
+}
+
+CheckpointReader::~CheckpointReader() {
+  if (file_id_ >= 0) H5Fclose(file_id_);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (comm_ != MPI_COMM_NULL && finalized == 0) MPI_Comm_free(&comm_);
+}
+
+std::vector<CheckpointPlace> CheckpointReader::read_places() {
+  std::vector<CheckpointPlace> places(static_cast<std::size_t>(global_count_));
+  std::string error;
+  Hid dataset(H5Dopen2(file_id_, "blocks", H5P_DEFAULT), H5Dclose);
+  std::uint64_t stored = 0;
+  if (!dataset.valid()) {
+    error = fmt::format("{}: dataset /blocks missing", file_);
+  } else if (std::string shape = check_shape(dataset.get(), global_count_, 4); !shape.empty()) {
+    error = fmt::format("{}: dataset /blocks: {}", file_, shape);
+  } else if (!detail::read_attribute(dataset.get(), "checksum", stored)) {
+    error = fmt::format("{}: dataset /blocks: checksum attribute missing", file_);
+  } else if (!read_rows(dataset.get(), H5T_NATIVE_INT64, places.data(), 0, global_count_, 4,
+                        H5P_DEFAULT)) {
+    error = fmt::format("{}: dataset /blocks cannot be read (truncated file?)", file_);
+  } else {
+    std::uint64_t computed = 0;
+    for (std::size_t b = 0; b < places.size(); ++b)
+      computed += detail::block_checksum_term(places[b].data(), 4, static_cast<std::int64_t>(b));
+    if (computed != stored) error = checksum_mismatch(file_, "/blocks", stored, computed);
+  }
+  agree(comm_, error);
+  return places;
+}
+
+std::vector<double> CheckpointReader::read_field(const std::string& name, std::int64_t first,
+                                                 std::int64_t count, std::size_t values_per_block) {
+  const auto width = static_cast<std::int64_t>(values_per_block);
+  std::vector<double> values(static_cast<std::size_t>(count) * values_per_block);
+  const std::string path = "/fields/" + name;
+  std::string error;
+  Hid dataset(H5Dopen2(file_id_, path.c_str(), H5P_DEFAULT), H5Dclose);
+  std::uint64_t stored = 0;
+  if (!dataset.valid()) {
+    error = fmt::format("{}: dataset {} missing", file_, path);
+  } else if (std::string shape = check_shape(dataset.get(), global_count_, width); !shape.empty()) {
+    error = fmt::format("{}: dataset {}: {}", file_, path, shape);
+  } else if (!detail::read_attribute(dataset.get(), "checksum", stored)) {
+    error = fmt::format("{}: dataset {}: checksum attribute missing", file_, path);
+  } else if (first < 0 || count < 0 || first + count > global_count_) {
+    error = fmt::format("{}: blocks {}..{} requested of {}", file_, first, first + count,
+                        global_count_);
+  }
+  agree(comm_, error);
+  Hid transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+  H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
+  if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, values.data(), first, count, width,
+                 transfer.get()))
+    error = fmt::format("{}: dataset {} cannot be read (truncated file?)", file_, path);
+  agree(comm_, error);
+  // The checksum over all ranks' blocks; every block must have been read exactly once.
+  std::uint64_t sums[2] = {0, static_cast<std::uint64_t>(count)};
+  for (std::int64_t b = 0; b < count; ++b)
+    sums[0] += detail::block_checksum_term(values.data() + b * width, values_per_block, first + b);
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm_));
+  if (sums[1] != static_cast<std::uint64_t>(global_count_))
+    error = fmt::format("{}: dataset {}: the ranks read {} blocks of {}", file_, path, sums[1],
+                        global_count_);
+  else if (sums[0] != stored)
+    error = checksum_mismatch(file_, path, stored, sums[0]);
+  agree(comm_, error);
+  return values;
+}
+
+}  // namespace tessera

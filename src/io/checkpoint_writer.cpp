@@ -1,0 +1,264 @@
+// CheckpointWriter: pack tasks, a barrier task and one main-thread write task per
+// checkpoint (see the header for why the barrier comes before HDF5's collectives).
+#include "tessera/io/checkpoint_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+#include "comm/check_mpi.hpp"
+#include "io/block_checksum.hpp"
+#include "io/checkpoint_directory.hpp"
+#include "io/checkpoint_format.hpp"
+#include "io/hdf5_objects.hpp"
+
+#ifndef TESSERA_VERSION
+#define TESSERA_VERSION "unknown"
+#endif
+#ifndef TESSERA_GIT_COMMIT
+#define TESSERA_GIT_COMMIT "unknown"
+#endif
+
+namespace tessera {
+
+using detail::Hid;
+
+struct CheckpointWriter::Pending {
+  CheckpointHeader header;
+  CheckpointBlocks blocks;
+  std::vector<CheckpointField> fields;
+  std::vector<std::vector<double>> staging;       // per field: local blocks x values
+  std::vector<std::vector<std::uint64_t>> terms;  // per field: checksum term per block
+};
+
+namespace {
+
+[[noreturn]] void write_failed(const std::string& file, const std::string& what) {
+  throw std::runtime_error(fmt::format("checkpoint {}: {}", file, what));
+}
+
+// Writes rows [first, first + count) of a 2-D dataset of `width` columns collectively.
+bool write_rows(hid_t dataset, hid_t type, const void* data, std::int64_t first, std::int64_t count,
+                std::int64_t width, hid_t transfer) {
+  Hid file_space(H5Dget_space(dataset), H5Sclose);
+  const hsize_t start[2] = {static_cast<hsize_t>(first), 0};
+  const hsize_t size[2] = {static_cast<hsize_t>(count), static_cast<hsize_t>(width)};
+  const hsize_t one_row[2] = {1, static_cast<hsize_t>(width)};
+  Hid memory_space(H5Screate_simple(2, count > 0 ? size : one_row, nullptr), H5Sclose);
+  if (!file_space.valid() || !memory_space.valid()) return false;
+  if (count > 0) {
+    if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) < 0)
+      return false;
+  } else {
+    // A rank without blocks still takes part in the collective write.
+    H5Sselect_none(file_space.get());
+    H5Sselect_none(memory_space.get());
+  }
+  static const double nothing = 0;
+  return H5Dwrite(dataset, type, memory_space.get(), file_space.get(), transfer,
+                  data != nullptr ? data : &nothing) >= 0;
+}
+
+Hid create_rows_dataset(hid_t parent, const std::string& name, hid_t type, std::int64_t rows,
+                        std::int64_t width) {
+  const hsize_t dims[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(width)};
+  Hid space(H5Screate_simple(2, dims, nullptr), H5Sclose);
+  Hid create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  // Every element is written: no fill pass over the file first.
+  H5Pset_fill_time(create.get(), H5D_FILL_TIME_NEVER);
+  H5Pset_alloc_time(create.get(), H5D_ALLOC_TIME_EARLY);
+  return Hid(
+      H5Dcreate2(parent, name.c_str(), type, space.get(), H5P_DEFAULT, create.get(), H5P_DEFAULT),
+      H5Dclose);
+}
+
+}  // namespace
+
+CheckpointWriter::CheckpointWriter(Comm& comm, CheckpointOptions options)
+    : comm_(comm), options_(std::move(options)) {
+  TESSERA_MPI_CHECK(MPI_Comm_dup(comm.mpi(), &io_comm_));
+  ready_ = comm.runtime().create_handle("checkpoint.ready");
+}
+
+CheckpointWriter::~CheckpointWriter() {
+  try {
+    wait();
+  } catch (...) {  // NOLINT: a destructor cannot report; the app's own wait reports errors
+  }
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (io_comm_ != MPI_COMM_NULL && finalized == 0) MPI_Comm_free(&io_comm_);
+}
+
+void CheckpointWriter::wait() {
+  comm_.runtime().wait_for(ready_);
+}
+
+void CheckpointWriter::submit(const CheckpointHeader& header, const CheckpointBlocks& blocks,
+                              const std::vector<CheckpointField>& fields) {
+  Runtime& runtime = comm_.runtime();
+  auto pending = std::make_shared<Pending>();
+  pending->header = header;
+  pending->blocks = blocks;
+  pending->fields = fields;
+  const auto local = static_cast<std::size_t>(blocks.local_count());
+  for (const CheckpointField& f : fields) {
+    pending->staging.emplace_back(local * f.values_per_block);
+    pending->terms.emplace_back(local, 0);
+  }
+  while (staging_.size() < local)
+    staging_.push_back(runtime.create_handle(fmt::format("checkpoint.block[{}]", staging_.size())));
+
+  std::vector<Access> accesses;
+  std::vector<Handle> reads;
+  for (std::size_t b = 0; b < local; ++b) {
+    accesses.clear();
+    for (const CheckpointField& f : fields) {
+      reads.clear();
+      f.reads(static_cast<std::int32_t>(b), reads);
+      for (Handle h : reads) accesses.push_back(read(h));
+    }
+    accesses.push_back(write(staging_[b]));
+    runtime.submit("checkpoint_pack", std::span<const Access>(accesses), [pending, b] {
+      Pending& p = *pending;
+      const std::int64_t curve = p.blocks.first + static_cast<std::int64_t>(b);
+      for (std::size_t f = 0; f < p.fields.size(); ++f) {
+        const std::size_t n = p.fields[f].values_per_block;
+        double* out = p.staging[f].data() + b * n;
+        p.fields[f].pack(static_cast<std::int32_t>(b), out);
+        p.terms[f][b] = detail::block_checksum_term(out, n, curve);
+      }
+    });
+  }
+  // The barrier task starts once this rank's blocks are packed and completes once every
+  // rank's are: only then does any rank enter HDF5's blocking collectives.
+  accesses.clear();
+  for (std::size_t b = 0; b < local; ++b) accesses.push_back(read(staging_[b]));
+  accesses.push_back(write(ready_));
+  runtime.submit("checkpoint_packed", std::span<const Access>(accesses), [] {});
+  comm_.ibarrier(ready_);
+  accesses.back() = readwrite(ready_);
+  runtime.submit(
+      "checkpoint_write", std::span<const Access>(accesses),
+      [this, pending] { write_file(*pending); }, TaskAttributes(Priority::normal, {}, true));
+}
+
+void CheckpointWriter::write_file(Pending& p) {
+  const auto start = std::chrono::steady_clock::now();
+  detail::silence_hdf5_errors();
+  const std::string final_dir = detail::step_directory(options_.dir, p.header.step);
+  const std::string tmp = final_dir + ".tmp";
+  const std::string file = (std::filesystem::path(tmp) / detail::kCheckpointFileName).string();
+  std::error_code ec;
+  // Every rank makes sure the directory exists before the collective create opens the file.
+  std::filesystem::create_directories(tmp, ec);
+  if (!std::filesystem::is_directory(tmp))
+    write_failed(file, fmt::format("cannot create directory {}: {}", tmp, ec.message()));
+
+  int ranks = 1;
+  TESSERA_MPI_CHECK(MPI_Comm_size(io_comm_, &ranks));
+  int rank = 0;
+  TESSERA_MPI_CHECK(MPI_Comm_rank(io_comm_, &rank));
+
+  // Per-rank counters, reduced over ranks (the keys are the same on every rank).
+  std::vector<std::int64_t> sums, maxima;
+  for (const auto& [name, value] : p.header.rank_sums) sums.push_back(value);
+  for (const auto& [name, value] : p.header.rank_maxima) maxima.push_back(value);
+  if (!sums.empty())
+    TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()),
+                                    MPI_INT64_T, MPI_SUM, io_comm_));
+  if (!maxima.empty())
+    TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, maxima.data(), static_cast<int>(maxima.size()),
+                                    MPI_INT64_T, MPI_MAX, io_comm_));
+  nlohmann::json rank_sums = nlohmann::json::object(), rank_maxima = nlohmann::json::object();
+  {
+    std::size_t i = 0;
+    for (const auto& [name, value] : p.header.rank_sums) rank_sums[name] = sums[i++];
+    i = 0;
+    for (const auto& [name, value] : p.header.rank_maxima) rank_maxima[name] = maxima[i++];
+  }
+  // Which rank held which blocks (a restart on as many ranks keeps the partition).
+  std::vector<std::int64_t> firsts(static_cast<std::size_t>(ranks));
+  TESSERA_MPI_CHECK(
+      MPI_Allgather(&p.blocks.first, 1, MPI_INT64_T, firsts.data(), 1, MPI_INT64_T, io_comm_));
+  nlohmann::json partition = nlohmann::json::array();
+  for (std::int64_t f : firsts) partition.push_back(f);
+  partition.push_back(p.blocks.global_count);
+
+  // Checksum of every dataset: the sum of the blocks' terms over all ranks.
+  const std::size_t local = static_cast<std::size_t>(p.blocks.local_count());
+  std::vector<std::uint64_t> checksums(p.fields.size() + 1, 0);
+  for (std::size_t b = 0; b < local; ++b)
+    checksums[0] += detail::block_checksum_term(p.blocks.places[b].data(), 4,
+                                                p.blocks.first + static_cast<std::int64_t>(b));
+  for (std::size_t f = 0; f < p.fields.size(); ++f)
+    for (std::uint64_t t : p.terms[f]) checksums[f + 1] += t;
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, checksums.data(),
+                                  static_cast<int>(checksums.size()), MPI_UINT64_T, MPI_SUM,
+                                  io_comm_));
+
+  Hid access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  H5Pset_fapl_mpio(access.get(), io_comm_, MPI_INFO_NULL);
+  Hid h5(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose);
+  if (!h5.valid()) write_failed(file, "HDF5 cannot create the file");
+  const hid_t root = h5.get();
+  const CheckpointHeader& h = p.header;
+  bool ok = detail::write_attribute(root, "format", std::string(detail::kCheckpointFormat)) &&
+            detail::write_attribute(root, "format_version", detail::kCheckpointFormatVersion) &&
+            detail::write_attribute(root, "app", h.app) &&
+            detail::write_attribute(root, "problem", h.problem.dump()) &&
+            detail::write_attribute(root, "state", h.state.dump()) &&
+            detail::write_attribute(root, "rank_sums", rank_sums.dump()) &&
+            detail::write_attribute(root, "rank_maxima", rank_maxima.dump()) &&
+            detail::write_attribute(root, "step", h.step) &&
+            detail::write_attribute(root, "time", h.time) &&
+            detail::write_attribute(root, "block_count", p.blocks.global_count) &&
+            detail::write_attribute(root, "partition", partition.dump()) &&
+            detail::write_attribute(root, "tessera_version", std::string(TESSERA_VERSION)) &&
+            detail::write_attribute(root, "tessera_commit", std::string(TESSERA_GIT_COMMIT));
+  if (!ok) write_failed(file, "writing the attributes failed");
+
+  Hid transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+  H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
+  {
+    Hid places = create_rows_dataset(root, "blocks", H5T_NATIVE_INT64, p.blocks.global_count, 4);
+    if (!places.valid() ||
+        !write_rows(places.get(), H5T_NATIVE_INT64, p.blocks.places.data(), p.blocks.first,
+                    p.blocks.local_count(), 4, transfer.get()) ||
+        !detail::write_attribute(places.get(), "checksum", checksums[0]))
+      write_failed(file, "writing dataset /blocks failed");
+  }
+  Hid group(H5Gcreate2(root, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+  if (!group.valid()) write_failed(file, "creating group /fields failed");
+  std::int64_t bytes = 0;
+  for (std::size_t f = 0; f < p.fields.size(); ++f) {
+    const CheckpointField& field = p.fields[f];
+    const auto width = static_cast<std::int64_t>(field.values_per_block);
+    Hid data = create_rows_dataset(group.get(), field.name, H5T_NATIVE_DOUBLE,
+                                   p.blocks.global_count, width);
+    if (!data.valid() ||
+        !write_rows(data.get(), H5T_NATIVE_DOUBLE, p.staging[f].data(), p.blocks.first,
+                    p.blocks.local_count(), width, transfer.get()) ||
+        !detail::write_attribute(data.get(), "checksum", checksums[f + 1]))
+      write_failed(file, fmt::format("writing dataset /fields/{} failed", field.name));
+    bytes += p.blocks.global_count * width * static_cast<std::int64_t>(sizeof(double));
+  }
+  group.reset();
+  if (H5Fflush(root, H5F_SCOPE_GLOBAL) < 0) write_failed(file, "flushing the file failed");
+  if (!h5.reset()) write_failed(file, "closing the file failed");
+  // Collective close done: every rank's data is in the file. Rank 0 makes it durable and
+  // visible under its final name, then drops old checkpoints.
+  if (rank == 0) {
+    detail::publish_checkpoint(file, tmp, final_dir);
+    detail::prune_checkpoints(options_.dir, options_.keep);
+  }
+  p.staging.clear();
+  ++written_;
+  last_bytes_ = bytes;
+  write_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace tessera

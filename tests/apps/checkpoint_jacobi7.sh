@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# jacobi7 checkpoint and restart: a run stopped at iteration k and restarted (on fewer,
+# as many and more ranks, other thread counts, another --exec, from latest or a named
+# step, restarting twice) ends with the same checksum bits and the same residual history
+# as the straight run; problem options given again must agree with the checkpoint.
+# Usage: checkpoint_jacobi7.sh <build>/bin
+set -euo pipefail
+bin="$1"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL: $*"; exit 1; }
+
+# run NAME RANKS ARGS...: runs jacobi7 with a report in $tmp/NAME.json.
+run() {
+  local name="$1" np="$2"
+  shift 2
+  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/jacobi7" --quiet \
+    --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
+    { cat "$tmp/$name.out"; fail "$name: jacobi7 $* on $np rank(s) exited non-zero"; }
+}
+# What a restarted run must reproduce: checksum bits, residual/error history, final norms.
+invariant() {
+  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in ('checksum','history','residual','error','iters','cells')]))" "$1"
+}
+expect_same() {
+  local want got
+  want="$(invariant "$tmp/$1.json")"
+  got="$(invariant "$tmp/$2.json")"
+  [[ "$want" == "$got" ]] || fail "$2 differs from $1: $got vs $want"
+}
+
+problem=(--blocks 4 3 2 --block-cells 6 5 4 --check-every 7)
+run straight 2 "${problem[@]}" --iters 30
+ck="$tmp/ck"
+run first 2 "${problem[@]}" --iters 12 --checkpoint-every 6 --checkpoint-dir "$ck"
+[[ -d "$ck/step-6" && -d "$ck/step-12" ]] || fail "expected step-6 and step-12 in $(ls "$ck")"
+
+# The problem options come from the checkpoint; only run-time options are given.
+run r_np1_bsp 1 --iters 30 --restart latest --checkpoint-dir "$ck" --exec bsp
+run r_np2_df_t2 2 --iters 30 --restart latest --checkpoint-dir "$ck" --threads 2
+run r_np4_fj_t2 4 --iters 30 --restart latest --checkpoint-dir "$ck" --exec forkjoin --threads 2
+run r_np3_step6 3 --iters 30 --restart "$ck/step-6" --send-faces --separate-buffers
+run r_np2_given 2 "${problem[@]}" --iters 30 --restart "$ck/step-12"
+for r in r_np1_bsp r_np2_df_t2 r_np4_fj_t2 r_np3_step6 r_np2_given; do expect_same straight "$r"; done
+
+# Twice interrupted: 12 -> 21 (writing checkpoints of its own, under forkjoin) -> 30.
+run chain1 4 --iters 21 --restart latest --checkpoint-dir "$ck" --checkpoint-every 3 --keep 1 \
+  --exec forkjoin --threads 2
+[[ "$(ls "$ck")" == "step-21" ]] || fail "--keep 1 left $(ls "$ck")"
+run chain2 1 --iters 30 --restart latest --checkpoint-dir "$ck"
+expect_same straight chain2
+
+# A problem option that disagrees with the checkpoint: one line naming it, exit != 0.
+set +e
+mpirun -np 2 --oversubscribe "$bin/jacobi7" --iters 30 --restart latest --checkpoint-dir "$ck" \
+  --blocks 4 3 3 >"$tmp/bad.out" 2>"$tmp/bad.err"
+code=$?
+set -e
+[[ $code -ne 0 ]] || fail "a disagreeing --blocks was accepted"
+grep -q "^jacobi7: error: --blocks: \[4,3,3\] given, but the checkpoint .*step-21/checkpoint.h5 was written with \[4,3,2\]" "$tmp/bad.err" ||
+  { cat "$tmp/bad.err"; fail "no error line naming --blocks"; }
+[[ "$(grep -c "error:" "$tmp/bad.err")" == 1 ]] || { cat "$tmp/bad.err"; fail "more than one error line"; }
+echo "checkpoint_jacobi7: restarted runs match the straight run bitwise"
