@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/forest.hpp"
 #include "tessera/amr/halo.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
-#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 
@@ -25,6 +25,7 @@ namespace tessera {
 /// ghosts are exchanged.
 struct AmrMeshOptions {
   std::array<int, 3> root_blocks{1, 1, 1};  ///< level-0 blocks along x, y, z
+  std::array<bool, 3> periodic{};           ///< axes along which the domain wraps around
   BlockShape shape;
   HaloOptions halo;
 };
@@ -35,7 +36,8 @@ struct AdaptCounts {
   std::int64_t merged = 0;  ///< families of 8 merged into 1
 };
 
-/// The adaptive mesh with its data. Not copyable.
+/// The adaptive mesh with its data. Not copyable. adapt() needs one ghost layer per axis
+/// (its split and merge keep miniAMR's per-cell amounts); migration works with any shape.
 class AmrMesh {
  public:
   /// Collective. Creates the level-0 brick and a slot for every local block (contents
