@@ -229,14 +229,16 @@ void unpack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, double* dst
 }
 
 // An on-rank link: same-level faces and boundaries copy plane to plane; level jumps go
-// through the payload so that they give exactly what a message would. `negated` is the
-// variable a reflecting boundary negates (-1: none).
+// through the payload so that they give exactly what a message would. A reflecting boundary
+// negates the variables v with vector_axis[v] == the face's axis.
 void copy_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double* src, double* dst,
-               int first, int vars, int negated) {
+               int first, int vars, const std::vector<int>& vector_axis) {
   if (kind == LinkKind::same || is_boundary(kind)) {
     const int count = fr.hi1 - fr.lo1 + 1;
     for (int v = first; v < first + vars; ++v) {
-      const double sign = kind == LinkKind::reflecting && v == negated ? -1.0 : 1.0;
+      const bool normal = static_cast<std::size_t>(v) < vector_axis.size() &&
+                          vector_axis[static_cast<std::size_t>(v)] == fr.axis;
+      const double sign = kind == LinkKind::reflecting && normal ? -1.0 : 1.0;
       for (int d = 0; d < fr.g; ++d) {
         const int layer = kind == LinkKind::same ? fr.send_layer(d) : fr.own_layer(kind, d);
         const double* p = fr.plane(src, v, layer);
@@ -567,12 +569,12 @@ void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
     const LocalFill* f = &fill;
     runtime.submit(
         "halo_local", std::span<const Access>(acc),
-        [f, frames, first_var, vars, first_axis, last_axis, reflect = options_.reflect_var] {
+        [f, frames, first_var, vars, first_axis, last_axis, axes = &options_.vector_axis] {
           for (const Link& link : f->links) {
             const int axis = link.face / 2;
             if (axis < first_axis || axis > last_axis) continue;
             copy_link(frames->face[link.face], link.kind, link.q0, link.q1, link.src, link.dst,
-                      first_var, vars, reflect[static_cast<std::size_t>(axis)]);
+                      first_var, vars, *axes);
           }
         },
         TaskAttributes(fill.skeleton ? skeleton : Priority::normal));

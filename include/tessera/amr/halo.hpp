@@ -8,7 +8,7 @@
 //   from finer      each coarse ghost cell is the sum of the 4 fine face cells it covers;
 //   domain boundary outflow (default): every ghost layer is the block's own adjacent layer;
 //                   reflecting: ghost layer d mirrors interior layer d, with the sign of
-//                   the face's normal vector component (HaloOptions::reflect_var) flipped.
+//                   the face's normal vector components (HaloOptions::vector_axis) flipped.
 // Periodic domains have no boundary faces (Forest's `periodic`). With several ghost layers
 // (BlockShape::ghost) a same-level neighbour sends as many of its layers; level jumps need
 // one ghost layer (the constructor throws std::logic_error otherwise). Faces of a flat axis
@@ -49,9 +49,9 @@ enum class BoundaryKind : std::uint8_t {
 struct HaloOptions {
   /// Per domain face (0 = -x ... 5 = +z; see kBlockFaces).
   std::array<BoundaryKind, 6> boundary{};
-  /// Per axis: the variable negated at a reflecting face of that axis (the normal
-  /// component of a vector such as momentum), or -1 for none.
-  std::array<int, 3> reflect_var{-1, -1, -1};
+  /// Per variable: the axis of the vector it is a component of (momentum x is 0), or -1.
+  /// A reflecting face of axis a negates the variables whose entry is a. Empty: none.
+  std::vector<int> vector_axis;
   /// Fill edge and corner ghosts too (needed by the 27-point stencil).
   bool corners = false;
   /// One message per face instead of one per (neighbour rank, axis) (miniAMR --send_faces).

@@ -68,7 +68,7 @@ std::int64_t check_wide(AmrMesh& mesh, const AmrMeshOptions& o) {
                   g[axis] = edge;
                 } else {
                   g[axis] = high ? 2 * total[axis] - 1 - g[axis] : -1 - g[axis];
-                  if (o.halo.reflect_var[axis] == v) sign = -1.0;
+                  if (o.halo.vector_axis[static_cast<std::size_t>(v)] == axis) sign = -1.0;
                   (void)edge;
                 }
               }
@@ -108,7 +108,7 @@ TEST(HaloBoundaryTest, TwoGhostLayersFollowPeriodicOutflowAndReflectingFaces) {
     options.shape.group_size = 4;
     halo.boundary = {BoundaryKind::outflow,    BoundaryKind::outflow,    BoundaryKind::outflow,
                      BoundaryKind::reflecting, BoundaryKind::reflecting, BoundaryKind::outflow};
-    halo.reflect_var = {1, 2, 3};
+    halo.vector_axis = {-1, 0, 1, 2};
     options.halo = halo;
     run_case(options);
   }
@@ -134,7 +134,7 @@ TEST(HaloBoundaryTest, FlatAxisOfATwoDimensionalMeshHasNoGhosts) {
   options.shape.num_vars = 5;
   options.shape.group_size = 5;
   options.halo.boundary[0] = BoundaryKind::reflecting;
-  options.halo.reflect_var = {1, 2, 3};
+  options.halo.vector_axis = {-1, 0, 1, -1, -1};
   run_case(options);
 }
 

@@ -1,0 +1,75 @@
+#pragma once
+// The euler time loop as tasks. Per cycle (VL2):
+//   ghost exchange of U (group 0);  per block: stage 1 (PCM fluxes, U* = U - dt/2 div F)
+//   ghost exchange of U* (group 1); per block: stage 2 (PLM fluxes, U = U - dt div F(U*))
+//   per block: scan for the next time step and bad cells; one task takes the minimum over
+//   the blocks; an all-reduce (MIN, exact) gives the global step, which the main thread waits
+//   for before it submits the next cycle.
+// A block's two states live in one BlockStore slot: variables 0-4 (U) and 5-9 (U*), two
+// communication groups with their own handles.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hydro.hpp"
+#include "options.hpp"
+#include "problems.hpp"
+#include "tessera/amr/mesh.hpp"
+#include "tessera/session.hpp"
+
+namespace euler {
+
+/// Global conserved totals (mass, momentum x y z, energy), each the correctly rounded
+/// exact sum over cells of value * cell volume, and a position-weighted checksum.
+struct Totals {
+  std::array<double, kVars> conserved{};
+  double checksum = 0;
+};
+
+class Driver {
+ public:
+  Driver(tessera::Session& session, const Options& options);
+  ~Driver();
+
+  /// Runs to --t-end or --max-cycles; returns the exit code (1 after a bad cell).
+  int run();
+  nlohmann::json json() const;
+
+ private:
+  void initialize();
+  void submit_stage(int stage, double dt);
+  /// Submits the scan and the global minimum; waits; returns the CFL step (0 on a fault,
+  /// after every faulty rank printed its cell).
+  double next_dt();
+  /// Collective; every task must be done.
+  Totals totals();
+  void write_history_line(double dt);
+  void final_figures();
+
+  tessera::Session& session_;
+  Options options_;
+  Geometry geo_;
+  std::unique_ptr<tessera::AmrMesh> mesh_;
+  // Per local block, written by its tasks and read by the combining task.
+  std::vector<CellFault> stage_faults_[2];
+  std::vector<ScanResult> scans_;
+  std::int64_t scans_done_ = 0;
+  tessera::Handle scan_handle_;
+  tessera::Handle dt_handle_;
+  double dt_reduce_[2] = {0, 0};  // [0] min step, [1] -1 if some rank found a bad cell
+
+  int cycle_ = 0;
+  double time_ = 0;
+  Totals start_, end_;
+  std::string history_;
+  double loop_seconds_ = 0;
+  double sod_l1_ = -1;
+  double sedov_radius_ = -1, sedov_analytic_ = -1;
+  bool failed_ = false;
+};
+
+}  // namespace euler
