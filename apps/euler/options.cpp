@@ -88,7 +88,8 @@ void validate_options(tessera::Session& session, Options& o) {
   }
   require(o.problem != Problem::kh || o.dim == 2, "--problem", "kh is a 2-D problem: use --dim 2");
   require(o.axis_name == "x" || o.axis_name == "y" || (o.axis_name == "z" && o.dim == 3), "--axis",
-          fmt::format("must be x, y{} , got '{}'", o.dim == 3 ? " or z" : "", o.axis_name));
+          fmt::format("must be {}, got '{}'", o.dim == 3 ? "x, y or z" : "x or y (--dim 2)",
+                      o.axis_name));
   o.axis = o.axis_name[0] - 'x';
   if (o.gamma == 0)
     o.gamma = o.problem == Problem::blast || o.problem == Problem::kh ? 5.0 / 3.0 : 1.4;
