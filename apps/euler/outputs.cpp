@@ -149,8 +149,10 @@ void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options&
   }
   std::ostringstream out;
   out << "# vtk DataFile Version 3.0\n";
-  out << fmt::format("tessera euler {} t={:.17g}\nASCII\nDATASET STRUCTURED_POINTS\n",
-                     o.problem_name, time);
+  // The title carries the block size, for tools/plot_euler.py's block outlines.
+  out << fmt::format(
+      "tessera euler {} t={:.17g} block_cells {} {} {}\nASCII\nDATASET STRUCTURED_POINTS\n",
+      o.problem_name, time, o.block_cells[0], o.block_cells[1], o.block_cells[2]);
   out << fmt::format("DIMENSIONS {} {} {}\n", geo.cells[0] + 1, geo.cells[1] + 1, geo.cells[2] + 1);
   out << fmt::format("ORIGIN {:.17g} {:.17g} {:.17g}\n", geo.lo[0], geo.lo[1], geo.lo[2]);
   out << fmt::format("SPACING {:.17g} {:.17g} {:.17g}\n", geo.dx[0], geo.dx[1], geo.dx[2]);
