@@ -84,22 +84,27 @@ Flux hllc(const Prim& l, const Prim& r, double gamma) {
   const double s_star = ((r.p - l.p) + (l.vn * ml - r.vn * mr)) / (ml - mr);
   if (sl >= 0) return physical_flux(l, el);
   if (sr <= 0) return physical_flux(r, er);
+  // F* = F + S (U* - U) with U* = (s - vn) / (s - s*) (rho, rho s*, rho vt0, rho vt1,
+  // E + (s* - vn)(rho s* + p / (s - vn))): one division per face. Mirror images give
+  // exactly opposite fluxes (every factor changes sign or not as a whole).
   const auto star_flux = [&](const Prim& w, double e, double s, double m) {
     const Flux f = physical_flux(w, e);
-    const double factor = m / (s - s_star);  // rho* = rho (s - vn) / (s - s_star)
-    const double u[5] = {w.rho, w.rho * w.vn, w.rho * w.vt0, w.rho * w.vt1, e};
-    const double us[5] = {factor, factor * s_star, factor * w.vt0, factor * w.vt1,
-                          factor * (e / w.rho + (s_star - w.vn) * (s_star + w.p / m))};
-    return Flux{f.rho + s * (us[0] - u[0]), f.mn + s * (us[1] - u[1]), f.mt0 + s * (us[2] - u[2]),
-                f.mt1 + s * (us[3] - u[3]), f.e + s * (us[4] - u[4])};
+    const double inv = 1.0 / (s - s_star);
+    const double rho_star = m * inv;  // m = rho (s - vn)
+    const double e_star = (e * (s - w.vn) + (s_star - w.vn) * (m * s_star + w.p)) * inv;
+    const double mn = w.rho * w.vn;
+    return Flux{f.rho + s * (rho_star - w.rho), f.mn + s * (rho_star * s_star - mn),
+                f.mt0 + s * (rho_star * w.vt0 - w.rho * w.vt0),
+                f.mt1 + s * (rho_star * w.vt1 - w.rho * w.vt1), f.e + s * (e_star - e)};
   };
   if (s_star > 0) return star_flux(l, el, sl, ml);
   if (s_star < 0) return star_flux(r, er, sr, mr);
-  // A contact at rest on the face: both sides, so that mirror-image states give exactly
-  // opposite fluxes (zero mass flux on a symmetry plane).
-  const Flux a = star_flux(l, el, sl, ml), b = star_flux(r, er, sr, mr);
-  return {0.5 * (a.rho + b.rho), 0.5 * (a.mn + b.mn), 0.5 * (a.mt0 + b.mt0), 0.5 * (a.mt1 + b.mt1),
-          0.5 * (a.e + b.e)};
+  // A contact at rest on the face (s* = 0, as everywhere the gas is at rest): the star
+  // fluxes of both sides are (0, p*, 0, 0, 0) in exact arithmetic; p* is taken as the mean of
+  // both sides' values, so mirror-image states give the same flux and no mass crosses.
+  const double p_star =
+      0.5 * ((l.p + l.rho * l.vn * (l.vn - sl)) + (r.p + r.rho * r.vn * (r.vn - sr)));
+  return {0.0, p_star, 0.0, 0.0, 0.0};
 }
 
 Prim to_prim(double rho, double mn, double mt0, double mt1, double e, double gamma) {
@@ -119,11 +124,13 @@ void tangential(int axis, int& t0, int& t1) {
   t1 = axis == 2 ? 1 : 2;
 }
 
+// One pencil as structure of arrays: primitives q[field][m] and their limited slopes.
+constexpr int kFields = 5;  // rho, vn, vt0, vt1, p
 struct Scratch {
-  std::vector<Prim> w;
-  std::vector<Prim> left, right;  // face states
+  std::vector<double> q[kFields], dq[kFields];
   std::vector<Flux> flux;
   std::vector<double> du;
+  std::vector<double> w;  // primitives rho, vx, vy, vz, p of the block (BlockShape layout)
 };
 
 }  // namespace
@@ -137,21 +144,6 @@ CellFault hydro_stage(const StageArgs& args) {
   double* dst = args.block + static_cast<std::size_t>(args.dst_group * kVars) * sv;
   const std::array<int, 3> n = s.cells, g = s.ghost;
 
-  // Positivity of the stage's input (interior only: ghosts are other blocks' interiors).
-  CellFault fault;
-  for (int i = 0; i < n[0] && !fault.bad; ++i)
-    for (int j = 0; j < n[1] && !fault.bad; ++j)
-      for (int k = 0; k < n[2]; ++k) {
-        const std::size_t c = s.index(0, i + g[0], j + g[1], k + g[2]);
-        const Prim w =
-            to_prim(src[c], src[c + sv], src[c + 2 * sv], src[c + 3 * sv], src[c + 4 * sv], gamma);
-        if (bad_state(w.rho, w.p)) {
-          fault = {true, {i, j, k}, w.rho, w.p};
-          break;
-        }
-      }
-  if (fault.bad) return fault;
-
   thread_local Scratch scratch;
   const std::size_t cells = s.interior_cells();
   scratch.du.assign(cells * kVars, 0.0);
@@ -162,6 +154,29 @@ CellFault hydro_stage(const StageArgs& args) {
                static_cast<std::size_t>(n[2]) +
            static_cast<std::size_t>(k);
   };
+  // Primitives once per cell: the interior and the face ghosts (edge and corner ghosts are
+  // never read). Interior cells are checked for positivity on the way.
+  scratch.w.resize(kFields * sv);
+  double* wp = scratch.w.data();
+  for (int i = 0; i < s.extent(0); ++i)
+    for (int j = 0; j < s.extent(1); ++j) {
+      const int outside_ij = (i < g[0] || i >= g[0] + n[0]) + (j < g[1] || j >= g[1] + n[1]);
+      if (outside_ij > 1) continue;
+      for (int k = 0; k < s.extent(2); ++k) {
+        const int outside = outside_ij + (k < g[2] || k >= g[2] + n[2]);
+        if (outside > 1) continue;
+        const std::size_t c = s.index(0, i, j, k);
+        const Prim w =
+            to_prim(src[c], src[c + sv], src[c + 2 * sv], src[c + 3 * sv], src[c + 4 * sv], gamma);
+        if (outside == 0 && bad_state(w.rho, w.p))
+          return {true, {i - g[0], j - g[1], k - g[2]}, w.rho, w.p};
+        wp[c] = w.rho;
+        wp[c + sv] = w.vn;
+        wp[c + 2 * sv] = w.vt0;
+        wp[c + 3 * sv] = w.vt1;
+        wp[c + 4 * sv] = w.p;
+      }
+    }
   const bool plm = args.reconstruct == Reconstruct::plm;
   const std::ptrdiff_t strides[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
                                      static_cast<std::ptrdiff_t>(s.stride_j()), 1};
@@ -171,49 +186,59 @@ CellFault hydro_stage(const StageArgs& args) {
     tangential(axis, t0, t1);
     const int len = n[axis] + 2 * g[axis];
     const std::ptrdiff_t sa = strides[axis];
-    scratch.w.resize(static_cast<std::size_t>(len));
-    scratch.left.resize(static_cast<std::size_t>(n[axis] + 1));
-    scratch.right.resize(static_cast<std::size_t>(n[axis] + 1));
+    for (int f = 0; f < kFields; ++f) {
+      scratch.q[f].resize(static_cast<std::size_t>(len));
+      scratch.dq[f].assign(static_cast<std::size_t>(len), 0.0);
+    }
     scratch.flux.resize(static_cast<std::size_t>(n[axis] + 1));
     const double dt_dx = args.dt_dx[axis];
+    double* q[kFields];
+    double* dq[kFields];
+    for (int f = 0; f < kFields; ++f) {
+      q[f] = scratch.q[f].data();
+      dq[f] = scratch.dq[f].data();
+    }
     for (int p = 0; p < n[t0]; ++p)
-      for (int q = 0; q < n[t1]; ++q) {
+      for (int r = 0; r < n[t1]; ++r) {
         int c0[3];
         c0[axis] = 0;
         c0[t0] = p + g[t0];
-        c0[t1] = q + g[t1];
-        const double* u = src + s.index(0, c0[0], c0[1], c0[2]);
+        c0[t1] = r + g[t1];
+        const double* w0 = wp + s.index(0, c0[0], c0[1], c0[2]);
+        const double* wn = w0 + (1 + axis) * sv;
+        const double* wt0 = w0 + (1 + t0) * sv;
+        const double* wt1 = w0 + (1 + t1) * sv;
+        const double* wpr = w0 + 4 * sv;
         for (int m = 0; m < len; ++m) {
-          const double* c = u + m * sa;
-          scratch.w[static_cast<std::size_t>(m)] = to_prim(
-              c[0], c[(1 + axis) * sv], c[(1 + t0) * sv], c[(1 + t1) * sv], c[4 * sv], gamma);
+          const std::ptrdiff_t o = m * sa;
+          q[0][m] = w0[o];
+          q[1][m] = wn[o];
+          q[2][m] = wt0[o];
+          q[3][m] = wt1[o];
+          q[4][m] = wpr[o];
         }
-        // Face f (0..n) lies between cells g - 1 + f and g + f of the pencil.
-        const Prim* w = scratch.w.data();
-        for (int f = 0; f <= n[axis]; ++f) {
-          const int a = g[axis] - 1 + f, b = a + 1;
-          Prim l = w[a], r = w[b];
+        if (plm)
+          for (int f = 0; f < kFields; ++f)
+            for (int m = 1; m < len - 1; ++m)
+              dq[f][m] = van_leer(q[f][m] - q[f][m - 1], q[f][m + 1] - q[f][m]);
+        // Face e (0..n) lies between cells g - 1 + e and g + e of the pencil.
+        for (int e = 0; e <= n[axis]; ++e) {
+          const int a = g[axis] - 1 + e, b = a + 1;
+          Prim l{q[0][a], q[1][a], q[2][a], q[3][a], q[4][a]};
+          Prim rr{q[0][b], q[1][b], q[2][b], q[3][b], q[4][b]};
           if (plm) {
-            const auto slope = [&](int m, double Prim::*field) {
-              return van_leer(w[m].*field - w[m - 1].*field, w[m + 1].*field - w[m].*field);
-            };
-            for (double Prim::*field : {&Prim::rho, &Prim::vn, &Prim::vt0, &Prim::vt1, &Prim::p}) {
-              l.*field = w[a].*field + 0.5 * slope(a, field);
-              r.*field = w[b].*field - 0.5 * slope(b, field);
+            Prim ls{l.rho + 0.5 * dq[0][a], l.vn + 0.5 * dq[1][a], l.vt0 + 0.5 * dq[2][a],
+                    l.vt1 + 0.5 * dq[3][a], l.p + 0.5 * dq[4][a]};
+            Prim rs{rr.rho - 0.5 * dq[0][b], rr.vn - 0.5 * dq[1][b], rr.vt0 - 0.5 * dq[2][b],
+                    rr.vt1 - 0.5 * dq[3][b], rr.p - 0.5 * dq[4][b]};
+            // PLM states of positive cells can still be non-positive; use the cells there.
+            if (!bad_state(ls.rho, ls.p) && !bad_state(rs.rho, rs.p)) {
+              l = ls;
+              rr = rs;
             }
           }
-          scratch.left[static_cast<std::size_t>(f)] = l;
-          scratch.right[static_cast<std::size_t>(f)] = r;
-        }
-        for (int f = 0; f <= n[axis]; ++f) {
-          const Prim& l = scratch.left[static_cast<std::size_t>(f)];
-          const Prim& r = scratch.right[static_cast<std::size_t>(f)];
-          // PLM states of positive cells can still be non-positive; fall back to the cells.
-          const bool ok = !bad_state(l.rho, l.p) && !bad_state(r.rho, r.p);
-          const Prim& ll = ok ? l : w[g[axis] - 1 + f];
-          const Prim& rr = ok ? r : w[g[axis] + f];
-          scratch.flux[static_cast<std::size_t>(f)] =
-              args.riemann == Riemann::hllc ? hllc(ll, rr, gamma) : hlle(ll, rr, gamma);
+          scratch.flux[static_cast<std::size_t>(e)] =
+              args.riemann == Riemann::hllc ? hllc(l, rr, gamma) : hlle(l, rr, gamma);
         }
         int vmap[5];
         vmap[0] = 0;
@@ -225,7 +250,7 @@ CellFault hydro_stage(const StageArgs& args) {
           int ci[3];
           ci[axis] = m;
           ci[t0] = p;
-          ci[t1] = q;
+          ci[t1] = r;
           const Flux& lo = scratch.flux[static_cast<std::size_t>(m)];
           const Flux& hi = scratch.flux[static_cast<std::size_t>(m + 1)];
           const double diff[5] = {hi.rho - lo.rho, hi.mn - lo.mn, hi.mt0 - lo.mt0, hi.mt1 - lo.mt1,
@@ -242,7 +267,7 @@ CellFault hydro_stage(const StageArgs& args) {
           const std::size_t c = s.index(v, i + g[0], j + g[1], k + g[2]);
           dst[c] = base[c] + scratch.du[du_index(v, i, j, k)];
         }
-  return fault;
+  return {};
 }
 
 ScanResult scan_block(const tessera::BlockShape& s, int dim, const double* block, int group,
