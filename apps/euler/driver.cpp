@@ -56,12 +56,16 @@ void Driver::initialize() {
   // Momentum components of both groups (U and U*) flip sign at a reflecting wall.
   mo.halo.vector_axis = {-1, 0, 1, 2, -1, -1, 0, 1, 2, -1};
   mesh_ = std::make_unique<tessera::AmrMesh>(session_.comm(), exec, mo);
-  scan_handle_ = runtime.create_reduction_handle<std::int64_t>(
-      "euler.scan", &scans_done_, [](std::int64_t& total, std::int64_t done) { total += done; });
   dt_handle_ = runtime.create_handle("euler.dt");
 
   tessera::AmrMesh& mesh = *mesh_;
   const tessera::BlockShape& shape = mesh.shape();
+  const auto blocks = static_cast<std::size_t>(mesh.local_count());
+  scans_.assign(blocks, ScanResult{});
+  for (auto& faults : stage_faults_) faults.assign(blocks, CellFault{});
+  for (std::size_t b = 0; b < blocks; ++b)
+    scan_handles_.push_back(runtime.create_handle(fmt::format("euler.scan{}", b)));
+  replay_ = options_.replay && exec.model() == tessera::ExecModel::dataflow;
   for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
     double* block = mesh.data(b);
     const tessera::BlockPlace place = mesh.place(b);
@@ -86,7 +90,7 @@ void Driver::initialize() {
   exec.end_phase();
 }
 
-void Driver::submit_stage(int stage, double dt) {
+void Driver::submit_stage(int stage) {
   tessera::Exec& exec = session_.exec();
   tessera::Runtime& runtime = session_.runtime();
   tessera::AmrMesh& mesh = *mesh_;
@@ -96,9 +100,9 @@ void Driver::submit_stage(int stage, double dt) {
   exec.end_phase();
   exec.begin_phase("hydro");
   auto& faults = stage_faults_[stage];
-  faults.assign(static_cast<std::size_t>(mesh.local_count()), CellFault{});
   std::vector<tessera::Access> acc;
-  const double factor = stage == 0 ? 0.5 * dt : dt;
+  const double factor = stage == 0 ? 0.5 : 1.0;
+  const double* step = &step_;
   for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
     StageArgs args;
     args.shape = &mesh.shape();
@@ -108,7 +112,8 @@ void Driver::submit_stage(int stage, double dt) {
     args.base_group = 0;
     args.dst_group = stage == 0 ? 1 : 0;
     const int level = mesh.place(b).level;
-    for (int a = 0; a < 3; ++a) args.dt_dx[a] = factor / std::ldexp(geo_.dx[a], -level);
+    std::array<double, 3> dx{};
+    for (int a = 0; a < 3; ++a) dx[a] = std::ldexp(geo_.dx[a], -level);
     // VL2 as Athena++ runs it: first-order fluxes in the predictor.
     args.reconstruct = stage == 0 ? Reconstruct::pcm : options_.reconstruct;
     args.riemann = options_.riemann;
@@ -124,20 +129,23 @@ void Driver::submit_stage(int stage, double dt) {
     CellFault* fault = &faults[static_cast<std::size_t>(b)];
     runtime.submit(
         stage == 0 ? "euler_predict" : "euler_correct", std::span<const tessera::Access>(acc),
-        [args, fault] { *fault = hydro_stage(args); },
+        [args, fault, step, factor, dx] {
+          StageArgs a = args;
+          for (int axis = 0; axis < 3; ++axis) a.dt_dx[axis] = factor * *step / dx[axis];
+          *fault = hydro_stage(a);
+        },
         mesh.is_skeleton(b) ? exec.skeleton_priority() : tessera::Priority::normal);
   }
   exec.end_phase();
 }
 
-double Driver::next_dt() {
+void Driver::submit_scan() {
   tessera::Exec& exec = session_.exec();
   tessera::Runtime& runtime = session_.runtime();
   tessera::AmrMesh& mesh = *mesh_;
   exec.begin_phase("timestep");
   const std::int32_t n = mesh.local_count();
-  scans_.assign(static_cast<std::size_t>(n), ScanResult{});
-  scans_done_ = 0;
+  std::vector<tessera::Access> acc;
   for (std::int32_t b = 0; b < n; ++b) {
     ScanResult* out = &scans_[static_cast<std::size_t>(b)];
     const tessera::BlockShape* shape = &mesh.shape();
@@ -146,30 +154,37 @@ double Driver::next_dt() {
     for (int a = 0; a < 3; ++a) dx[a] = std::ldexp(geo_.dx[a], -mesh.place(b).level);
     const int dim = options_.dim;
     const double gamma = options_.gamma;
-    const tessera::Handle h = scan_handle_;
-    runtime.submit("euler_scan", {tessera::read(mesh.interior(b, 0)), tessera::reduce(h)},
-                   [=](tessera::TaskContext& ctx) {
-                     *out = scan_block(*shape, dim, block, 0, dx, gamma);
-                     ctx.reduction_slot<std::int64_t>(h) += 1;
-                   });
+    runtime.submit("euler_scan",
+                   {tessera::read(mesh.interior(b, 0)),
+                    tessera::write(scan_handles_[static_cast<std::size_t>(b)])},
+                   [=] { *out = scan_block(*shape, dim, block, 0, dx, gamma); });
+    acc.push_back(tessera::read(scan_handles_[static_cast<std::size_t>(b)]));
   }
-  runtime.submit("euler_dt_min", {tessera::readwrite(scan_handle_), tessera::write(dt_handle_)},
-                 [this, n] {
-                   double dt = std::numeric_limits<double>::infinity();
-                   bool bad = false;
-                   for (std::int32_t b = 0; b < n; ++b) {
-                     const auto i = static_cast<std::size_t>(b);
-                     dt = std::min(dt, scans_[i].dt);
-                     bad = bad || scans_[i].fault.bad;
-                     for (const auto& faults : stage_faults_)
-                       bad = bad || (i < faults.size() && faults[i].bad);
-                   }
-                   dt_reduce_[0] = dt;
-                   dt_reduce_[1] = bad ? -1.0 : 0.0;
-                 });
+  acc.push_back(tessera::write(dt_handle_));
+  runtime.submit("euler_dt_min", std::span<const tessera::Access>(acc), [this, n] {
+    double dt = std::numeric_limits<double>::infinity();
+    bool bad = false;
+    for (std::int32_t b = 0; b < n; ++b) {
+      const auto i = static_cast<std::size_t>(b);
+      dt = std::min(dt, scans_[i].dt);
+      bad = bad || scans_[i].fault.bad || stage_faults_[0][i].bad || stage_faults_[1][i].bad;
+    }
+    dt_reduce_[0] = dt;
+    dt_reduce_[1] = bad ? -1.0 : 0.0;
+  });
   session_.comm().iallreduce(dt_handle_, dt_reduce_, 2, MPI_DOUBLE, MPI_MIN);
-  runtime.wait_for(dt_handle_);
   exec.end_phase();
+}
+
+double Driver::next_dt() {
+  submit_scan();
+  session_.runtime().wait_for(dt_handle_);
+  return finish_dt();
+}
+
+double Driver::finish_dt() {
+  tessera::AmrMesh& mesh = *mesh_;
+  const std::int32_t n = mesh.local_count();
   if (dt_reduce_[1] < 0) {
     // Every rank with a bad cell names it; all ranks stop.
     for (std::int32_t b = 0; b < n; ++b) {
@@ -284,11 +299,25 @@ int Driver::run() {
          (options_.max_cycles == 0 || cycle_ < options_.max_cycles)) {
     const bool last = options_.t_end - time_ <= dt;
     const double step = last ? options_.t_end - time_ : dt;
-    submit_stage(0, step);
-    submit_stage(1, step);
+    step_ = step;
+    const bool replay_cycle = replay_;
+    if (replay_cycle) {
+      if (!cycle_graph_) {
+        tessera::Runtime& runtime = session_.runtime();
+        runtime.begin_recording();
+        submit_stage(0);
+        submit_stage(1);
+        submit_scan();
+        cycle_graph_ = std::make_unique<tessera::IterationGraph>(runtime.end_recording());
+      }
+      session_.runtime().replay(*cycle_graph_, cycle_, 1);
+    } else {
+      submit_stage(0);
+      submit_stage(1);
+    }
     ++cycle_;
     time_ = last ? options_.t_end : time_ + step;
-    dt = next_dt();
+    dt = replay_cycle ? finish_dt() : next_dt();
     if (failed_) break;
     if (!options_.history.empty()) write_history_line(step);
     if (cycle_ % options_.progress_every == 0)

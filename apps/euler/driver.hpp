@@ -4,7 +4,10 @@
 //   ghost exchange of U* (group 1); per block: stage 2 (PLM fluxes, U = U - dt div F(U*))
 //   per block: scan for the next time step and bad cells; one task takes the minimum over
 //   the blocks; an all-reduce (MIN, exact) gives the global step, which the main thread waits
-//   for before it submits the next cycle.
+//   for before it starts the next cycle.
+// Under dataflow the cycle's tasks are recorded once and replayed every cycle (the mesh
+// does not change), so small blocks do not pay for dependency analysis each cycle; tasks
+// read the step from the driver when they run. --no-replay submits every cycle.
 // A block's two states live in one BlockStore slot: variables 0-4 (U) and 5-9 (U*), two
 // communication groups with their own handles.
 
@@ -41,9 +44,13 @@ class Driver {
 
  private:
   void initialize();
-  void submit_stage(int stage, double dt);
-  /// Submits the scan and the global minimum; waits; returns the CFL step (0 on a fault,
-  /// after every faulty rank printed its cell).
+  /// Submits stage 0 (predictor) or 1 (corrector) of a cycle with step *step_.
+  void submit_stage(int stage);
+  /// Submits the scans, the minimum over blocks and the all-reduce into dt_reduce_.
+  void submit_scan();
+  /// After the all-reduce: the CFL step, or 0 after a fault (every faulty rank printed
+  /// its cell).
+  double finish_dt();
   double next_dt();
   /// Collective; every task must be done.
   Totals totals();
@@ -57,8 +64,10 @@ class Driver {
   // Per local block, written by its tasks and read by the combining task.
   std::vector<CellFault> stage_faults_[2];
   std::vector<ScanResult> scans_;
-  std::int64_t scans_done_ = 0;
-  tessera::Handle scan_handle_;
+  std::vector<tessera::Handle> scan_handles_;  // per local block
+  double step_ = 0;                            // the step the stage tasks read
+  bool replay_ = false;
+  std::unique_ptr<tessera::IterationGraph> cycle_graph_;
   tessera::Handle dt_handle_;
   double dt_reduce_[2] = {0, 0};  // [0] min step, [1] -1 if some rank found a bad cell
 

@@ -43,6 +43,8 @@ void register_options(tessera::Session& session, Options& o) {
                  "path prefix of the VTK files: <prefix>_c<cycle>.vtk (default euler)");
   cli.add_option("--progress-every", o.progress_every,
                  "cycles between progress lines (default 10)");
+  cli.add_flag("!--no-replay", o.replay,
+               "submit every cycle's tasks instead of replaying the recorded cycle (dataflow)");
   cli.add_option("--blast-radius", o.blast_radius, "blast: radius of the hot region (0.1)");
   cli.add_option("--blast-pressure", o.blast_pressure, "blast: ambient pressure (0.1)");
   cli.add_option("--blast-pressure-ratio", o.blast_pressure_ratio,

@@ -36,6 +36,7 @@ struct Options {
   int plot_every = 0;
   std::string plot_prefix = "euler";
   int progress_every = 10;
+  bool replay = true;
   double blast_radius = 0.1;
   double blast_pressure = 0.1;
   double blast_pressure_ratio = 100;
