@@ -53,6 +53,9 @@ void Driver::initialize() {
   mo.shape.num_vars = 2 * kVars;
   mo.shape.group_size = kVars;
   mo.halo.boundary = geo_.boundary;
+  mo.halo.send_faces = options_.send_faces || options_.max_comm_tasks > 0;
+  mo.halo.max_comm_tasks = options_.max_comm_tasks;
+  mo.halo.separate_buffers = options_.separate_buffers;
   // Momentum components of both groups (U and U*) flip sign at a reflecting wall.
   mo.halo.vector_axis = {-1, 0, 1, 2, -1, -1, 0, 1, 2, -1};
   mesh_ = std::make_unique<tessera::AmrMesh>(session_.comm(), exec, mo);
@@ -361,7 +364,7 @@ nlohmann::json Driver::json() const {
   j["dim"] = options_.dim;
   j["cycles"] = cycle_;
   j["time"] = time_;
-  j["cells"] = cells;
+  j["cells"] = static_cast<std::int64_t>(cells);
   j["blocks"] = mesh_->forest().global_count();
   j["loop_s"] = loop_seconds_;
   j["zone_cycles_per_s"] = loop_seconds_ > 0 ? cells * cycle_ / loop_seconds_ : 0.0;

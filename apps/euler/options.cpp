@@ -43,6 +43,12 @@ void register_options(tessera::Session& session, Options& o) {
                  "path prefix of the VTK files: <prefix>_c<cycle>.vtk (default euler)");
   cli.add_option("--progress-every", o.progress_every,
                  "cycles between progress lines (default 10)");
+  cli.add_flag("--send-faces", o.send_faces,
+               "one message per block face instead of one per neighbour rank and axis");
+  cli.add_option("--max-comm-tasks", o.max_comm_tasks,
+                 "with --send-faces: most messages per neighbour rank and axis; 0 = one per face");
+  cli.add_flag("--separate-buffers", o.separate_buffers,
+               "a message buffer per axis (the axes' messages do not wait for each other)");
   cli.add_flag("!--no-replay", o.replay,
                "submit every cycle's tasks instead of replaying the recorded cycle (dataflow)");
   cli.add_option("--blast-radius", o.blast_radius, "blast: radius of the hot region (0.1)");
@@ -149,6 +155,8 @@ void validate_options(tessera::Session& session, Options& o) {
       "--derefine-below", fmt::format("must be in [0, --refine-above), got {}", o.derefine_below));
   require(o.adapt_every >= 1, "--adapt-every", fmt::format("must be >= 1, got {}", o.adapt_every));
   require(o.plot_every >= 0, "--plot-every", fmt::format("must be >= 0, got {}", o.plot_every));
+  require(o.max_comm_tasks >= 0, "--max-comm-tasks",
+          fmt::format("must be >= 0, got {}", o.max_comm_tasks));
   require(o.progress_every >= 1, "--progress-every",
           fmt::format("must be >= 1, got {}", o.progress_every));
   require(o.blast_radius > 0 && o.blast_radius < 0.5, "--blast-radius",

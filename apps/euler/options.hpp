@@ -37,6 +37,9 @@ struct Options {
   std::string plot_prefix = "euler";
   int progress_every = 10;
   bool replay = true;
+  bool send_faces = false;
+  int max_comm_tasks = 0;
+  bool separate_buffers = false;
   double blast_radius = 0.1;
   double blast_pressure = 0.1;
   double blast_pressure_ratio = 100;

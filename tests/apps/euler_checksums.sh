@@ -2,7 +2,8 @@
 # euler gives bitwise identical checksums, conserved totals and time under every execution
 # model on 1, 2 and 4 ranks with 1 and 2 threads: a 3-D periodic blast and a 2-D Sedov blast
 # between reflecting walls (every boundary kind and both dimensions), small grids; the
-# dataflow runs replay the recorded cycle, one run submits every cycle (--no-replay).
+# dataflow runs replay the recorded cycle, one run submits every cycle (--no-replay), and
+# the halo message options (--send-faces, --max-comm-tasks, --separate-buffers) agree too.
 # Usage: euler_checksums.sh <build>/bin
 set -euo pipefail
 bin="$1"
@@ -39,7 +40,9 @@ for i in "${!inputs[@]}"; do
   done
   run "in${i}_priorities_none" 2 --exec dataflow --threads 2 --priorities none "${input[@]}"
   run "in${i}_no_replay" 4 --exec dataflow --threads 2 --no-replay "${input[@]}"
-  runs+=("in${i}_priorities_none" "in${i}_no_replay")
+  run "in${i}_send_faces" 4 --exec dataflow --threads 2 --send-faces --separate-buffers "${input[@]}"
+  run "in${i}_max_comm_tasks" 2 --exec bsp --max-comm-tasks 2 "${input[@]}"
+  runs+=("in${i}_priorities_none" "in${i}_no_replay" "in${i}_send_faces" "in${i}_max_comm_tasks")
   reference="$(invariant "$tmp/in${i}_bsp_np1.json")"
   for r in "${runs[@]}"; do
     got="$(invariant "$tmp/$r.json")"

@@ -52,6 +52,7 @@ expect_error --riemann --riemann roe
 expect_error --axis --axis z --dim 2
 expect_error --boundary --boundary open
 expect_error --plot-every --plot-every -1
+expect_error --max-comm-tasks --max-comm-tasks -2
 expect_error --exec --exec threads
 ranks=2
 expect_error "cycle 29" --problem blast --dim 2 --cells 32 32 --block-cells 16 16 --cfl 0.99 \
