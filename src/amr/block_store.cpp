@@ -8,11 +8,18 @@
 namespace tessera {
 
 BlockStore::BlockStore(Runtime& runtime, BlockShape shape) : runtime_(runtime), shape_(shape) {
-  for (int a = 0; a < 3; ++a)
-    if (shape.cells[a] < 2 || shape.cells[a] % 2 != 0)
+  for (int a = 0; a < 3; ++a) {
+    const bool flat = shape.cells[a] == 1 && shape.ghost[a] == 0;
+    if (!flat && (shape.cells[a] < 2 || shape.cells[a] % 2 != 0))
       throw std::invalid_argument(
           fmt::format("BlockStore: cells per block must be even and >= 2, got {} on axis {}",
                       shape.cells[a], a));
+    if (!flat && (shape.ghost[a] < 1 || shape.ghost[a] > shape.cells[a]))
+      throw std::invalid_argument(
+          fmt::format("BlockStore: ghost layers must be in 1..{} (the cells per block) on axis "
+                      "{}, got {}",
+                      shape.cells[a], a, shape.ghost[a]));
+  }
   if (shape.num_vars < 1 || shape.group_size < 1 || shape.group_size > shape.num_vars)
     throw std::invalid_argument(
         fmt::format("BlockStore: need num_vars >= 1 and 1 <= group_size <= num_vars, got {} and {}",

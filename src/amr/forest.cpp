@@ -119,8 +119,8 @@ struct Forest::P4est {
   }
 };
 
-Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks)
-    : root_blocks_(root_blocks), p4est_(std::make_unique<P4est>()) {
+Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::array<bool, 3> periodic)
+    : root_blocks_(root_blocks), periodic_(periodic), p4est_(std::make_unique<P4est>()) {
   for (int a = 0; a < 3; ++a)
     if (root_blocks[a] < 1)
       throw std::invalid_argument("Forest: root block count along axis " + std::to_string(a) +
@@ -128,7 +128,8 @@ Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks)
   init_p4est_once();
   TESSERA_MPI_CHECK(MPI_Comm_dup(comm, &p4est_->comm));
   p4est_->connectivity =
-      p8est_connectivity_new_brick(root_blocks[0], root_blocks[1], root_blocks[2], 0, 0, 0);
+      p8est_connectivity_new_brick(root_blocks[0], root_blocks[1], root_blocks[2],
+                                   periodic[0] ? 1 : 0, periodic[1] ? 1 : 0, periodic[2] ? 1 : 0);
   const auto* conn = p4est_->connectivity;
   p4est_->tree_origin.resize(static_cast<std::size_t>(conn->num_trees));
   for (p4est_topidx_t t = 0; t < conn->num_trees; ++t) {
@@ -167,8 +168,8 @@ int refine_unless_stored(p8est_t* p8est, p4est_topidx_t tree, p8est_quadrant_t* 
 }  // namespace
 
 Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::span<const BlockPlace> leaves,
-               std::span<const std::int64_t> offsets)
-    : Forest(comm, root_blocks) {
+               std::span<const std::int64_t> offsets, std::array<bool, 3> periodic)
+    : Forest(comm, root_blocks, periodic) {
   StoredLeaves stored{{}, &p4est_->tree_origin};
   stored.keys.reserve(leaves.size());
   for (const BlockPlace& p : leaves)

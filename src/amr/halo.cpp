@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 namespace tessera {
@@ -18,21 +19,26 @@ namespace tessera {
 namespace {
 
 enum class LinkKind : std::uint8_t {
-  same,         // same level: the sender's adjacent layer
+  same,         // same level: the sender's adjacent layers
   from_coarse,  // receiver is finer: the sender's quarter face, spread as v/4 over 2x2
   from_fine,    // receiver is coarser: 2x2 sums of the sender's face into one quarter
-  boundary,     // domain boundary: the receiver's own adjacent layer
+  outflow,      // domain boundary: the receiver's own adjacent layer, in every ghost layer
+  reflecting,   // domain boundary: the receiver's own layers mirrored, normal component negated
 };
 
+bool is_boundary(LinkKind kind) {
+  return kind == LinkKind::outflow || kind == LinkKind::reflecting;
+}
+
 // Geometry of one receiver face: axis, tangential axes, index ranges and memory strides.
-// Cell (layer, u, w) of variable v sits at v * sv + layer * sa + u * s0 + w * s1.
+// Cell (layer, u, w) of variable v sits at v * sv + layer * sa + u * s0 + w * s1. Ghost
+// layers are counted by depth d = 0 (next to the face) .. layers - 1.
 struct FaceFrame {
   int axis, t0, t1;
   int n0, n1, h0, h1;
   int lo0, hi0, lo1, hi1;  // tangential ranges of a same-level face (ghosts when extended)
-  int ghost_layer;         // receiver's ghost layer along axis
-  int send_layer;          // sender's interior layer along axis
-  int own_layer;           // receiver's interior layer next to the face (reflective boundary)
+  int n, g;                // cells and ghost layers along the axis
+  bool high;               // the face is the axis' upper face
   std::ptrdiff_t sv, sa, s0, s1;
 
   FaceFrame() = default;
@@ -45,16 +51,15 @@ struct FaceFrame {
     h0 = n0 / 2;
     h1 = n1 / 2;
     // With corners, a pass along `axis` carries the ghosts of the axes exchanged before it.
+    const int g0 = s.ghost[t0], g1 = s.ghost[t1];
     const bool ext0 = corners && t0 < axis, ext1 = corners && t1 < axis;
-    lo0 = ext0 ? 0 : 1;
-    hi0 = ext0 ? n0 + 1 : n0;
-    lo1 = ext1 ? 0 : 1;
-    hi1 = ext1 ? n1 + 1 : n1;
-    const int n = s.cells[axis];
-    const bool high = face % 2 == 1;
-    ghost_layer = high ? n + 1 : 0;
-    send_layer = high ? 1 : n;  // the sender lies beyond the receiver's face
-    own_layer = high ? n : 1;
+    lo0 = ext0 ? 0 : g0;
+    hi0 = ext0 ? n0 + 2 * g0 - 1 : g0 + n0 - 1;
+    lo1 = ext1 ? 0 : g1;
+    hi1 = ext1 ? n1 + 2 * g1 - 1 : g1 + n1 - 1;
+    n = s.cells[axis];
+    g = s.ghost[axis];
+    high = face % 2 == 1;
     const std::ptrdiff_t stride[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
                                       static_cast<std::ptrdiff_t>(s.stride_j()), 1};
     sv = static_cast<std::ptrdiff_t>(s.var_stride());
@@ -62,13 +67,23 @@ struct FaceFrame {
     s0 = stride[t0];
     s1 = stride[t1];
   }
+  /// Receiver's ghost layer at depth d.
+  int ghost_layer(int d) const { return high ? g + n + d : g - 1 - d; }
+  /// Sender's interior layer that fills ghost depth d (the sender lies beyond the face).
+  int send_layer(int d) const { return high ? g + d : g + n - 1 - d; }
+  /// Receiver's own interior layer that fills ghost depth d at a domain boundary.
+  int own_layer(LinkKind kind, int d) const {
+    if (kind == LinkKind::outflow) return high ? g + n - 1 : g;
+    return high ? g + n - 1 - d : g + d;
+  }
   /// Start of variable v's plane `layer` along the axis.
   template <class T>
   T* plane(T* block, int v, int layer) const {
     return block + v * sv + layer * sa;
   }
   std::size_t same_values() const {
-    return static_cast<std::size_t>(hi0 - lo0 + 1) * static_cast<std::size_t>(hi1 - lo1 + 1);
+    return static_cast<std::size_t>(hi0 - lo0 + 1) * static_cast<std::size_t>(hi1 - lo1 + 1) *
+           static_cast<std::size_t>(g);
   }
   bool extended() const { return lo0 == 0 || lo1 == 0; }
 };
@@ -119,24 +134,30 @@ struct AmrHalo::Buffer {
 namespace {
 
 std::size_t payload_values(const FaceFrame& fr, LinkKind kind) {
-  return kind == LinkKind::same || kind == LinkKind::boundary
+  return kind == LinkKind::same || is_boundary(kind)
              ? fr.same_values()
              : static_cast<std::size_t>(fr.h0) * static_cast<std::size_t>(fr.h1);
 }
 
 // Writes the payload of one link for variables first .. first + vars - 1 of `src`.
+// Level jumps exist only with one ghost layer (the constructor checks), so their cases use
+// depth 0 and the 1-based interior indices of that layout.
 void pack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double* src, int first,
                int vars, double* out) {
-  const int layer = kind == LinkKind::boundary ? fr.own_layer : fr.send_layer;
   const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
   for (int v = first; v < first + vars; ++v) {
-    const double* p = fr.plane(src, v, layer);
-    if (kind == LinkKind::same || kind == LinkKind::boundary) {
-      for (int u = fr.lo0; u <= fr.hi0; ++u) {
-        const double* row = p + u * s0;
-        for (int w = fr.lo1; w <= fr.hi1; ++w) *out++ = row[w * s1];
+    if (kind == LinkKind::same) {
+      for (int d = 0; d < fr.g; ++d) {
+        const double* p = fr.plane(src, v, fr.send_layer(d));
+        for (int u = fr.lo0; u <= fr.hi0; ++u) {
+          const double* row = p + u * s0;
+          for (int w = fr.lo1; w <= fr.hi1; ++w) *out++ = row[w * s1];
+        }
       }
-    } else if (kind == LinkKind::from_coarse) {
+      continue;
+    }
+    const double* p = fr.plane(src, v, fr.send_layer(0));
+    if (kind == LinkKind::from_coarse) {
       for (int u = 1; u <= fr.h0; ++u) {
         const double* row = p + (q0 * fr.h0 + u) * s0 + q1 * fr.h1 * s1;
         for (int w = 1; w <= fr.h1; ++w) *out++ = row[w * s1];
@@ -171,14 +192,17 @@ void unpack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, double* dst
                  int vars, const double* in) {
   const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
   for (int v = first; v < first + vars; ++v) {
-    double* g = fr.plane(dst, v, fr.ghost_layer);
-    if (kind == LinkKind::same || kind == LinkKind::boundary) {
-      for (int u = fr.lo0; u <= fr.hi0; ++u) {
-        double* row = g + u * s0;
-        for (int w = fr.lo1; w <= fr.hi1; ++w) row[w * s1] = *in++;
+    if (kind == LinkKind::same) {
+      for (int d = 0; d < fr.g; ++d) {
+        double* g = fr.plane(dst, v, fr.ghost_layer(d));
+        for (int u = fr.lo0; u <= fr.hi0; ++u) {
+          double* row = g + u * s0;
+          for (int w = fr.lo1; w <= fr.hi1; ++w) row[w * s1] = *in++;
+        }
       }
       continue;
     }
+    double* g = fr.plane(dst, v, fr.ghost_layer(0));
     if (kind == LinkKind::from_coarse) {
       for (int u = 1; u <= fr.h0; ++u) {
         double* a = g + (2 * u - 1) * s0;
@@ -205,21 +229,29 @@ void unpack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, double* dst
 }
 
 // An on-rank link: same-level faces and boundaries copy plane to plane; level jumps go
-// through the payload so that they give exactly what a message would.
+// through the payload so that they give exactly what a message would. A reflecting boundary
+// negates the variables v with vector_axis[v] == the face's axis.
 void copy_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double* src, double* dst,
-               int first, int vars) {
-  if (kind == LinkKind::same || kind == LinkKind::boundary) {
-    const int layer = kind == LinkKind::boundary ? fr.own_layer : fr.send_layer;
+               int first, int vars, const std::vector<int>& vector_axis) {
+  if (kind == LinkKind::same || is_boundary(kind)) {
     const int count = fr.hi1 - fr.lo1 + 1;
     for (int v = first; v < first + vars; ++v) {
-      const double* p = fr.plane(src, v, layer);
-      double* g = fr.plane(dst, v, fr.ghost_layer);
-      for (int u = fr.lo0; u <= fr.hi0; ++u) {
-        const std::ptrdiff_t row = u * fr.s0 + fr.lo1 * fr.s1;
-        if (fr.s1 == 1) {  // x and y faces: rows are contiguous (short: no memmove call)
-          for (int w = 0; w < count; ++w) g[row + w] = p[row + w];
-        } else {
-          for (int w = 0; w < count; ++w) g[row + w * fr.s1] = p[row + w * fr.s1];
+      const bool normal = static_cast<std::size_t>(v) < vector_axis.size() &&
+                          vector_axis[static_cast<std::size_t>(v)] == fr.axis;
+      const double sign = kind == LinkKind::reflecting && normal ? -1.0 : 1.0;
+      for (int d = 0; d < fr.g; ++d) {
+        const int layer = kind == LinkKind::same ? fr.send_layer(d) : fr.own_layer(kind, d);
+        const double* p = fr.plane(src, v, layer);
+        double* g = fr.plane(dst, v, fr.ghost_layer(d));
+        for (int u = fr.lo0; u <= fr.hi0; ++u) {
+          const std::ptrdiff_t row = u * fr.s0 + fr.lo1 * fr.s1;
+          if (sign < 0) {
+            for (int w = 0; w < count; ++w) g[row + w * fr.s1] = -p[row + w * fr.s1];
+          } else if (fr.s1 == 1) {  // x and y faces: rows are contiguous (short: no memmove)
+            for (int w = 0; w < count; ++w) g[row + w] = p[row + w];
+          } else {
+            for (int w = 0; w < count; ++w) g[row + w * fr.s1] = p[row + w * fr.s1];
+          }
         }
       }
     }
@@ -281,7 +313,12 @@ void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> sl
     fill.dst = store_.data(fill.receiver_slot);
     const BlockPlace& me = forest.local(b);
     for (int f = 0; f < kBlockFaces; ++f) {
+      if (store_.shape().ghost[static_cast<std::size_t>(f / 2)] == 0) continue;  // flat axis
       const FaceNeighbors& nb = forest.neighbors(b, f);
+      if ((nb.kind == FaceKind::coarser || nb.kind == FaceKind::finer) &&
+          store_.shape().wide_ghosts())
+        throw std::logic_error(
+            "AmrHalo: a level jump needs one ghost layer per axis (BlockShape::ghost)");
       const auto add = [&](BlockRef sender, Relation rel) {
         Link link;
         link.face = static_cast<std::int8_t>(f);
@@ -290,10 +327,9 @@ void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> sl
         link.q1 = static_cast<std::int8_t>(rel.q1);
         link.dst = fill.dst;
         link.receiver_slot = fill.receiver_slot;
-        if (rel.kind == LinkKind::boundary || !sender.ghost) {
-          link.sender_slot = rel.kind == LinkKind::boundary
-                                 ? fill.receiver_slot
-                                 : slots[static_cast<std::size_t>(sender.index)];
+        if (is_boundary(rel.kind) || !sender.ghost) {
+          link.sender_slot = is_boundary(rel.kind) ? fill.receiver_slot
+                                                   : slots[static_cast<std::size_t>(sender.index)];
           link.src = store_.data(link.sender_slot);
           fill.links.push_back(link);
           ++counts_.local_faces;
@@ -301,7 +337,11 @@ void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> sl
       };
       switch (nb.kind) {
         case FaceKind::boundary:
-          add(BlockRef{}, {LinkKind::boundary, 0, 0});
+          add(BlockRef{},
+              {options_.boundary[static_cast<std::size_t>(f)] == BoundaryKind::reflecting
+                   ? LinkKind::reflecting
+                   : LinkKind::outflow,
+               0, 0});
           break;
         case FaceKind::same:
           add(nb.blocks[0], {LinkKind::same, 0, 0});
@@ -330,6 +370,7 @@ void AmrHalo::build_remote(const Forest& forest, std::span<const std::int32_t> s
     const std::int32_t slot = slots[static_cast<std::size_t>(b)];
     double* data = store_.data(slot);
     for (int f = 0; f < kBlockFaces; ++f) {
+      if (store_.shape().ghost[static_cast<std::size_t>(f / 2)] == 0) continue;  // flat axis
       const FaceNeighbors& nb = forest.neighbors(b, f);
       for (int h = 0; h < nb.count(); ++h) {
         const BlockRef other = nb.blocks[static_cast<std::size_t>(h)];
@@ -376,9 +417,11 @@ void AmrHalo::build_remote(const Forest& forest, std::span<const std::int32_t> s
                                  std::vector<Message>& out) {
     out.clear();
     for (auto& [key, links] : groups) {
-      // Both sides order a (peer, axis) pair's faces the same way: by sender, then receiver.
+      // Both sides order a (peer, axis) pair's faces the same way: by sender, then receiver,
+      // then the receiver's face (on a periodic axis two blocks can meet across two faces).
       std::sort(links.begin(), links.end(), [](const Link& a, const Link& b) {
-        return std::tie(a.sender_gid, a.receiver_gid) < std::tie(b.sender_gid, b.receiver_gid);
+        return std::tie(a.sender_gid, a.receiver_gid, a.face) <
+               std::tie(b.sender_gid, b.receiver_gid, b.face);
       });
       std::size_t chunks = 1;
       if (options_.send_faces) {
@@ -526,12 +569,12 @@ void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
     const LocalFill* f = &fill;
     runtime.submit(
         "halo_local", std::span<const Access>(acc),
-        [f, frames, first_var, vars, first_axis, last_axis] {
+        [f, frames, first_var, vars, first_axis, last_axis, axes = &options_.vector_axis] {
           for (const Link& link : f->links) {
             const int axis = link.face / 2;
             if (axis < first_axis || axis > last_axis) continue;
             copy_link(frames->face[link.face], link.kind, link.q0, link.q1, link.src, link.dst,
-                      first_var, vars);
+                      first_var, vars, *axes);
           }
         },
         TaskAttributes(fill.skeleton ? skeleton : Priority::normal));

@@ -54,19 +54,21 @@ void merge_from(const BlockShape& s, const double* child_data, int child, double
 
 // Interior cells of all variables, contiguous (var, i, j, k order).
 void pack_interior(const BlockShape& s, const double* block, double* out) {
+  const auto& g = s.ghost;
   for (int v = 0; v < s.num_vars; ++v)
-    for (int i = 1; i <= s.cells[0]; ++i)
-      for (int j = 1; j <= s.cells[1]; ++j) {
-        const double* row = block + s.index(v, i, j, 1);
+    for (int i = g[0]; i < g[0] + s.cells[0]; ++i)
+      for (int j = g[1]; j < g[1] + s.cells[1]; ++j) {
+        const double* row = block + s.index(v, i, j, g[2]);
         out = std::copy(row, row + s.cells[2], out);
       }
 }
 
 void unpack_interior(const BlockShape& s, const double* in, double* block) {
+  const auto& g = s.ghost;
   for (int v = 0; v < s.num_vars; ++v)
-    for (int i = 1; i <= s.cells[0]; ++i)
-      for (int j = 1; j <= s.cells[1]; ++j) {
-        std::copy(in, in + s.cells[2], block + s.index(v, i, j, 1));
+    for (int i = g[0]; i < g[0] + s.cells[0]; ++i)
+      for (int j = g[1]; j < g[1] + s.cells[1]; ++j) {
+        std::copy(in, in + s.cells[2], block + s.index(v, i, j, g[2]));
         in += s.cells[2];
       }
 }
@@ -77,9 +79,10 @@ AmrMesh::AmrMesh(Comm& comm, Exec& exec, AmrMeshOptions options)
     : comm_(comm),
       exec_(exec),
       halo_options_(options.halo),
-      forest_(options.leaves.empty() ? std::make_unique<Forest>(comm.mpi(), options.root_blocks)
-                                     : std::make_unique<Forest>(comm.mpi(), options.root_blocks,
-                                                                options.leaves, options.partition)),
+      forest_(options.leaves.empty()
+                  ? std::make_unique<Forest>(comm.mpi(), options.root_blocks, options.periodic)
+                  : std::make_unique<Forest>(comm.mpi(), options.root_blocks, options.leaves,
+                                             options.partition, options.periodic)),
       store_(comm.runtime(), options.shape),
       halo_tags_(comm.allocate_tags("amr halo", AmrHalo::tags_needed())),
       migration_tags_(comm.allocate_tags("amr migration", kMigrationTags)),
@@ -98,6 +101,8 @@ void AmrMesh::rebuild_halo() {
 }
 
 AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
+  if (store_.shape().wide_ghosts())
+    throw std::logic_error("AmrMesh::adapt: needs one ghost layer per axis (BlockShape::ghost)");
   exec_.barrier();
   migration_buffers_.clear();
   const AdaptResult result = forest_->adapt(marks);

@@ -107,15 +107,17 @@ class Forest {
  public:
   /// Collective. Creates the brick of root_blocks[0] x root_blocks[1] x root_blocks[2]
   /// level-0 blocks (each >= 1) over a duplicate of `comm`, split evenly along the SFC.
-  /// Initializes p4est on first use (log level: errors only).
-  Forest(MPI_Comm comm, std::array<int, 3> root_blocks);
+  /// Along a `periodic` axis the brick wraps around: its two end faces are neighbours
+  /// (FaceKind::same or a level jump), not boundaries; one root block is then its own
+  /// neighbour. Initializes p4est on first use (log level: errors only).
+  Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::array<bool, 3> periodic = {});
   /// Collective. Creates the brick and refines it until its leaves are exactly `leaves`
   /// (every block of the forest in SFC order, the same list on every rank, as a checkpoint
   /// stores them). Rank r then owns global indices [offsets[r], offsets[r + 1]) when
   /// `offsets` has size() + 1 entries, else the equal split partition() makes. Throws
   /// std::invalid_argument when the leaves do not tile the brick.
   Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::span<const BlockPlace> leaves,
-         std::span<const std::int64_t> offsets);
+         std::span<const std::int64_t> offsets, std::array<bool, 3> periodic = {});
   ~Forest();
   Forest(const Forest&) = delete;
   Forest& operator=(const Forest&) = delete;
@@ -125,6 +127,7 @@ class Forest {
   /// The forest's own duplicate of the communicator it was created with.
   MPI_Comm communicator() const;
   std::array<int, 3> root_blocks() const { return root_blocks_; }
+  std::array<bool, 3> periodic() const { return periodic_; }
 
   std::int32_t local_count() const { return static_cast<std::int32_t>(local_.size()); }
   std::int32_t ghost_count() const { return static_cast<std::int32_t>(ghost_.size()); }
@@ -199,6 +202,7 @@ class Forest {
                                   std::int64_t shipped) const;
 
   std::array<int, 3> root_blocks_{};
+  std::array<bool, 3> periodic_{};
   std::unique_ptr<P4est> p4est_;
   std::vector<std::int64_t> global_offsets_;
   std::vector<BlockPlace> local_;

@@ -6,7 +6,13 @@
 //   same level      the neighbour's adjacent layer of cells;
 //   from coarser    each coarse face cell v fills the 2x2 fine ghost cells it covers with v/4;
 //   from finer      each coarse ghost cell is the sum of the 4 fine face cells it covers;
-//   domain boundary reflective: the block's own adjacent layer.
+//   domain boundary outflow (default): every ghost layer is the block's own adjacent layer;
+//                   reflecting: ghost layer d mirrors interior layer d, with the sign of
+//                   the face's normal vector components (AmrHaloOptions::vector_axis) flipped.
+// Periodic domains have no boundary faces (Forest's `periodic`). With several ghost layers
+// (BlockShape::ghost) a same-level neighbour sends as many of its layers; level jumps need
+// one ghost layer (the constructor throws std::logic_error otherwise). Faces of a flat axis
+// (ghost 0) exchange nothing.
 // Faces between ranks travel in messages, by default one per (neighbour rank, axis) as
 // in miniAMR; the sender packs exactly what the receiver stores (for a coarse receiver the
 // fine sender packs the 2x2 sums, for a fine receiver the coarse sender packs its quarter
@@ -19,6 +25,7 @@
 // that edge and corner ghosts get filled (miniAMR's scheme). Across a level jump those
 // edge ghosts continue the face ghosts they touch.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -32,8 +39,19 @@
 
 namespace tessera {
 
+/// How the ghosts beyond a domain boundary face are filled.
+enum class BoundaryKind : std::uint8_t {
+  outflow,     ///< zero gradient: copies of the adjacent interior layer
+  reflecting,  ///< mirror image, normal component of a vector negated (a wall)
+};
+
 /// How ghosts of an adaptive mesh are exchanged (the uniform mesh has its own HaloOptions).
 struct AmrHaloOptions {
+  /// Per domain face (0 = -x ... 5 = +z; see kBlockFaces).
+  std::array<BoundaryKind, 6> boundary{};
+  /// Per variable: the axis of the vector it is a component of (momentum x is 0), or -1.
+  /// A reflecting face of axis a negates the variables whose entry is a. Empty: none.
+  std::vector<int> vector_axis;
   /// Fill edge and corner ghosts too (needed by the 27-point stencil).
   bool corners = false;
   /// One message per face instead of one per (neighbour rank, axis) (miniAMR --send_faces).

@@ -25,6 +25,7 @@ namespace tessera {
 /// ghosts are exchanged.
 struct AmrMeshOptions {
   std::array<int, 3> root_blocks{1, 1, 1};  ///< level-0 blocks along x, y, z
+  std::array<bool, 3> periodic{};           ///< axes along which the domain wraps around
   BlockShape shape;
   AmrHaloOptions halo;
   /// When not empty: start from these leaves (all blocks in SFC order, e.g. read from a
@@ -39,7 +40,8 @@ struct AdaptCounts {
   std::int64_t merged = 0;  ///< families of 8 merged into 1
 };
 
-/// The adaptive mesh with its data. Not copyable.
+/// The adaptive mesh with its data. Not copyable. adapt() needs one ghost layer per axis
+/// (its split and merge keep miniAMR's per-cell amounts); migration works with any shape.
 class AmrMesh {
  public:
   /// Collective. Creates the level-0 brick and a slot for every local block (contents

@@ -1,0 +1,21 @@
+// euler: compressible Euler equations on tessera's block mesh (VL2 + PLM + HLLC, the scheme
+// Athena++ runs by default). See docs/apps/euler.md.
+#include "driver.hpp"
+#include "options.hpp"
+#include "tessera/session.hpp"
+
+int main(int argc, char** argv) {
+  tessera::Session session(argc, argv, "euler",
+                           "compressible Euler equations (VL2, PLM, HLLC) on the block mesh");
+  euler::Options options;
+  euler::register_options(session, options);
+  session.start();
+  euler::validate_options(session, options);
+  return tessera::run_guarded([&] {
+    euler::Driver driver(session, options);
+    const int code = driver.run();
+    if (code != 0) return code;
+    session.finish(driver.json());
+    return 0;
+  });
+}

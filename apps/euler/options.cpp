@@ -1,0 +1,176 @@
+#include "options.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace euler {
+
+void register_options(tessera::Session& session, Options& o) {
+  CLI::App& cli = session.cli();
+  cli.add_option("--dim", o.dim, "2 or 3 (default 2)");
+  cli.add_option("--cells", o.cells_raw,
+                 "level-0 cells of the whole domain NX NY [NZ] (default 128 8)")
+      ->expected(2, 3);
+  cli.add_option("--block-cells", o.block_cells_raw,
+                 "cells per block NX NY [NZ], each even and >= 2 (default 16 8)")
+      ->expected(2, 3);
+  cli.add_option("--max-level", o.max_level,
+                 "refinement levels above the base mesh; 0 = uniform (default 0)");
+  cli.add_option("--problem", o.problem_name, "sod | blast | sedov | kh (default sod)");
+  cli.add_option("--axis", o.axis_name, "sod: direction of the shock tube x | y | z (default x)");
+  cli.add_option("--gamma", o.gamma,
+                 "ratio of specific heats > 1 (default: the problem's, 1.4 or 5/3)");
+  cli.add_option("--cfl", o.cfl, "Courant number in (0, 1) (default 0.3)");
+  cli.add_option("--t-end", o.t_end, "end time > 0 (default: the problem's)");
+  cli.add_option("--max-cycles", o.max_cycles, "stop after this many cycles; 0 = no limit");
+  cli.add_option("--reconstruct", o.reconstruct_name, "plm | pcm (default plm)");
+  cli.add_option("--riemann", o.riemann_name, "hllc | hlle (default hllc)");
+  cli.add_option("--boundary", o.boundary_name,
+                 "every domain face: problem (the problem's own) | periodic | outflow | "
+                 "reflecting (default problem)");
+  cli.add_option("--refine-above", o.refine_above,
+                 "refine where the relative density/pressure jump exceeds this (default 0.5)");
+  cli.add_option("--derefine-below", o.derefine_below,
+                 "coarsen where it is below this (default 0.1)");
+  cli.add_option("--adapt-every", o.adapt_every, "cycles between adaptations (default 5)");
+  cli.add_option("--history", o.history,
+                 "CSV file: per cycle time, dt, mass, momentum, energy, blocks");
+  cli.add_option("--lineout", o.lineout, "CSV file: primitives along a line at the final time");
+  cli.add_option("--plot-every", o.plot_every,
+                 "write VTK cell data every this many cycles and at the end; 0 = never");
+  cli.add_option("--plot-prefix", o.plot_prefix,
+                 "path prefix of the VTK files: <prefix>_c<cycle>.vtk (default euler)");
+  cli.add_option("--progress-every", o.progress_every,
+                 "cycles between progress lines (default 10)");
+  cli.add_flag("--send-faces", o.send_faces,
+               "one message per block face instead of one per neighbour rank and axis");
+  cli.add_option("--max-comm-tasks", o.max_comm_tasks,
+                 "with --send-faces: most messages per neighbour rank and axis; 0 = one per face");
+  cli.add_flag("--separate-buffers", o.separate_buffers,
+               "a message buffer per axis (the axes' messages do not wait for each other)");
+  cli.add_flag("!--no-replay", o.replay,
+               "submit every cycle's tasks instead of replaying the recorded cycle (dataflow)");
+  cli.add_option("--blast-radius", o.blast_radius, "blast: radius of the hot region (0.1)");
+  cli.add_option("--blast-pressure", o.blast_pressure, "blast: ambient pressure (0.1)");
+  cli.add_option("--blast-pressure-ratio", o.blast_pressure_ratio,
+                 "blast: inside / ambient pressure (100)");
+  cli.add_option("--sedov-energy", o.sedov_energy, "sedov: deposited energy (1)");
+  cli.add_option("--sedov-pressure", o.sedov_pressure, "sedov: ambient pressure (1e-5)");
+  cli.add_option("--kh-density-contrast", o.kh_density_contrast,
+                 "kh: density jump across the shear layers, drho/rho (1)");
+}
+
+void validate_options(tessera::Session& session, Options& o) {
+  const auto require = [&](bool ok, const char* option, const std::string& message) {
+    if (!ok) session.fail(option, message);
+  };
+  require(o.dim == 2 || o.dim == 3, "--dim", fmt::format("must be 2 or 3, got {}", o.dim));
+  require(static_cast<int>(o.cells_raw.size()) == o.dim, "--cells",
+          fmt::format("needs {} values with --dim {}, got {}", o.dim, o.dim, o.cells_raw.size()));
+  require(
+      static_cast<int>(o.block_cells_raw.size()) == o.dim, "--block-cells",
+      fmt::format("needs {} values with --dim {}, got {}", o.dim, o.dim, o.block_cells_raw.size()));
+  for (int a = 0; a < o.dim; ++a) {
+    const int b = o.block_cells_raw[static_cast<std::size_t>(a)];
+    const int c = o.cells_raw[static_cast<std::size_t>(a)];
+    require(b >= kGhost && b % 2 == 0 && b <= 4096, "--block-cells",
+            fmt::format("must be even, >= {} (the ghost width) and <= 4096, got {}", kGhost, b));
+    require(c >= b && c % b == 0 && c / b <= 65536, "--cells",
+            fmt::format("must be a positive multiple of --block-cells ({}) along each axis, got {}",
+                        b, c));
+    o.cells[static_cast<std::size_t>(a)] = c;
+    o.block_cells[static_cast<std::size_t>(a)] = b;
+  }
+  if (o.problem_name == "sod") {
+    o.problem = Problem::sod;
+  } else if (o.problem_name == "blast") {
+    o.problem = Problem::blast;
+  } else if (o.problem_name == "sedov") {
+    o.problem = Problem::sedov;
+  } else if (o.problem_name == "kh") {
+    o.problem = Problem::kh;
+  } else {
+    session.fail("--problem",
+                 fmt::format("must be sod, blast, sedov or kh, got '{}'", o.problem_name));
+  }
+  require(o.problem != Problem::kh || o.dim == 2, "--problem", "kh is a 2-D problem: use --dim 2");
+  require(o.axis_name == "x" || o.axis_name == "y" || (o.axis_name == "z" && o.dim == 3), "--axis",
+          fmt::format("must be {}, got '{}'", o.dim == 3 ? "x, y or z" : "x or y (--dim 2)",
+                      o.axis_name));
+  o.axis = o.axis_name[0] - 'x';
+  if (o.gamma == 0)
+    o.gamma = o.problem == Problem::blast || o.problem == Problem::kh ? 5.0 / 3.0 : 1.4;
+  require(std::isfinite(o.gamma) && o.gamma > 1 && o.gamma <= 10, "--gamma",
+          fmt::format("must be in (1, 10], got {}", o.gamma));
+  require(std::isfinite(o.cfl) && o.cfl > 0 && o.cfl < 1, "--cfl",
+          fmt::format("must be in (0, 1), got {}", o.cfl));
+  if (o.t_end == 0) {
+    switch (o.problem) {
+      case Problem::sod:
+        o.t_end = 0.25;
+        break;
+      case Problem::blast:
+        o.t_end = 0.2;
+        break;
+      case Problem::sedov:
+        o.t_end = 0.05;
+        break;
+      case Problem::kh:
+        o.t_end = 2.0;
+        break;
+    }
+  }
+  require(std::isfinite(o.t_end) && o.t_end > 0, "--t-end",
+          fmt::format("must be > 0, got {}", o.t_end));
+  require(o.max_cycles >= 0, "--max-cycles", fmt::format("must be >= 0, got {}", o.max_cycles));
+  if (o.reconstruct_name == "plm") {
+    o.reconstruct = Reconstruct::plm;
+  } else if (o.reconstruct_name == "pcm") {
+    o.reconstruct = Reconstruct::pcm;
+  } else {
+    session.fail("--reconstruct", fmt::format("must be plm or pcm, got '{}'", o.reconstruct_name));
+  }
+  if (o.riemann_name == "hllc") {
+    o.riemann = Riemann::hllc;
+  } else if (o.riemann_name == "hlle") {
+    o.riemann = Riemann::hlle;
+  } else {
+    session.fail("--riemann", fmt::format("must be hllc or hlle, got '{}'", o.riemann_name));
+  }
+  require(
+      o.boundary_name == "problem" || o.boundary_name == "periodic" ||
+          o.boundary_name == "outflow" || o.boundary_name == "reflecting",
+      "--boundary",
+      fmt::format("must be problem, periodic, outflow or reflecting, got '{}'", o.boundary_name));
+  require(o.max_level >= 0 && o.max_level <= 10, "--max-level",
+          fmt::format("must be in 0..10, got {}", o.max_level));
+  require(o.max_level == 0, "--max-level",
+          "adaptive refinement is not implemented yet (flux correction at coarse-fine faces "
+          "is missing); use 0");
+  require(std::isfinite(o.refine_above) && o.refine_above > 0, "--refine-above",
+          fmt::format("must be > 0, got {}", o.refine_above));
+  require(
+      std::isfinite(o.derefine_below) && o.derefine_below >= 0 && o.derefine_below < o.refine_above,
+      "--derefine-below", fmt::format("must be in [0, --refine-above), got {}", o.derefine_below));
+  require(o.adapt_every >= 1, "--adapt-every", fmt::format("must be >= 1, got {}", o.adapt_every));
+  require(o.plot_every >= 0, "--plot-every", fmt::format("must be >= 0, got {}", o.plot_every));
+  require(o.max_comm_tasks >= 0, "--max-comm-tasks",
+          fmt::format("must be >= 0, got {}", o.max_comm_tasks));
+  require(o.progress_every >= 1, "--progress-every",
+          fmt::format("must be >= 1, got {}", o.progress_every));
+  require(o.blast_radius > 0 && o.blast_radius < 0.5, "--blast-radius",
+          fmt::format("must be in (0, 0.5), got {}", o.blast_radius));
+  require(o.blast_pressure > 0 && std::isfinite(o.blast_pressure), "--blast-pressure",
+          fmt::format("must be > 0, got {}", o.blast_pressure));
+  require(o.blast_pressure_ratio > 0 && std::isfinite(o.blast_pressure_ratio),
+          "--blast-pressure-ratio", fmt::format("must be > 0, got {}", o.blast_pressure_ratio));
+  require(o.sedov_energy > 0 && std::isfinite(o.sedov_energy), "--sedov-energy",
+          fmt::format("must be > 0, got {}", o.sedov_energy));
+  require(o.sedov_pressure > 0 && std::isfinite(o.sedov_pressure), "--sedov-pressure",
+          fmt::format("must be > 0, got {}", o.sedov_pressure));
+  require(o.kh_density_contrast > -1 && std::isfinite(o.kh_density_contrast),
+          "--kh-density-contrast", fmt::format("must be > -1, got {}", o.kh_density_contrast));
+}
+
+}  // namespace euler

@@ -1,0 +1,70 @@
+#pragma once
+// Options of the euler app (see docs/apps/euler.md), registered on the Session's parser and
+// validated on every rank before any work.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "tessera/session.hpp"
+
+namespace euler {
+
+enum class Problem { sod, blast, sedov, kh };
+enum class Reconstruct { pcm, plm };
+enum class Riemann { hllc, hlle };
+
+struct Options {
+  int dim = 2;
+  std::vector<int> cells_raw{128, 8};
+  std::vector<int> block_cells_raw{16, 8};
+  int max_level = 0;
+  std::string problem_name = "sod";
+  std::string axis_name = "x";
+  double gamma = 0;  // 0: the problem's
+  double cfl = 0.3;
+  double t_end = 0;    // 0: the problem's
+  int max_cycles = 0;  // 0: no limit
+  std::string reconstruct_name = "plm";
+  std::string riemann_name = "hllc";
+  std::string boundary_name = "problem";
+  double refine_above = 0.5;
+  double derefine_below = 0.1;
+  int adapt_every = 5;
+  std::string history;
+  std::string lineout;
+  int plot_every = 0;
+  std::string plot_prefix = "euler";
+  int progress_every = 10;
+  bool replay = true;
+  bool send_faces = false;
+  int max_comm_tasks = 0;
+  bool separate_buffers = false;
+  double blast_radius = 0.1;
+  double blast_pressure = 0.1;
+  double blast_pressure_ratio = 100;
+  double sedov_energy = 1;
+  double sedov_pressure = 1e-5;
+  double kh_density_contrast = 1;
+
+  // Derived by validate_options.
+  Problem problem = Problem::sod;
+  int axis = 0;
+  Reconstruct reconstruct = Reconstruct::plm;
+  Riemann riemann = Riemann::hllc;
+  std::array<int, 3> cells{1, 1, 1};        ///< level-0 cells of the domain (1 on a flat z)
+  std::array<int, 3> block_cells{1, 1, 1};  ///< cells per block (1 on a flat z)
+  std::array<int, 3> root_blocks() const {
+    return {cells[0] / block_cells[0], cells[1] / block_cells[1], cells[2] / block_cells[2]};
+  }
+};
+
+/// Ghost layers the scheme needs (PLM reads two cells beyond a face).
+inline constexpr int kGhost = 2;
+
+void register_options(tessera::Session& session, Options& o);
+/// Fails through session.fail (one line naming the option, exit 2 on every rank) on bad
+/// input; fills the derived fields and the problem defaults (gamma, t_end).
+void validate_options(tessera::Session& session, Options& o);
+
+}  // namespace euler

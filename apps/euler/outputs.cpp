@@ -1,0 +1,176 @@
+#include "outputs.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "tessera/comm/exact_sum.hpp"
+
+namespace euler {
+
+namespace {
+
+// Gathers `values` (rows of `width` doubles) from every rank onto rank 0.
+std::vector<double> gather_rows(MPI_Comm comm, const std::vector<double>& values, int ranks,
+                                int rank) {
+  int count = static_cast<int>(values.size());
+  std::vector<int> counts(static_cast<std::size_t>(ranks)), displs(static_cast<std::size_t>(ranks));
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  std::vector<double> all;
+  if (rank == 0) {
+    int total = 0;
+    for (int r = 0; r < ranks; ++r) {
+      displs[static_cast<std::size_t>(r)] = total;
+      total += counts[static_cast<std::size_t>(r)];
+    }
+    all.resize(static_cast<std::size_t>(total));
+  }
+  MPI_Gatherv(values.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+              MPI_DOUBLE, 0, comm);
+  return all;
+}
+
+double pressure(const double* u, std::size_t sv, double gamma) {
+  const double rho = u[0];
+  double kinetic = 0;
+  for (int a = 1; a <= 3; ++a) kinetic += u[a * sv] * u[a * sv];
+  return (gamma - 1) * (u[4 * sv] - 0.5 * kinetic / rho);
+}
+
+}  // namespace
+
+void write_lineout(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
+                   const Geometry& geo, int axis, const std::string& path) {
+  constexpr int kWidth = 6;
+  std::vector<double> rows;
+  for_each_cell(mesh, [&](const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+    for (int a = 0; a < 3; ++a)
+      if (a != axis && g[a] != geo.cells[a] / 2) return;
+    const double rho = u[0];
+    rows.insert(rows.end(), {geo.centre(axis, g[axis]), rho, u[sv] / rho, u[2 * sv] / rho,
+                             u[3 * sv] / rho, pressure(u, sv, o.gamma)});
+  });
+  std::vector<double> all = gather_rows(session.comm().mpi(), rows, session.size(), session.rank());
+  if (session.rank() != 0) return;
+  std::vector<std::size_t> order(all.size() / kWidth);
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return all[a * kWidth] < all[b * kWidth]; });
+  std::ostringstream out;
+  out << "xyz"[axis] << ",rho,vx,vy,vz,p\n";
+  for (std::size_t i : order)
+    out << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n", all[i * kWidth],
+                       all[i * kWidth + 1], all[i * kWidth + 2], all[i * kWidth + 3],
+                       all[i * kWidth + 4], all[i * kWidth + 5]);
+  tessera::write_file_atomically(path, out.str());
+}
+
+RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
+                             const Geometry& geo) {
+  double dr = geo.dx[0];
+  double r_max = 0;
+  for (int a = 0; a < o.dim; ++a) {
+    dr = std::min(dr, geo.dx[a]);
+    r_max += 0.25 * (geo.hi[a] - geo.lo[a]) * (geo.hi[a] - geo.lo[a]);
+  }
+  const auto bins = static_cast<std::size_t>(std::ceil(std::sqrt(r_max) / dr)) + 1;
+  // Per bin: cells, rho, vr, p as exact sums, so the profile does not depend on the ranks.
+  std::vector<tessera::ExactSum> sums(bins * 4);
+  for_each_cell(mesh, [&](const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+    double r2 = 0, x[3] = {0, 0, 0};
+    for (int a = 0; a < o.dim; ++a) {
+      x[a] = geo.centre(a, g[a]) - 0.5 * (geo.lo[a] + geo.hi[a]);
+      r2 += x[a] * x[a];
+    }
+    const double r = std::sqrt(r2);
+    const auto bin = std::min(bins - 1, static_cast<std::size_t>(r / dr));
+    double vr = 0;
+    if (r > 0)
+      for (int a = 0; a < o.dim; ++a) vr += u[(1 + a) * sv] / u[0] * x[a] / r;
+    sums[bin * 4].add(1.0);
+    sums[bin * 4 + 1].add(u[0]);
+    sums[bin * 4 + 2].add(vr);
+    sums[bin * 4 + 3].add(pressure(u, sv, o.gamma));
+  });
+  const tessera::Handle h = session.runtime().create_handle("euler.profile");
+  for (tessera::ExactSum& s : sums) session.comm().iallreduce_sum(h, &s);
+  session.runtime().wait_for(h);
+  RadialProfile profile;
+  for (std::size_t b = 0; b < bins; ++b) {
+    double v[4];
+    for (int q = 0; q < 4; ++q) v[q] = sums[b * 4 + static_cast<std::size_t>(q)].value();
+    if (v[0] == 0) continue;
+    profile.r.push_back((static_cast<double>(b) + 0.5) * dr);
+    profile.rho.push_back(v[1] / v[0]);
+    profile.vr.push_back(v[2] / v[0]);
+    profile.p.push_back(v[3] / v[0]);
+  }
+  return profile;
+}
+
+void write_radial_profile(tessera::Session& session, const RadialProfile& profile,
+                          const std::string& path) {
+  if (session.rank() != 0) return;
+  std::ostringstream out;
+  out << "r,rho,vr,p\n";
+  for (std::size_t i = 0; i < profile.r.size(); ++i)
+    out << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", profile.r[i], profile.rho[i],
+                       profile.vr[i], profile.p[i]);
+  tessera::write_file_atomically(path, out.str());
+}
+
+void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
+               const Geometry& geo, double time, const std::string& path) {
+  // Rows: global cell index (as double), rho, vx, vy, vz, p, level, rank.
+  constexpr int kWidth = 8;
+  std::vector<double> rows;
+  const double rank = session.rank();
+  for_each_cell(mesh, [&](const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+    const double index = static_cast<double>(
+        (g[2] * geo.cells[1] + g[1]) * static_cast<std::int64_t>(geo.cells[0]) + g[0]);
+    const double rho = u[0];
+    rows.insert(rows.end(), {index, rho, u[sv] / rho, u[2 * sv] / rho, u[3 * sv] / rho,
+                             pressure(u, sv, o.gamma), 0.0, rank});
+  });
+  std::vector<double> all = gather_rows(session.comm().mpi(), rows, session.size(), session.rank());
+  if (session.rank() != 0) return;
+  const std::size_t cells = static_cast<std::size_t>(geo.cells[0]) *
+                            static_cast<std::size_t>(geo.cells[1]) *
+                            static_cast<std::size_t>(geo.cells[2]);
+  std::vector<double> field(cells * (kWidth - 1));
+  for (std::size_t r = 0; r < all.size() / kWidth; ++r) {
+    const auto c = static_cast<std::size_t>(all[r * kWidth]);
+    for (int q = 1; q < kWidth; ++q)
+      field[c * (kWidth - 1) + static_cast<std::size_t>(q - 1)] =
+          all[r * kWidth + static_cast<std::size_t>(q)];
+  }
+  std::ostringstream out;
+  out << "# vtk DataFile Version 3.0\n";
+  // The title carries the block size, for tools/plot_euler.py's block outlines.
+  out << fmt::format(
+      "tessera euler {} t={:.17g} block_cells {} {} {}\nASCII\nDATASET STRUCTURED_POINTS\n",
+      o.problem_name, time, o.block_cells[0], o.block_cells[1], o.block_cells[2]);
+  out << fmt::format("DIMENSIONS {} {} {}\n", geo.cells[0] + 1, geo.cells[1] + 1, geo.cells[2] + 1);
+  out << fmt::format("ORIGIN {:.17g} {:.17g} {:.17g}\n", geo.lo[0], geo.lo[1], geo.lo[2]);
+  out << fmt::format("SPACING {:.17g} {:.17g} {:.17g}\n", geo.dx[0], geo.dx[1], geo.dx[2]);
+  out << fmt::format("CELL_DATA {}\n", cells);
+  const auto scalar = [&](const char* name, int q, const char* type) {
+    out << fmt::format("SCALARS {} {} 1\nLOOKUP_TABLE default\n", name, type);
+    for (std::size_t c = 0; c < cells; ++c)
+      out << fmt::format("{:.9g}\n", field[c * (kWidth - 1) + static_cast<std::size_t>(q)]);
+  };
+  scalar("rho", 0, "double");
+  out << "VECTORS v double\n";
+  for (std::size_t c = 0; c < cells; ++c)
+    out << fmt::format("{:.9g} {:.9g} {:.9g}\n", field[c * (kWidth - 1) + 1],
+                       field[c * (kWidth - 1) + 2], field[c * (kWidth - 1) + 3]);
+  scalar("p", 4, "double");
+  scalar("level", 5, "int");
+  scalar("rank", 6, "int");
+  tessera::write_file_atomically(path, out.str());
+}
+
+}  // namespace euler

@@ -1,0 +1,55 @@
+#pragma once
+// What the euler app writes and measures at the end of a run: line-outs, the Sedov radial
+// profile, VTK cell data; and the walk over local cells they share. All functions are
+// collective and need every task done.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "problems.hpp"
+#include "tessera/amr/mesh.hpp"
+#include "tessera/session.hpp"
+
+namespace euler {
+
+/// Calls f(g, u, sv) for every interior cell of every local block: g is the cell's global
+/// level-0 index, u points at its variable 0 of group 0 (variable v at u[v * sv]).
+template <class F>
+void for_each_cell(tessera::AmrMesh& mesh, F&& f) {
+  const tessera::BlockShape& s = mesh.shape();
+  const std::size_t sv = s.var_stride();
+  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+    const tessera::BlockPlace& place = mesh.place(b);
+    std::array<std::int64_t, 3> base{};
+    for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * s.cells[a];
+    const double* data = mesh.data(b);
+    for (int i = 0; i < s.cells[0]; ++i)
+      for (int j = 0; j < s.cells[1]; ++j)
+        for (int k = 0; k < s.cells[2]; ++k)
+          f(std::array<std::int64_t, 3>{base[0] + i, base[1] + j, base[2] + k},
+            data + s.index(0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]), sv);
+  }
+}
+
+/// Writes the CSV line-out along `axis` through the domain centre (rank 0 writes,
+/// atomically): header `<axis>,rho,vx,vy,vz,p`, one row per cell in increasing coordinate.
+void write_lineout(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
+                   const Geometry& geo, int axis, const std::string& path);
+
+/// Radially binned means about the domain centre (bins one cell wide).
+struct RadialProfile {
+  std::vector<double> r, rho, vr, p;
+};
+RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
+                             const Geometry& geo);
+void write_radial_profile(tessera::Session& session, const RadialProfile& profile,
+                          const std::string& path);
+
+/// Legacy-VTK image data (ParaView opens it) with cell data rho, v, p, level and rank.
+void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
+               const Geometry& geo, double time, const std::string& path);
+
+}  // namespace euler
