@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <ostream>
@@ -406,7 +407,7 @@ void Comm::finish(Pending& done, std::size_t received) {
   if (done.token.valid()) runtime_.complete(std::move(done.token));
 }
 
-LaneProgress Comm::progress() {
+LaneProgress Comm::poll(bool block) {
   // Lane time is the handling of finished operations; a poll that finds nothing is
   // waiting, accounted by the scheduler as idle time. The stamp, taken at the first
   // completion found, also times the completions: they all happened by then.
@@ -419,8 +420,15 @@ LaneProgress Comm::progress() {
       completed_.resize(requests_.size());
     }
     int outcount = 0;
-    check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
-              "MPI_Testsome");
+    if (block && !rings_ && std::none_of(pending_.begin(), pending_.end(), [](const Pending& p) {
+          return p.event.kind != CommEvent::Kind::send && p.event.kind != CommEvent::Kind::recv;
+        })) {
+      check_mpi(MPI_Waitsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
+                "MPI_Waitsome");
+    } else {
+      check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
+                "MPI_Testsome");
+    }
     if (outcount > 0 && outcount != MPI_UNDEFINED) {
       if (start == 0 && !observers_.empty()) start = obs::fast_ticks();
       for (int k = 0; k < outcount; ++k) {
