@@ -7,13 +7,13 @@
 # build in $TESSERA_SMPI_BUILD (default <source>/build-smpi, which scripts/test builds
 # first); builds it with scripts/smpi-build when it lacks jacobi7 (a minute or two).
 set -euo pipefail
-bin="$1"
-src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
 if ! command -v smpirun >/dev/null || [[ ! -f /usr/include/smpi/mpi.h ]]; then
   echo "SKIP: SimGrid SMPI is not installed (Debian package libsimgrid-dev; scripts/test installs it)"
   exit 77
 fi
+bin="$1"
+src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
