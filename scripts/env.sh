@@ -9,7 +9,7 @@ TESSERA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export TESSERA_ROOT
 TESSERA_PACKAGES=(build-essential cmake ninja-build libopenmpi-dev openmpi-bin libp4est-dev
   libhwloc-dev libcli11-dev nlohmann-json3-dev libfmt-dev googletest libgtest-dev
-  libbenchmark-dev python3-matplotlib python3-numpy iproute2)
+  libbenchmark-dev python3-matplotlib python3-numpy iproute2 libsimgrid-dev)
 
 # Installs the Debian packages the project needs that are not installed yet.
 tessera_install_deps() {

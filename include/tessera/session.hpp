@@ -90,7 +90,7 @@ class Session {
   int rank() const { return rank_; }
   int size() const { return size_; }
   const std::string& app() const { return app_; }
-  /// Seconds since start().
+  /// Seconds since start(), by MPI_Wtime (simulated time under SimGrid SMPI).
   double elapsed() const;
 
   /// Prints a progress line on rank 0 unless --quiet.
@@ -124,7 +124,7 @@ class Session {
   bool owns_mpi_ = false;
   int uncaught_at_construction_ = 0;
   int thread_level_ = MPI_THREAD_SINGLE;  ///< the level MPI provides
-  std::chrono::steady_clock::time_point start_time_{};
+  double start_time_ = 0;                 ///< MPI_Wtime() at the end of start()
   std::unique_ptr<Runtime> runtime_;
   std::unique_ptr<Comm> comm_;
   std::unique_ptr<Exec> exec_;

@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <ostream>
 #include <stdexcept>
 
@@ -27,11 +29,22 @@ int message_count(std::size_t bytes, const char* what) {
 
 // MPI reduction over ExactSum limbs (+ one word of special-value flags): integer
 // addition, hence exact, associative and commutative.
-void exact_sum_op(void* in, void* inout, int* len, MPI_Datatype*) {
+void exact_sum_op(void* in, void* inout, int* len, MPI_Datatype* type) {
   auto* a = static_cast<std::int64_t*>(in);
   auto* b = static_cast<std::int64_t*>(inout);
   constexpr int kWords = ExactSum::kLimbs + 1;
-  for (int item = 0; item < *len; ++item) {
+  // Items of the contiguous exact type, or (the SMPI build's transport, see Comm::post)
+  // whole accumulators' worth of MPI_INT64_T words.
+  int items = *len;
+  if (*type == MPI_INT64_T) {
+    if (*len % kWords != 0) {
+      std::fprintf(stderr, "tessera: exact-sum reduction split inside an accumulator (%d words)\n",
+                   *len);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    items = *len / kWords;
+  }
+  for (int item = 0; item < items; ++item) {
     ExactSum sum;
     for (int i = 0; i < ExactSum::kLimbs; ++i) {
       sum.limbs()[i] = a[item * kWords + i] + b[item * kWords + i];
@@ -233,9 +246,18 @@ void Comm::post(const Operation& o, TaskContext& body, CompletionToken token, co
         sum->normalize();
         for (int i = 0; i < ExactSum::kLimbs; ++i) (*words)[i] = sum->limbs()[i];
         (*words)[ExactSum::kLimbs] = sum->special();
+#ifdef TESSERA_SMPI
+        // SimGrid 3.32's non-blocking allreduce leaves the buffer unreduced for a derived
+        // datatype with a user operation; it reduces MPI_INT64_T words whole, and the
+        // operation checks that no accumulator was split.
+        check_mpi(MPI_Iallreduce(MPI_IN_PLACE, words->data(), ExactSum::kLimbs + 1, MPI_INT64_T,
+                                 exact_op_, comm_, &request),
+                  "MPI_Iallreduce");
+#else
         check_mpi(
             MPI_Iallreduce(MPI_IN_PLACE, words->data(), 1, exact_type_, exact_op_, comm_, &request),
             "MPI_Iallreduce");
+#endif
         pending.event.bytes = words->size() * sizeof(std::int64_t);
         pending.sum = sum;
         pending.scratch = std::move(words);
@@ -385,7 +407,7 @@ void Comm::finish(Pending& done, std::size_t received) {
   if (done.token.valid()) runtime_.complete(std::move(done.token));
 }
 
-LaneProgress Comm::progress() {
+LaneProgress Comm::poll(bool block) {
   // Lane time is the handling of finished operations; a poll that finds nothing is
   // waiting, accounted by the scheduler as idle time. The stamp, taken at the first
   // completion found, also times the completions: they all happened by then.
@@ -398,8 +420,15 @@ LaneProgress Comm::progress() {
       completed_.resize(requests_.size());
     }
     int outcount = 0;
-    check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
-              "MPI_Testsome");
+    if (block && !rings_ && std::none_of(pending_.begin(), pending_.end(), [](const Pending& p) {
+          return p.event.kind != CommEvent::Kind::send && p.event.kind != CommEvent::Kind::recv;
+        })) {
+      check_mpi(MPI_Waitsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
+                "MPI_Waitsome");
+    } else {
+      check_mpi(MPI_Testsome(n, requests_.data(), &outcount, indices_.data(), completed_.data()),
+                "MPI_Testsome");
+    }
     if (outcount > 0 && outcount != MPI_UNDEFINED) {
       if (start == 0 && !observers_.empty()) start = obs::fast_ticks();
       for (int k = 0; k < outcount; ++k) {

@@ -166,8 +166,8 @@ class Scheduler {
   /// Runs a task's body (with its observer calls), capturing what it throws.
   void execute_body(Task* task, Worker& self, bool straight_after = false);
   /// One call of the progress engine (main thread); its lane stamp becomes `self`'s.
-  LaneProgress progress_lane(Worker& self) {
-    const LaneProgress lane = engine_->progress();
+  LaneProgress progress_lane(Worker& self, bool blocking = false) {
+    const LaneProgress lane = blocking ? engine_->progress_blocking() : engine_->progress();
     self.stamp_ticks = lane.handled_to;
     return lane;
   }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "obs/tick_clock.hpp"
 #include "runtime/scheduler.hpp"
@@ -47,8 +48,11 @@ void Scheduler::wait_until(Pred done) {
       }
     }
   } stop_looking{*this, self};
+  // Simulated runs only (see below): the next lane call waits for a completion.
+  bool block = false;
   while (!done()) {
-    const LaneProgress lane = engine_ ? progress_lane(self) : LaneProgress{};
+    const LaneProgress lane =
+        engine_ ? progress_lane(self, std::exchange(block, false)) : LaneProgress{};
     handled_from = lane.handled_from;
     if (Task* t = find_task_or_claimed(self)) {
       set_looking(self, false);
@@ -88,6 +92,15 @@ void Scheduler::wait_until(Pred done) {
     // clock.
     self.stamp_ticks = 0;
     handled_from = 0;
+#ifdef TESSERA_SMPI
+    // Under SimGrid SMPI every poll costs simulated time (smpi/test per request) and a
+    // context switch of the simulator; one thread with nothing to run can only wait for a
+    // completion, so it waits in MPI: the simulated rank notices it the moment it happens.
+    if (lane.in_flight && workers_.size() == 1) {
+      block = true;
+      continue;
+    }
+#endif
     if (++idle_rounds < spin) {
       cpu_relax();
       continue;

@@ -114,10 +114,19 @@ Session::Session(int argc, char** argv, std::string app, std::string description
   cli_.add_option("--priorities", options_.priorities,
                   "skeleton (boundary tasks first, dataflow only) | none")
       ->check(CLI::IsMember({"skeleton", "none"}));
+#ifdef TESSERA_SMPI
+  // SimGrid's SMPI runs every simulated rank inside one process: shared-memory rings would
+  // bypass the simulated network, and the watchdog's real-time clock means nothing there.
+  options_.intranode = "mpi";
+  options_.hang_timeout_s = 0;
+  const std::vector<std::string> intranode_choices{"mpi"};
+#else
+  const std::vector<std::string> intranode_choices{"rings", "mpi"};
+#endif
   cli_.add_option("--intranode", options_.intranode,
                   "messages of up to 1008 bytes to ranks on this node: rings (tessera's "
-                  "shared-memory rings, default) | mpi")
-      ->check(CLI::IsMember({"rings", "mpi"}));
+                  "shared-memory rings, default) | mpi (the only choice under SimGrid SMPI)")
+      ->check(CLI::IsMember(intranode_choices));
   cli_.add_option("--replay-schedule", options_.replay_schedule,
                   "replayed iteration graphs (taskbench): fixed (each task on one thread, "
                   "no queues, default) | balanced (work-stealing queues, for uneven tasks)")
@@ -242,7 +251,7 @@ void Session::start() {
     runtime_->set_observer(stats_.get());
   }
   TESSERA_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  start_time_ = std::chrono::steady_clock::now();
+  start_time_ = MPI_Wtime();
   stats_->start();
   set_phase("setup");
 }
@@ -272,7 +281,8 @@ void Session::fail(const std::string& option, const std::string& message) {
 }
 
 double Session::elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time_).count();
+  // MPI's clock: simulated time under SimGrid SMPI, the monotonic clock otherwise.
+  return MPI_Wtime() - start_time_;
 }
 
 void Session::print_line(const std::string& line) {

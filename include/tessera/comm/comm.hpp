@@ -176,7 +176,10 @@ class Comm : public ProgressEngine {
     return a;
   }
 
-  LaneProgress progress() override;
+  LaneProgress progress() override { return poll(false); }
+  /// Waits in MPI_Waitsome when only sends and receives are in flight (SimGrid 3.32's
+  /// Waitsome takes a pending non-blocking collective for a finished one); else polls.
+  LaneProgress progress_blocking() override { return poll(true); }
   std::uint64_t completions() const override { return completions_; }
   void describe(std::ostream& out) const override;
   void idle_wait(std::int64_t ticks) override { idle_ticks_ += ticks; }
@@ -201,6 +204,8 @@ class Comm : public ProgressEngine {
     int tag = 0;
     CommEvent::Kind kind = CommEvent::Kind::custom;
   };
+  /// One round of the lane: completes finished requests, waiting for one if `block`.
+  LaneProgress poll(bool block);
   struct Pending {
     CompletionToken token;
     CommEvent event;

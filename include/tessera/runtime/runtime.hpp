@@ -156,6 +156,10 @@ class ProgressEngine {
   /// Advances outstanding operations. Called only on the main thread, between tasks and
   /// while waiting.
   virtual LaneProgress progress() = 0;
+  /// Like progress(), but may block until an operation completes. Called instead of
+  /// polling only in simulated runs (TESSERA_SMPI) when the main thread is the only thread
+  /// and has nothing to run, so only a completion can make progress.
+  virtual LaneProgress progress_blocking() { return progress(); }
   /// Monotone count of completed operations (for the hang watchdog).
   virtual std::uint64_t completions() const = 0;
   /// Appends a human description of what is still in flight (for hang reports).

@@ -1,0 +1,45 @@
+// The checkpoint layer in a SimGrid SMPI build (TESSERA_SMPI): parallel HDF5 is built
+// against a real MPI and cannot run inside the simulator, so writing or reading a
+// checkpoint there fails up front with an error naming the option, and nothing else of
+// the program changes. Normal builds compile checkpoint_writer.cpp and
+// checkpoint_reader.cpp instead and nothing of this file.
+#ifdef TESSERA_SMPI
+
+#include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_writer.hpp"
+
+namespace tessera {
+
+namespace {
+[[noreturn]] void unavailable(const char* option) {
+  throw CheckpointError(option, "checkpoints need parallel HDF5, which an SMPI build lacks");
+}
+}  // namespace
+
+CheckpointWriter::CheckpointWriter(Comm& comm, CheckpointOptions options)
+    : comm_(comm), options_(std::move(options)) {
+  unavailable("--checkpoint-every");
+}
+CheckpointWriter::~CheckpointWriter() = default;
+void CheckpointWriter::submit(const CheckpointHeader&, const CheckpointBlocks&,
+                              const std::vector<CheckpointField>&) {
+  unavailable("--checkpoint-every");
+}
+void CheckpointWriter::wait() {}
+
+CheckpointReader::CheckpointReader(MPI_Comm, const std::string&, const std::string&,
+                                   const std::string&) {
+  unavailable("--restart");
+}
+CheckpointReader::~CheckpointReader() = default;
+std::vector<CheckpointPlace> CheckpointReader::read_places() {
+  unavailable("--restart");
+}
+std::vector<double> CheckpointReader::read_field(const std::string&, std::int64_t, std::int64_t,
+                                                 std::size_t) {
+  unavailable("--restart");
+}
+
+}  // namespace tessera
+
+#endif
