@@ -255,7 +255,7 @@ Handle HandlePool::next() {
 }
 
 AmrHalo::AmrHalo(const Forest& forest, BlockStore& store, std::span<const std::int32_t> slots,
-                 Comm& comm, const TagSpace& tags, HandlePool& buffers, HaloOptions options)
+                 Comm& comm, const TagSpace& tags, HandlePool& buffers, AmrHaloOptions options)
     : store_(store),
       comm_(comm),
       tags_(tags),

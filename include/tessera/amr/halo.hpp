@@ -26,14 +26,14 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/forest.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
-#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 
 /// How ghosts are exchanged.
-struct HaloOptions {
+struct AmrHaloOptions {
   /// Fill edge and corner ghosts too (needed by the 27-point stencil).
   bool corners = false;
   /// One message per face instead of one per (neighbour rank, axis) (miniAMR --send_faces).
@@ -75,7 +75,7 @@ class AmrHalo {
   /// `slots[i]` is the BlockStore slot of local block i. `tags` must be the same on every
   /// rank and hold at least tags_needed() tags. Main thread only; not collective.
   AmrHalo(const Forest& forest, BlockStore& store, std::span<const std::int32_t> slots, Comm& comm,
-          const TagSpace& tags, HandlePool& buffers, HaloOptions options);
+          const TagSpace& tags, HandlePool& buffers, AmrHaloOptions options);
   ~AmrHalo();
   AmrHalo(const AmrHalo&) = delete;
   AmrHalo& operator=(const AmrHalo&) = delete;
@@ -107,7 +107,7 @@ class AmrHalo {
   BlockStore& store_;
   Comm& comm_;
   TagSpace tags_;
-  HaloOptions options_;
+  AmrHaloOptions options_;
   std::vector<LocalFill> local_;
   std::vector<Message> sends_;
   std::vector<Message> receives_;

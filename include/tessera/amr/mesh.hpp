@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/forest.hpp"
 #include "tessera/amr/halo.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
-#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 
@@ -26,7 +26,7 @@ namespace tessera {
 struct AmrMeshOptions {
   std::array<int, 3> root_blocks{1, 1, 1};  ///< level-0 blocks along x, y, z
   BlockShape shape;
-  HaloOptions halo;
+  AmrHaloOptions halo;
 };
 
 /// What one call to AmrMesh::adapt did on this rank.
@@ -86,7 +86,7 @@ class AmrMesh {
 
   Comm& comm_;
   Exec& exec_;
-  HaloOptions halo_options_;
+  AmrHaloOptions halo_options_;
   std::unique_ptr<Forest> forest_;
   BlockStore store_;
   std::vector<std::int32_t> slots_;

@@ -98,13 +98,13 @@ void check_faces(AmrMesh& mesh, int& jump_faces) {
 }
 
 TEST(HaloTest, GhostFacesFollowMiniAmrRulesForEveryMessageOption) {
-  std::vector<HaloOptions> variants(4);
+  std::vector<AmrHaloOptions> variants(4);
   variants[1].send_faces = true;
   variants[1].max_comm_tasks = 2;
   variants[2].separate_buffers = true;
   variants[3].send_faces = true;
   variants[3].separate_buffers = true;
-  for (const HaloOptions& halo : variants) {
+  for (const AmrHaloOptions& halo : variants) {
     MeshRuntime rt;
     AmrMeshOptions options;
     options.root_blocks = {2, 2, 1};
