@@ -1,8 +1,8 @@
-// 03_heat1d: the 1-D heat equation u_t = u_xx on [0, 1] with u = 0 at both ends, explicit
-// steps u_i += r (u_{i-1} - 2 u_i + u_{i+1}). The cells are split over the ranks and each
-// rank's part into chunks, one task per chunk and step; the ghost cell at each end of a
-// rank's part is filled by communication tasks. Every cell gets the same arithmetic
-// wherever it runs, so the checksum is the same bits for any ranks, threads and --exec.
+// 03_heat1d: the 1-D heat equation u_t = u_xx on [0, 1], u = 0 at both ends, in explicit
+// steps. The cells are split over the ranks, each rank's part into chunks (one task per
+// chunk and step); communication tasks fill the ghost cell at each end of a rank's part.
+// Every cell gets the same arithmetic wherever it runs: the checksum is the same bits for
+// any ranks, threads and --exec model.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -23,10 +23,10 @@ struct Grid {
 int run(int argc, char** argv) {
   Session session(argc, argv, "03_heat1d", "1-D heat equation split over ranks");
   long cells = 256, steps = 1000, chunk_cells = 32;
-  session.cli().add_option("--cells", cells, "cells in [0, 1]")->check(CLI::PositiveNumber);
-  session.cli().add_option("--steps", steps, "time steps")->check(CLI::NonNegativeNumber);
+  session.cli().add_option("--cells", cells)->check(CLI::PositiveNumber);
+  session.cli().add_option("--steps", steps)->check(CLI::NonNegativeNumber);
   session.cli().add_option("--chunk", chunk_cells, "cells per task")->check(CLI::PositiveNumber);
-  session.start();
+  session.start();  // parses and validates the options on every rank
   if (cells < session.size()) session.fail("--cells", "needs at least one cell per rank");
   Runtime& runtime = session.runtime();
   Comm& comm = session.comm();
@@ -79,9 +79,8 @@ int run(int argc, char** argv) {
   // The checksum: the exact sum of all cells over all ranks (see 02_reduction), once every
   // update is done. iallreduce_sum is a task too; wait_for waits for its result only.
   runtime.wait_all();
-  const Grid& last = grids[steps % 2];
   ExactSum sum;
-  for (long i = 1; i <= n; ++i) sum.add(last.u[i]);
+  for (long i = 1; i <= n; ++i) sum.add(grids[steps % 2].u[i]);
   const Handle h = runtime.create_handle("checksum");
   comm.iallreduce_sum(h, &sum);
   runtime.wait_for(h);
