@@ -186,7 +186,7 @@ class Comm {
   int size_ = 1;
   Intranode intranode_;
   // The operations in flight, their posting order and the rings, behind the library's
-  // interface: this header stays free of them and they can change without a rebuild of apps.
+  // interface: this header stays free of them, and changing them recompiles no app code.
   std::unique_ptr<detail::CommLane> lane_;
 };
 
