@@ -11,12 +11,14 @@ find_package_handle_standard_args(P4est
   REQUIRED_VARS P4EST_LIBRARY SC_LIBRARY P4EST_INCLUDE_DIR SC_INCLUDE_DIR)
 
 if(P4est_FOUND AND NOT TARGET P4est::P4est)
-  find_package(MPI REQUIRED COMPONENTS C)
+  # libsc calls MPI; its link goes through MPI's CXX component, which needs no C compiler,
+  # so C++-only projects that link the static libtessera find p4est too.
+  find_package(MPI REQUIRED COMPONENTS CXX)
   add_library(P4est::SC UNKNOWN IMPORTED)
   set_target_properties(P4est::SC PROPERTIES
     IMPORTED_LOCATION "${SC_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${SC_INCLUDE_DIR}"
-    INTERFACE_LINK_LIBRARIES MPI::MPI_C)
+    INTERFACE_LINK_LIBRARIES MPI::MPI_CXX)
   add_library(P4est::P4est UNKNOWN IMPORTED)
   set_target_properties(P4est::P4est PROPERTIES
     IMPORTED_LOCATION "${P4EST_LIBRARY}"

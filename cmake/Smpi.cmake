@@ -9,7 +9,8 @@
 # and libsimgrid, without the helper header; the program is linked the way smpicxx links
 # it (a shared object that smpirun's loader opens once per simulated rank).
 #
-# Defines the imported target MPI::MPI_C that the rest of the build links as usual.
+# Defines the imported targets MPI::MPI_C and MPI::MPI_CXX that the rest of the build links
+# as usual.
 
 find_path(SMPI_INCLUDE_DIR smpi/mpi.h
   HINTS /usr/include
@@ -29,6 +30,9 @@ set_target_properties(MPI::MPI_C PROPERTIES
   INTERFACE_LINK_LIBRARIES "${SIMGRID_LIBRARY}"
   # TESSERA_SMPI: the code knows it runs simulated (messages always through MPI).
   INTERFACE_COMPILE_DEFINITIONS "TESSERA_SMPI=1")
+# The library links MPI's CXX component target (a C++-only project's name for the C API).
+add_library(MPI::MPI_CXX INTERFACE IMPORTED)
+set_target_properties(MPI::MPI_CXX PROPERTIES INTERFACE_LINK_LIBRARIES MPI::MPI_C)
 set(MPIEXEC_EXECUTABLE "${SMPIRUN_EXECUTABLE}")
 
 # smpirun dlopens the program once per rank (a private copy of its globals each), so

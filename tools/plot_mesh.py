@@ -7,6 +7,7 @@ with its outline.
 Usage: /usr/bin/python3 tools/plot_mesh.py mesh.vtk [-o mesh.png] [--z 0.5] [--color level|rank]
 """
 import argparse
+import os
 import sys
 
 import matplotlib
@@ -93,7 +94,7 @@ def main():
     ax.set_aspect("equal")
     ax.set_xlabel("x")
     ax.set_ylabel("y")
-    ax.set_title(f"{args.vtk}: z = {args.z:g}, {len(cut)} of {len(boxes)} blocks")
+    ax.set_title(f"{os.path.basename(args.vtk)}: z = {args.z:g}, {len(cut)} of {len(boxes)} blocks")
     output = args.output or (args.vtk[:-4] if args.vtk.endswith(".vtk") else args.vtk) + ".png"
     fig.savefig(output, dpi=120, bbox_inches="tight")
     print(f"wrote {output}")

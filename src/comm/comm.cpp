@@ -1,5 +1,7 @@
 #include "tessera/comm/comm.hpp"
 
+#include "comm/comm_lane.hpp"
+
 #include "comm/check_mpi.hpp"
 #include "comm/intranode_rings.hpp"
 #include "obs/tick_clock.hpp"
@@ -85,7 +87,7 @@ std::string_view to_string(Intranode intranode) {
   return intranode == Intranode::rings ? "rings" : "mpi";
 }
 
-Comm::Comm(Runtime& runtime, MPI_Comm comm, Intranode intranode)
+detail::CommLane::CommLane(Runtime& runtime, MPI_Comm comm, Intranode intranode)
     : runtime_(runtime), comm_(comm), intranode_(intranode) {
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
@@ -111,14 +113,14 @@ Comm::Comm(Runtime& runtime, MPI_Comm comm, Intranode intranode)
   runtime_.set_progress_engine(this);
 }
 
-CommStats Comm::stats() const {
+CommStats detail::CommLane::stats() const {
   CommStats s = stats_;
   const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
   s.wait_s = static_cast<double>(clock.duration_ns(idle_ticks_)) * 1e-9;
   return s;
 }
 
-Comm::~Comm() {
+detail::CommLane::~CommLane() {
   try {
     runtime_.wait_all();
   } catch (...) {
@@ -133,7 +135,7 @@ Comm::~Comm() {
   }
 }
 
-TagSpace Comm::allocate_tags(const std::string& purpose, int count) {
+TagSpace detail::CommLane::allocate_tags(const std::string& purpose, int count) {
   if (count < 1) {
     throw std::invalid_argument(
         fmt::format("tag space '{}': count must be >= 1 (got {})", purpose, count));
@@ -148,7 +150,7 @@ TagSpace Comm::allocate_tags(const std::string& purpose, int count) {
   return space;
 }
 
-std::uint64_t Comm::channel_key(CommEvent::Kind kind, int peer, int tag) {
+std::uint64_t detail::CommLane::channel_key(CommEvent::Kind kind, int peer, int tag) {
   // Point-to-point matching in MPI is per (peer, tag, communicator) in posting order, and
   // collectives must be posted in the same order on every rank: one channel each.
   if (kind == CommEvent::Kind::barrier) kind = CommEvent::Kind::allreduce;
@@ -157,8 +159,8 @@ std::uint64_t Comm::channel_key(CommEvent::Kind kind, int peer, int tag) {
          static_cast<std::uint32_t>(tag);
 }
 
-void Comm::submit_ordered(const char* name, std::span<const Access> accesses,
-                          TaskAttributes attributes, const Operation& operation) {
+void detail::CommLane::submit_ordered(const char* name, std::span<const Access> accesses,
+                                      TaskAttributes attributes, const Operation& operation) {
   if (runtime_.recording()) {
     record_operation(name, accesses, attributes, operation);
     return;
@@ -171,15 +173,15 @@ void Comm::submit_ordered(const char* name, std::span<const Access> accesses,
       [this, channel, sequence, operation](TaskContext& ctx) {
         post_in_order(*channel, sequence, ctx, operation);
       },
-      comm_attributes(attributes));
+      Comm::comm_attributes(attributes));
 }
 
 // A recorded operation is posted by every replayed instance of its node, so it cannot
 // keep a place in its channel's submission order. Instead the operations of one channel
 // in a graph access a handle standing for the channel (readwrite): each waits for the
 // one before it to complete, across iterations too, which fixes the posting order.
-void Comm::record_operation(const char* name, std::span<const Access> accesses,
-                            TaskAttributes attributes, const Operation& operation) {
+void detail::CommLane::record_operation(const char* name, std::span<const Access> accesses,
+                                        TaskAttributes attributes, const Operation& operation) {
   const std::uint64_t key = channel_key(operation.kind, operation.peer, operation.tag);
   auto [it, added] = channel_handles_.try_emplace(key);
   if (added) {
@@ -191,14 +193,14 @@ void Comm::record_operation(const char* name, std::span<const Access> accesses,
   runtime_.submit(
       name, std::span<const Access>(all),
       [this, operation](TaskContext& ctx) { post(operation, ctx, CompletionToken(), ctx.name()); },
-      comm_attributes(attributes));
+      Comm::comm_attributes(attributes));
 }
 
 // Operations of one channel are posted in submission order, whatever order their tasks
 // become ready in, so messages match the same way under every schedule and the result
 // never depends on task completion order. A task ready too early parks its post here.
-void Comm::post_in_order(Channel& channel, std::uint64_t sequence, TaskContext& ctx,
-                         const Operation& operation) {
+void detail::CommLane::post_in_order(Channel& channel, std::uint64_t sequence, TaskContext& ctx,
+                                     const Operation& operation) {
   if (sequence != channel.posted + 1) {
     channel.waiting.push_back(DeferredPost{sequence, ctx.hold(), operation, ctx.name()});
     ++deferred_count_;
@@ -221,7 +223,8 @@ void Comm::post_in_order(Channel& channel, std::uint64_t sequence, TaskContext& 
   }
 }
 
-void Comm::post(const Operation& o, TaskContext& body, CompletionToken token, const char* name) {
+void detail::CommLane::post(const Operation& o, TaskContext& body, CompletionToken token,
+                            const char* name) {
   MPI_Request request;
   Pending pending{std::move(token),
                   CommEvent{o.kind, o.peer, o.tag, 0, 0, name, body.begin_ticks()}, nullptr,
@@ -293,60 +296,48 @@ void Comm::post(const Operation& o, TaskContext& body, CompletionToken token, co
   track(request, std::move(pending));
 }
 
-void Comm::isend(Handle h, const void* data, std::size_t bytes, int peer, int tag,
-                 TaskAttributes attributes, const char* name) {
-  const Access access = read(h);
-  isend({&access, 1}, data, bytes, peer, tag, attributes, name);
-}
-
-void Comm::isend(std::span<const Access> accesses, const void* data, std::size_t bytes, int peer,
-                 int tag, TaskAttributes attributes, const char* name) {
+void detail::CommLane::isend(std::span<const Access> accesses, const void* data, std::size_t bytes,
+                             int peer, int tag, TaskAttributes attributes, const char* name) {
   // MPI_Isend does not write the buffer; the shared path only needs a non-const pointer
   // for the receive side.
   submit_point_to_point(CommEvent::Kind::send, accesses, const_cast<void*>(data), bytes, peer, tag,
                         attributes, name);
 }
 
-void Comm::irecv(Handle h, void* data, std::size_t bytes, int peer, int tag,
-                 TaskAttributes attributes, const char* name) {
-  const Access access = write(h);
-  irecv({&access, 1}, data, bytes, peer, tag, attributes, name);
-}
-
-void Comm::irecv(std::span<const Access> accesses, void* data, std::size_t bytes, int peer, int tag,
-                 TaskAttributes attributes, const char* name) {
+void detail::CommLane::irecv(std::span<const Access> accesses, void* data, std::size_t bytes,
+                             int peer, int tag, TaskAttributes attributes, const char* name) {
   submit_point_to_point(CommEvent::Kind::recv, accesses, data, bytes, peer, tag, attributes, name);
 }
 
-void Comm::submit_point_to_point(CommEvent::Kind kind, std::span<const Access> accesses, void* data,
-                                 std::size_t bytes, int peer, int tag, TaskAttributes attributes,
-                                 const char* name) {
+void detail::CommLane::submit_point_to_point(CommEvent::Kind kind, std::span<const Access> accesses,
+                                             void* data, std::size_t bytes, int peer, int tag,
+                                             TaskAttributes attributes, const char* name) {
   const int count = message_count(bytes, kind == CommEvent::Kind::send ? "isend" : "irecv");
   submit_ordered(name, accesses, attributes,
                  Operation{data, MPI_BYTE, MPI_OP_NULL, count, peer, tag, kind});
 }
 
-void Comm::iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes) {
+void detail::CommLane::iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes) {
   const Access access = readwrite(h);
   submit_ordered("allreduce_sum", {&access, 1}, attributes,
                  Operation{sum, exact_type_, exact_op_, 1, -1, 0, CommEvent::Kind::allreduce});
 }
 
-void Comm::iallreduce(Handle h, void* data, int count, MPI_Datatype type, MPI_Op op,
-                      TaskAttributes attributes) {
+void detail::CommLane::iallreduce(Handle h, void* data, int count, MPI_Datatype type, MPI_Op op,
+                                  TaskAttributes attributes) {
   const Access access = readwrite(h);
   submit_ordered("allreduce", {&access, 1}, attributes,
                  Operation{data, type, op, count, -1, 0, CommEvent::Kind::allreduce});
 }
 
-void Comm::ibarrier(Handle h, TaskAttributes attributes) {
+void detail::CommLane::ibarrier(Handle h, TaskAttributes attributes) {
   const Access access = readwrite(h);
   submit_ordered("barrier", {&access, 1}, attributes,
                  Operation{nullptr, MPI_BYTE, MPI_OP_NULL, 0, -1, 0, CommEvent::Kind::barrier});
 }
 
-void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
-                std::size_t bytes) {
+void detail::CommLane::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer,
+                            int tag, std::size_t bytes) {
   // On another thread, the task's own MPI call already broke MPI_THREAD_FUNNELED and the
   // lane's request list would race; with one thread it would go unnoticed until there
   // are more.
@@ -362,13 +353,13 @@ void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int
                 nullptr, nullptr});
 }
 
-void Comm::track(MPI_Request request, Pending&& pending) {
+void detail::CommLane::track(MPI_Request request, Pending&& pending) {
   announce(pending);
   requests_.push_back(request);
   pending_.push_back(std::move(pending));
 }
 
-void Comm::announce(Pending& pending) {
+void detail::CommLane::announce(Pending& pending) {
   if (pending.event.posted_ticks == 0) pending.event.posted_ticks = obs::fast_ticks();
   for (CommObserver* o : post_observers_) o->on_post(pending.event);
   if (pending.event.kind == CommEvent::Kind::send) {
@@ -380,14 +371,14 @@ void Comm::announce(Pending& pending) {
   }
 }
 
-std::size_t Comm::received_bytes(const Pending& done, const MPI_Status& status) {
+std::size_t detail::CommLane::received_bytes(const Pending& done, const MPI_Status& status) {
   if (done.event.kind != CommEvent::Kind::recv) return 0;
   int received = 0;
   MPI_Get_count(&status, MPI_BYTE, &received);
   return static_cast<std::size_t>(received);
 }
 
-void Comm::finish(Pending& done, std::size_t received) {
+void detail::CommLane::finish(Pending& done, std::size_t received) {
   if (done.event.kind == CommEvent::Kind::recv) {
     if (received != done.event.bytes && error_.empty()) {
       error_ = fmt::format("irecv from rank {} tag {}: expected {} bytes, received {}",
@@ -407,7 +398,7 @@ void Comm::finish(Pending& done, std::size_t received) {
   if (done.token.valid()) runtime_.complete(std::move(done.token));
 }
 
-LaneProgress Comm::poll(bool block) {
+LaneProgress detail::CommLane::poll(bool block) {
   // Lane time is the handling of finished operations; a poll that finds nothing is
   // waiting, accounted by the scheduler as idle time. The stamp, taken at the first
   // completion found, also times the completions: they all happened by then.
@@ -461,15 +452,15 @@ LaneProgress Comm::poll(bool block) {
   return result;
 }
 
-void Comm::describe_operation(std::ostream& out, const CommEvent& event, std::int64_t now,
-                              std::string_view via) const {
+void detail::CommLane::describe_operation(std::ostream& out, const CommEvent& event,
+                                          std::int64_t now, std::string_view via) const {
   const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
   out << fmt::format("  {} '{}' peer {} tag {} bytes {} age {:.3f} s{}\n", to_string(event.kind),
                      event.name, event.peer, event.tag, event.bytes,
                      static_cast<double>(clock.duration_ns(now - event.posted_ticks)) * 1e-9, via);
 }
 
-void Comm::describe(std::ostream& out) const {
+void detail::CommLane::describe(std::ostream& out) const {
   const std::int64_t now = obs::fast_ticks();
   out << fmt::format(
       "comm rank {}: {} request(s) in flight, {} ring operation(s) in flight, "
@@ -483,6 +474,76 @@ void Comm::describe(std::ostream& out) const {
                          d.sequence, channel.posted + 1);
     }
   }
+}
+
+// Comm: the public face of the lane. The forwarding calls sit in this file with the
+// lane's definitions, so the compiler can inline them: a message costs no extra call.
+
+Comm::Comm(Runtime& runtime, MPI_Comm comm, Intranode intranode)
+    : runtime_(runtime),
+      comm_(comm),
+      intranode_(intranode),
+      lane_(std::make_unique<detail::CommLane>(runtime, comm, intranode)) {
+  rank_ = lane_->rank();
+  size_ = lane_->size();
+}
+
+Comm::~Comm() = default;
+
+TagSpace Comm::allocate_tags(const std::string& purpose, int count) {
+  return lane_->allocate_tags(purpose, count);
+}
+
+void Comm::isend(Handle h, const void* data, std::size_t bytes, int peer, int tag,
+                 TaskAttributes attributes, const char* name) {
+  const Access access = read(h);
+  lane_->isend({&access, 1}, data, bytes, peer, tag, attributes, name);
+}
+
+void Comm::isend(std::span<const Access> accesses, const void* data, std::size_t bytes, int peer,
+                 int tag, TaskAttributes attributes, const char* name) {
+  lane_->isend(accesses, data, bytes, peer, tag, attributes, name);
+}
+
+void Comm::irecv(Handle h, void* data, std::size_t bytes, int peer, int tag,
+                 TaskAttributes attributes, const char* name) {
+  const Access access = write(h);
+  lane_->irecv({&access, 1}, data, bytes, peer, tag, attributes, name);
+}
+
+void Comm::irecv(std::span<const Access> accesses, void* data, std::size_t bytes, int peer, int tag,
+                 TaskAttributes attributes, const char* name) {
+  lane_->irecv(accesses, data, bytes, peer, tag, attributes, name);
+}
+
+void Comm::iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes) {
+  lane_->iallreduce_sum(h, sum, attributes);
+}
+
+void Comm::iallreduce(Handle h, void* data, int count, MPI_Datatype type, MPI_Op op,
+                      TaskAttributes attributes) {
+  lane_->iallreduce(h, data, count, type, op, attributes);
+}
+
+void Comm::ibarrier(Handle h, TaskAttributes attributes) {
+  lane_->ibarrier(h, attributes);
+}
+
+void Comm::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer, int tag,
+                std::size_t bytes) {
+  lane_->bind(ctx, request, kind, peer, tag, bytes);
+}
+
+std::size_t Comm::deferred_posts() const {
+  return lane_->deferred_posts();
+}
+
+CommStats Comm::stats() const {
+  return lane_->stats();
+}
+
+void Comm::add_observer(CommObserver* observer) {
+  lane_->add_observer(observer);
 }
 
 }  // namespace tessera

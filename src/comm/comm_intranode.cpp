@@ -15,19 +15,20 @@
 #include <stdexcept>
 #include <utility>
 
+#include "comm/comm_lane.hpp"
 #include "comm/intranode_rings.hpp"
 #include "obs/tick_clock.hpp"
 #include "tessera/comm/comm.hpp"
 
 namespace tessera {
 
-bool Comm::on_ring(const Operation& o) const {
+bool detail::CommLane::on_ring(const Operation& o) const {
   return rings_ && (o.kind == CommEvent::Kind::send || o.kind == CommEvent::Kind::recv) &&
          static_cast<std::size_t>(o.count) <= detail::IntranodeRings::kMaxMessageBytes &&
          rings_->reaches(o.peer);
 }
 
-void Comm::post_on_ring(const Operation& o, TaskContext& body, Pending& pending) {
+void detail::CommLane::post_on_ring(const Operation& o, TaskContext& body, Pending& pending) {
   pending.event.bytes = static_cast<std::size_t>(o.count);
   pending.event.id = next_id();
   RingPeer& peer = ring_peers_[static_cast<std::size_t>(o.peer)];
@@ -66,7 +67,8 @@ void Comm::post_on_ring(const Operation& o, TaskContext& body, Pending& pending)
   ++ring_in_flight_;
 }
 
-void Comm::receive_from_ring(Pending& pending, void* data, std::span<const std::byte> payload) {
+void detail::CommLane::receive_from_ring(Pending& pending, void* data,
+                                         std::span<const std::byte> payload) {
   // A longer message than expected is cut to the buffer (MPI would truncate too); finish
   // reports the difference either way.
   const std::size_t bytes = std::min(payload.size(), pending.event.bytes);
@@ -74,7 +76,7 @@ void Comm::receive_from_ring(Pending& pending, void* data, std::span<const std::
   finish(pending, payload.size());
 }
 
-bool Comm::progress_rings(std::int64_t* ticks) {
+bool detail::CommLane::progress_rings(std::int64_t* ticks) {
   const auto stamp = [&] {
     if (*ticks == 0 && !observers_.empty()) *ticks = obs::fast_ticks();
     return *ticks;
@@ -115,7 +117,7 @@ bool Comm::progress_rings(std::int64_t* ticks) {
   return ring_in_flight_ > 0;
 }
 
-void Comm::describe_rings(std::ostream& out, std::int64_t now) const {
+void detail::CommLane::describe_rings(std::ostream& out, std::int64_t now) const {
   for (std::size_t p = 0; p < ring_peers_.size(); ++p) {
     const RingPeer& peer = ring_peers_[p];
     for (const RingReceive& r : peer.posted)

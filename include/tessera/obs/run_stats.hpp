@@ -57,8 +57,8 @@ class RunStats : public Observer, public CommObserver {
   void on_begin(const TaskInfo& task, int worker) override;
   void on_end(const TaskInfo& task, int worker) override;
   /// on_begin / on_end with a time stamp the caller already read from the obs tick clock
-  /// (src/obs/tick_clock.hpp; same contract otherwise): TraceRecorder forwards its own
-  /// stamps here, so a traced task is stamped once for both observers.
+  /// (obs::fast_ticks, see Observer::on_executed; same contract otherwise): TraceRecorder forwards
+  /// its own stamps here, so a traced task is stamped once for both observers.
   void begin_at(int worker, std::int64_t ticks);
   void end_at(const char* task_name, int worker, std::int64_t ticks);
   /// on_begin and on_end in one call, with the runtime's stamps.

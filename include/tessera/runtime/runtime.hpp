@@ -112,7 +112,7 @@ class TaskContext {
       : task_(task), worker_(worker), begin_ticks_(begin_ticks) {}
   /// 0-based index of the executing thread (0 = main thread).
   int worker() const { return worker_; }
-  /// When the body started, in obs::fast_ticks units (src/obs/tick_clock.hpp), if an
+  /// When the body started, in obs::fast_ticks units (see Observer::on_executed), if an
   /// observer had the runtime stamp task bodies; 0 otherwise. Lets the communication
   /// layer stamp the operations a body posts without reading the clock again.
   std::int64_t begin_ticks() const { return begin_ticks_; }
