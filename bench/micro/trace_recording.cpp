@@ -18,8 +18,8 @@
 #include <string>
 
 #include "tessera/obs/run_stats.hpp"
-#include "tessera/runtime/runtime.hpp"
 #include "tessera/obs/trace_recorder.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace {
 

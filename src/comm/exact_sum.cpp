@@ -99,8 +99,7 @@ double ExactSum::value() const {
       ++shift;
     }
   }
-  const double magnitude =
-      std::ldexp(static_cast<double>(mantissa), shift + 32 * base - 1074);
+  const double magnitude = std::ldexp(static_cast<double>(mantissa), shift + 32 * base - 1074);
   return negative ? -magnitude : magnitude;
 }
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "tessera/mesh/block_layout.hpp"
-#include "tessera/runtime/handle.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
+#include "tessera/runtime/handle.hpp"
 
 namespace tessera {
 

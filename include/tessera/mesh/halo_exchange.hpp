@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/mesh/block_field.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
+#include "tessera/mesh/block_field.hpp"
 #include "tessera/mesh/halo_plan.hpp"
 
 namespace tessera {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "tessera/comm/comm.hpp"
-#include "tessera/runtime/observer.hpp"
 #include "tessera/obs/run_stats.hpp"
+#include "tessera/runtime/observer.hpp"
 
 namespace tessera {
 

@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "forest_oracle.hpp"
-#include "tessera/amr/marking.hpp"
 #include "tessera/amr/forest.hpp"
+#include "tessera/amr/marking.hpp"
 
 namespace tessera {
 namespace {

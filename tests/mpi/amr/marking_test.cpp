@@ -5,9 +5,9 @@
 
 #include <vector>
 
+#include "tessera/amr/forest.hpp"
 #include "tessera/amr/marking.hpp"
 #include "tessera/amr/objects.hpp"
-#include "tessera/amr/forest.hpp"
 
 namespace tessera {
 namespace {

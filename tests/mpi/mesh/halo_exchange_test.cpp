@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "tessera/mesh/block_field.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
+#include "tessera/mesh/block_field.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"
-#include "tessera/runtime/runtime.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
+#include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
 namespace {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "observed_program.hpp"
-#include "tessera/runtime/runtime.hpp"
 #include "tessera/obs/trace_recorder.hpp"
+#include "tessera/runtime/runtime.hpp"
 #include "trace_validation.hpp"
 
 namespace tessera::obs_test {
@@ -37,10 +37,9 @@ std::vector<std::string> access_modes(const std::string& acc) {
   std::istringstream tokens(acc);
   for (std::string token; tokens >> token;) {
     const std::size_t digits = token.find_first_of("0123456789");
-    const bool well_formed =
-        digits != std::string::npos && digits > 0 &&
-        token.find_first_not_of("0123456789", digits) == std::string::npos &&
-        token.find_first_not_of("abcdefghijklmnopqrstuvwxyz") == digits;
+    const bool well_formed = digits != std::string::npos && digits > 0 &&
+                             token.find_first_not_of("0123456789", digits) == std::string::npos &&
+                             token.find_first_not_of("abcdefghijklmnopqrstuvwxyz") == digits;
     modes.push_back(well_formed ? token.substr(0, digits) : std::string());
   }
   return modes;

@@ -41,8 +41,8 @@ TEST(ExactSum, SubnormalsAndExtremes) {
   EXPECT_EQ(exact_of({tiny, tiny, tiny}), 3 * tiny);
   EXPECT_EQ(exact_of({std::numeric_limits<double>::min(), -tiny}),
             std::numeric_limits<double>::min() - tiny);
-  EXPECT_TRUE(std::isinf(exact_of({std::numeric_limits<double>::max(),
-                                   std::numeric_limits<double>::max()})));
+  EXPECT_TRUE(std::isinf(
+      exact_of({std::numeric_limits<double>::max(), std::numeric_limits<double>::max()})));
 }
 
 TEST(ExactSum, RoundsToNearestEvenOnce) {
