@@ -43,22 +43,10 @@ namespace {
 // Writes rows [first, first + count) of a 2-D dataset of `width` columns collectively.
 bool write_rows(hid_t dataset, hid_t type, const void* data, std::int64_t first, std::int64_t count,
                 std::int64_t width, hid_t transfer) {
-  Hid file_space(H5Dget_space(dataset), H5Sclose);
-  const hsize_t start[2] = {static_cast<hsize_t>(first), 0};
-  const hsize_t size[2] = {static_cast<hsize_t>(count), static_cast<hsize_t>(width)};
-  const hsize_t one_row[2] = {1, static_cast<hsize_t>(width)};
-  Hid memory_space(H5Screate_simple(2, count > 0 ? size : one_row, nullptr), H5Sclose);
-  if (!file_space.valid() || !memory_space.valid()) return false;
-  if (count > 0) {
-    if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) < 0)
-      return false;
-  } else {
-    // A rank without blocks still takes part in the collective write.
-    H5Sselect_none(file_space.get());
-    H5Sselect_none(memory_space.get());
-  }
+  const detail::RowSelection rows = detail::select_rows(dataset, first, count, width);
+  if (!rows.valid()) return false;
   static const double nothing = 0;
-  return H5Dwrite(dataset, type, memory_space.get(), file_space.get(), transfer,
+  return H5Dwrite(dataset, type, rows.memory_space.get(), rows.file_space.get(), transfer,
                   data != nullptr ? data : &nothing) >= 0;
 }
 

@@ -86,4 +86,23 @@ bool read_attribute(hid_t object, const char* name, double& value) {
   return read_scalar(object, name, H5T_NATIVE_DOUBLE, H5T_FLOAT, value);
 }
 
+RowSelection select_rows(hid_t dataset, std::int64_t first, std::int64_t count,
+                         std::int64_t width) {
+  const hsize_t start[2] = {static_cast<hsize_t>(first), 0};
+  const hsize_t size[2] = {static_cast<hsize_t>(count), static_cast<hsize_t>(width)};
+  const hsize_t one_row[2] = {1, static_cast<hsize_t>(width)};
+  RowSelection rows{Hid(H5Dget_space(dataset), H5Sclose),
+                    Hid(H5Screate_simple(2, count > 0 ? size : one_row, nullptr), H5Sclose)};
+  if (!rows.valid()) return rows;
+  if (count > 0) {
+    if (H5Sselect_hyperslab(rows.file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) <
+        0)
+      rows.file_space = Hid();
+  } else {
+    H5Sselect_none(rows.file_space.get());
+    H5Sselect_none(rows.memory_space.get());
+  }
+  return rows;
+}
+
 }  // namespace tessera::detail

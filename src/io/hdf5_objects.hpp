@@ -58,4 +58,14 @@ bool read_attribute(hid_t object, const char* name, std::int64_t& value);
 bool read_attribute(hid_t object, const char* name, std::uint64_t& value);
 bool read_attribute(hid_t object, const char* name, double& value);
 
+/// The file and memory dataspaces for rows [first, first + count) of a 2-D dataset of
+/// `width` columns. A rank with no rows selects nothing in both, so it still takes part in
+/// a collective read or write. valid() is false when HDF5 refused a step.
+struct RowSelection {
+  Hid file_space;
+  Hid memory_space;
+  bool valid() const { return file_space.valid() && memory_space.valid(); }
+};
+RowSelection select_rows(hid_t dataset, std::int64_t first, std::int64_t count, std::int64_t width);
+
 }  // namespace tessera::detail
