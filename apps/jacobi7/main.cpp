@@ -29,6 +29,7 @@
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
+#include "tessera/mesh/wavefront_order.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::jacobi7 {
@@ -42,6 +43,7 @@ struct Options {
   // Local faces are read in place by the kernels unless --copy-local-ghosts.
   HaloOptions halo{.copy_local = false};
   std::string work = "full";
+  int wavefront_depth = 0;  // 0: sweeps in plain dependency order
   CheckpointOptions checkpoint;
 };
 
@@ -91,6 +93,11 @@ void add_options(CLI::App& cli, Options& o) {
                  "--copy-local-ghosts; no messages) | halo (halo exchanges only, no sweeps); "
                  "compute and halo do not solve the problem")
       ->check(CLI::IsMember({"full", "compute", "halo"}));
+  cli.add_option("--wavefront-depth", o.wavefront_depth,
+                 "temporal blocking: sweep D iterations together as a wavefront across this "
+                 "rank's blocks, so blocks are reused from cache (dataflow; same results); "
+                 "0 = off (default)")
+      ->check(CLI::Range(0, 64));
   o.checkpoint.add_to(cli, "iterations");
 }
 
@@ -125,7 +132,11 @@ class Solver {
         u_(mesh, session.runtime(), "u", 1),
         v_(mesh, session.runtime(), "v", 1),
         f_(mesh, session.runtime(), "f", 1),
-        output_stores_(sweep_output_stores(u_)) {
+        lookahead_(std::max(4, 2 * options.wavefront_depth)),
+        output_stores_(options.wavefront_depth > 0 ? OutputStores::cached
+                                                   : sweep_output_stores(u_)) {
+    if (options.wavefront_depth > 0)
+      wavefront_ = std::make_unique<WavefrontOrder>(mesh, options.wavefront_depth);
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
       u_faces_.push_back(face_sources(u_, b, !options.halo.copy_local));
       v_faces_.push_back(face_sources(v_, b, !options.halo.copy_local));
@@ -140,7 +151,7 @@ class Solver {
     if (options.checkpoint.every > 0)
       writer_ = std::make_unique<CheckpointWriter>(session.comm(), options.checkpoint);
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
-      for (int w = 0; w < kLookahead; ++w) {
+      for (int w = 0; w < lookahead_; ++w) {
         sweep_done_.push_back(runtime.create_handle(fmt::format("sweep-done[{}:{}]", b, w)));
       }
     }
@@ -181,7 +192,7 @@ class Solver {
     const double start = MPI_Wtime();
     const bool sweep = options_.work != "halo";
     for (int it = first_iteration_; it < options_.iters; ++it) {
-      if (sweep && it - first_iteration_ >= kLookahead) wait_for_sweeps(it - kLookahead);
+      if (sweep && it - first_iteration_ >= lookahead_) wait_for_sweeps(it - lookahead_);
       if (options_.work == "compute") {
         halo_.exchange_local(*u_now_);
       } else {
@@ -244,8 +255,6 @@ class Solver {
   const HaloPlan& plan() const { return plan_; }
 
  private:
-  static constexpr int kLookahead = 4;  // iterations the submission may run ahead
-
   static void add_exact(ExactSum& total, const ExactSum& part) { total.add(part); }
 
   std::size_t cells_per_block() const {
@@ -335,21 +344,24 @@ class Solver {
                                     : Priority::normal;
       collect_stencil_reads(u, b);
       accesses_.push_back(write(v.interior(b)));
-      accesses_.push_back(write(sweep_done_[b * kLookahead + it % kLookahead]));
+      accesses_.push_back(write(sweep_done_[b * lookahead_ + it % lookahead_]));
+      // A wavefront orders every sweep; skeleton blocks then go in their layer's turn.
+      TaskAttributes attributes(wavefront_ ? Priority::normal : priority, {block.id, it});
+      if (wavefront_) attributes.order = wavefront_->key(b, it);
       runtime.submit(
           "jacobi", std::span<const Access>(accesses_),
           [layout = &u.layout(), c, in = u.data(b), faces = &faces_of(u)[b], rhs = f_.data(b),
            out = v.data(b),
            stores = output_stores_] { jacobi_sweep(*layout, *c, in, *faces, rhs, out, stores); },
-          TaskAttributes(priority, {block.id, it}));
+          attributes);
     }
   }
 
-  // Keeps at most kLookahead iterations of tasks in flight (memory stays bounded for any
+  // Keeps at most lookahead_ iterations of tasks in flight (memory stays bounded for any
   // --iters); sweeps of one block are ordered anyway, so this adds no dependency.
   void wait_for_sweeps(int it) {
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
-      session_.runtime().wait_for(sweep_done_[b * kLookahead + it % kLookahead]);
+      session_.runtime().wait_for(sweep_done_[b * lookahead_ + it % lookahead_]);
     }
   }
 
@@ -418,22 +430,25 @@ class Solver {
   std::vector<FaceSources> v_faces_;
   std::vector<Access> accesses_;  // scratch for the task being submitted
   std::vector<CheckResult> history_;
+  // Iterations the submission may run ahead: two bands of a wavefront, so that the next
+  // band is queued before the current one drains.
+  int lookahead_;
+  std::unique_ptr<WavefrontOrder> wavefront_;
   OutputStores output_stores_;
   int first_iteration_ = 0;  // the restart's step, or 0
   std::unique_ptr<CheckpointWriter> writer_;
 };
 
 // What one rank allocates: the mesh with fields u, v, f (halo of u only), and per block the
-// runtime handles (two per field, kLookahead sweep markers) and the tasks of the
-// iterations in flight.
-MemoryEstimate memory_needed(Int3 blocks, Int3 cells, int ranks) {
+// runtime handles (two per field, a sweep marker per iteration in flight) and the tasks of
+// the iterations in flight.
+MemoryEstimate memory_needed(Int3 blocks, Int3 cells, int ranks, int lookahead) {
   MemoryEstimate need = UniformMesh::memory_estimate(blocks, cells, 1, ranks, 3, 1);
   constexpr double kHandleBytes = 256, kTaskBytes = 512;
-  constexpr int kLookahead = 4;
   const double local =
       std::ceil(static_cast<double>(blocks.x) * blocks.y * blocks.z / ranks);  // 2^63 fits
-  need.add("metadata", local * (2 * sizeof(FaceSources) + (6 + kLookahead) * kHandleBytes +
-                                kLookahead * 2 * kTaskBytes));
+  need.add("metadata", local * (2 * sizeof(FaceSources) + (6 + lookahead) * kHandleBytes +
+                                lookahead * 2 * kTaskBytes));
   return need;
 }
 
@@ -466,7 +481,9 @@ int run(int argc, char** argv) {
                  fmt::format("the x and y axes need at least 2 cells each (got {} x {})",
                              blocks.x * cells.x, blocks.y * cells.y));
   }
-  session.check_memory("--blocks/--block-cells", memory_needed(blocks, cells, session.size()));
+  session.check_memory(
+      "--blocks/--block-cells",
+      memory_needed(blocks, cells, session.size(), std::max(4, 2 * options.wavefront_depth)));
   std::unique_ptr<UniformMesh> mesh;
   try {
     mesh = std::make_unique<UniformMesh>(blocks, cells, 1, session.rank(), session.size());
@@ -535,6 +552,7 @@ int run(int argc, char** argv) {
         {"max_comm_tasks", options.halo.max_comm_tasks},
         {"separate_buffers", options.halo.separate_buffers},
         {"copy_local_ghosts", options.halo.copy_local}}},
+      {"wavefront_depth", options.wavefront_depth},
       {"priorities", session.options().priorities},
       {"solve_s", solve_s},
       {"cell_updates_per_s", updates_per_s},

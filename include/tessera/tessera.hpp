@@ -26,6 +26,7 @@
 #include "tessera/mesh/level_transfer.hpp"
 #include "tessera/mesh/morton.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
+#include "tessera/mesh/wavefront_order.hpp"
 
 #include "tessera/amr/block_store.hpp"
 #include "tessera/amr/forest.hpp"

@@ -80,7 +80,8 @@ void Scheduler::enqueue(Task* task, std::span<const Access> accesses) {
   }
   task->holds.store(1, std::memory_order_relaxed);
   task->held.store(false, std::memory_order_relaxed);
-  const bool run_now = !batching_ && should_run_inline(task->priority, task->main_only);
+  const bool run_now =
+      !batching_ && should_run_inline(task->priority, task->main_only, task->ordered);
   if (run_now && try_run_inline(task)) {
     if (options_.sequential) rethrow_error();
     return;
@@ -213,8 +214,8 @@ bool Scheduler::link_records(Task* task) {
     Group* g;
     // A reduction that completed has folded and published its sequence number: a later
     // reduce access starts a new one, so waiting for the handle waits for it too.
-    const bool joins = last && shareable && last->kind == r.mode &&
-                       !(r.mode == AccessMode::reduce && h.idle());
+    const bool joins =
+        last && shareable && last->kind == r.mode && !(r.mode == AccessMode::reduce && h.idle());
     if (joins) {
       g = last;
       ++g->unfinished;

@@ -126,6 +126,8 @@ struct Replay {
         t.tags = node.tags;
         t.priority = node.priority;
         t.main_only = node.main_only;
+        t.ordered = node.ordered;
+        t.order_key = node.order_key;
         t.replay = this;
         t.node = j;
         t.slot = static_cast<std::uint32_t>(slot);

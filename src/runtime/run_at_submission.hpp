@@ -13,7 +13,8 @@ inline bool Scheduler::run_at_submission(const char* name, std::span<const Acces
   // Lists with reductions or invalid handles take the full path (rejected there), as do
   // lists longer than an observer's description of the task holds.
   if (batching_ || recording_ ||
-      !should_run_inline(attributes.priority, attributes.main_thread_only) ||
+      !should_run_inline(attributes.priority, attributes.main_thread_only,
+                         attributes.order != TaskAttributes::kUnordered) ||
       (describes_tasks() && accesses.size() > kMaxDescribedAccesses)) {
     return false;
   }

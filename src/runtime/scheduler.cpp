@@ -67,6 +67,7 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   inline_threshold_ = kInlineThreshold * options_.threads;
   single_thread_ = options_.threads == 1;
   main_queue_lock_.set_uncontended(single_thread_);
+  ordered_lock_.set_uncontended(single_thread_);
   main_thread_ = std::this_thread::get_id();
   tls_worker = main_;
   tls_owner = this;
@@ -112,6 +113,8 @@ Task* Scheduler::new_task(const char* name, const TaskAttributes& attributes) {
   t->tags = attributes.tags;
   t->priority = attributes.priority;
   t->main_only = attributes.main_thread_only;
+  t->ordered = attributes.order != TaskAttributes::kUnordered;
+  t->order_key = attributes.order;
   t->id = ++submitted_;
   return t;
 }
@@ -155,7 +158,8 @@ void Scheduler::queue_ready(Task* task, Worker& self) {
     return;
   }
   // With one thread there is nobody to hand the task to (and wake_workers returns at once).
-  if (!single_thread_ && hand_to_idle(task, self)) {
+  // An ordered task waits in the shared order: handing it over would jump that queue.
+  if (!single_thread_ && !task->ordered && hand_to_idle(task, self)) {
     // Wake the receiver if it went to sleep since it looked (it checks its mailbox after
     // announcing that it sleeps).
     wake_workers();
@@ -166,7 +170,9 @@ void Scheduler::queue_ready(Task* task, Worker& self) {
 }
 
 void Scheduler::push_local(Task* task, Worker& self) {
-  if (task->priority == Priority::high) {
+  if (task->ordered) {
+    push_ordered(task);
+  } else if (task->priority == Priority::high) {
     self.high.push(task);
     add_shared(high_queued_, 1);
   } else {
@@ -254,9 +260,26 @@ Task* Scheduler::find_task(Worker& self) {
     }
   }
   // With one thread nobody steals: no fence is needed to pop.
-  if (single_thread_) return self.normal.pop_unshared();
-  Task* t = self.normal.pop();
-  if (!t) t = steal_from_others(self, false);
+  Task* t = single_thread_ ? self.normal.pop_unshared() : self.normal.pop();
+  if (!t && ordered_queued_.load(std::memory_order_acquire) > 0) t = pop_ordered();
+  if (!t && !single_thread_) t = steal_from_others(self, false);
+  return t;
+}
+
+void Scheduler::push_ordered(Task* task) {
+  std::lock_guard<SpinLock> lock(ordered_lock_);
+  ordered_.push_back(task);
+  std::push_heap(ordered_.begin(), ordered_.end(), comes_after);
+  add_shared(ordered_queued_, 1);
+}
+
+Task* Scheduler::pop_ordered() {
+  std::lock_guard<SpinLock> lock(ordered_lock_);
+  if (ordered_.empty()) return nullptr;
+  std::pop_heap(ordered_.begin(), ordered_.end(), comes_after);
+  Task* t = ordered_.back();
+  ordered_.pop_back();
+  add_shared(ordered_queued_, -1);
   return t;
 }
 
@@ -347,6 +370,7 @@ bool Scheduler::dispatch_ready(Task* list, Worker* self, Task** immediate) {
   if (immediate && self) {
     for (Task* t = list; t; t = t->next_free) {
       if (t->main_only && self->index != 0) continue;
+      if (t->ordered) continue;  // it runs in its key's turn, from the shared order
       if (!pick || (t->priority == Priority::high && pick->priority != Priority::high)) pick = t;
     }
     if (pick && pick->priority != Priority::high &&

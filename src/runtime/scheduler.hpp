@@ -158,6 +158,13 @@ class Scheduler {
     }
   }
   Task* steal_from_others(Worker& self, bool high);
+  /// The shared queue of ready ordered tasks (TaskAttributes::order), smallest key first.
+  void push_ordered(Task* task);
+  Task* pop_ordered();
+  /// Heap order of ordered_: `a` runs after `b` (larger key, or equal key submitted later).
+  static bool comes_after(const Task* a, const Task* b) {
+    return a->order_key != b->order_key ? a->order_key > b->order_key : a->id > b->id;
+  }
   /// Runs a ready task; returns a released successor to run next on this worker.
   /// `straight_after`: the thread did nothing but schedule since its last timed work ended
   /// (Worker::stamp_ticks), so the task is stamped as beginning then: one clock read per
@@ -176,9 +183,10 @@ class Scheduler {
   std::uint32_t build_records(Task* task, std::span<const Access> accesses);
   /// Whether a task ready now should run inline at submission (sequential mode, or the
   /// queues are deep enough that running it costs no parallelism).
-  bool should_run_inline(Priority priority, bool main_only) const {
+  bool should_run_inline(Priority priority, bool main_only, bool ordered) const {
     if (main_only) return false;  // communication tasks hold; they go through the lane
     if (options_.sequential) return true;
+    if (ordered) return false;  // it waits for its key's turn
     // Throttle: with this much queued work, running the task now costs no parallelism
     // and keeps the queues (and memory) bounded, as libgomp does beyond 64 tasks/thread.
     return priority == Priority::normal && main_->normal.size() >= inline_threshold_;
@@ -265,6 +273,12 @@ class Scheduler {
 
   std::uint64_t submitted_ = 0;  // main thread only
   std::atomic<int> high_queued_{0};
+  // Ready ordered tasks of every thread: one queue, so that the smallest key runs first
+  // wherever it became ready. Ordered tasks are coarse (stencil sweeps), so one lock
+  // costs little beside them.
+  SpinLock ordered_lock_;
+  std::vector<Task*> ordered_;
+  std::atomic<int> ordered_queued_{0};
 
   alignas(64) std::atomic<std::uint32_t> epoch_{0};
   std::atomic<int> sleepers_{0};

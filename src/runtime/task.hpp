@@ -115,6 +115,8 @@ struct Task {
   std::uint32_t access_count = 0;
   Priority priority = Priority::normal;
   bool main_only = false;
+  bool ordered = false;        // TaskAttributes::order was given
+  std::int64_t order_key = 0;  // its value
   AccessRecord inline_records[kInlineAccesses];
   std::unique_ptr<AccessRecord[]> extra_records;
   // A replayed task (an instance of a recorded node) runs its node's body and releases

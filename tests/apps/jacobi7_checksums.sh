@@ -51,6 +51,12 @@ for i in "${!halo_options[@]}"; do
 done
 run priorities_none 2 --exec dataflow --threads=2 --priorities none "${input3d[@]}"
 runs+=(priorities_none)
+# Temporal blocking orders the sweeps differently; the bits stay those of bsp.
+run wavefront_np1_t2 1 --exec dataflow --threads 2 --wavefront-depth 3 "${input3d[@]}"
+run wavefront_np2_t2 2 --exec dataflow --threads 2 --wavefront-depth 2 "${input3d[@]}"
+run wavefront_np4_t1 4 --exec dataflow --wavefront-depth 5 --copy-local-ghosts "${input3d[@]}"
+run wavefront_bsp_np2 2 --exec bsp --wavefront-depth 2 "${input3d[@]}"
+runs+=(wavefront_np1_t2 wavefront_np2_t2 wavefront_np4_t1 wavefront_bsp_np2)
 run intranode_mpi_bsp_np4 4 --exec bsp --intranode mpi "${input3d[@]}"
 run intranode_mpi_dataflow_np4 4 --exec dataflow --threads 2 --intranode mpi "${input3d[@]}"
 runs+=(intranode_mpi_bsp_np4 intranode_mpi_dataflow_np4)

@@ -14,6 +14,7 @@
 #include <functional>
 #include <initializer_list>
 #include <iosfwd>
+#include <limits>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -80,6 +81,13 @@ struct TaskAttributes {
   TaskTags tags{};
   /// Run only on the main thread (communication tasks: only it may call MPI).
   bool main_thread_only = false;
+  /// A key that orders this task among the other ready tasks that have one: of those, the
+  /// runtime starts the one with the smallest key first (ties in submission order), after
+  /// communication, high-priority and unordered ready tasks. A stencil gives its sweeps
+  /// keys along a wavefront so that a block's next iteration runs while its data are still
+  /// in cache (WavefrontOrder). Ordered tasks never run inline at submission.
+  static constexpr std::int64_t kUnordered = std::numeric_limits<std::int64_t>::min();
+  std::int64_t order = kUnordered;
   TaskAttributes() = default;
   TaskAttributes(Priority p) : priority(p) {}  // NOLINT: implicit by design
   TaskAttributes(Priority p, TaskTags t, bool main_only = false)
