@@ -5,6 +5,7 @@
 // both give the same bits.
 
 #include <cstdint>
+#include <type_traits>
 
 #include "output_stores.hpp"
 
@@ -23,6 +24,16 @@ struct RowStencil {
 
   double cx, cy, cz, scale;
 
+#if defined(__AVX512F__)
+  /// Lanes [low[k], ..., low[7], high[0], ..., high[k-1]]: the row's values k places on.
+  template <int k>
+  static __m512d shift_in(__m512d high, __m512d low, std::integral_constant<int, k>) {
+    return _mm512_castsi512_pd(
+        // The all-lanes masked form: the unmasked one trips GCC 12's uninitialized warning.
+        _mm512_maskz_alignr_epi64(0xFF, _mm512_castpd_si512(high), _mm512_castpd_si512(low), k));
+  }
+#endif
+
   /// out[i] = (rhs[i] + cx (left[i] + right[i]) + cy (south[i] + north[i]) +
   /// cz (below[i] + above[i])) * scale for 0 <= i < n, where left[i] is centre[i-1] but
   /// `west` for i = 0, and right[i] is centre[i+1] but `east` for i = n-1 (the values beyond
@@ -40,14 +51,24 @@ struct RowStencil {
     const __m512d vx = _mm512_set1_pd(cx), vy = _mm512_set1_pd(cy), vz = _mm512_set1_pd(cz);
     const __m512d vscale = _mm512_set1_pd(scale);
     const __m512d vwest = _mm512_set1_pd(west), veast = _mm512_set1_pd(east);
+    // left and right are built from the aligned vectors of the row itself (valignq), with
+    // west and east shifted in at the ends: the row's own x-ghost line, which holds
+    // nothing when faces are read in place, is never loaded.
+    __m512d previous = vwest;  // only its last lane is used
+    __m512d current = n >= 8 ? _mm512_loadu_pd(centre) : vwest;
     for (; i + 8 <= n; i += 8) {
       _mm_prefetch(reinterpret_cast<const char*>(above + i + kPrefetchDoubles), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(rhs + i + kPrefetchDoubles), _MM_HINT_T0);
-      // centre[-1] and centre[n] are loaded (the ghost slots exist) but replaced.
-      __m512d left = _mm512_loadu_pd(centre + i - 1);
-      __m512d right = _mm512_loadu_pd(centre + i + 1);
-      if (i == 0) left = _mm512_mask_mov_pd(left, 0x01, vwest);
-      if (i + 8 == n) right = _mm512_mask_mov_pd(right, 0x80, veast);
+      __m512d next = veast;  // only its first lane is used
+      if (i + 16 <= n) {
+        next = _mm512_loadu_pd(centre + i + 8);
+      } else if (i + 8 < n) {
+        next = _mm512_set1_pd(centre[i + 8]);
+      }
+      const __m512d left = shift_in(current, previous, std::integral_constant<int, 7>{});
+      const __m512d right = shift_in(next, current, std::integral_constant<int, 1>{});
+      previous = current;
+      current = next;
       const __m512d x = _mm512_add_pd(left, right);
       const __m512d y = _mm512_add_pd(_mm512_loadu_pd(south + i), _mm512_loadu_pd(north + i));
       const __m512d z = _mm512_add_pd(_mm512_loadu_pd(below + i), _mm512_loadu_pd(above + i));
