@@ -195,6 +195,9 @@ int run(int argc, char** argv) {
   const Int3 modes = to_int3(options.modes);
   std::unique_ptr<PoissonGrids> grids;
   try {
+    session.check_memory(
+        "--cells/--block-cells/--levels",
+        PoissonGrids::memory_estimate(cells, block_cells, options.levels, session.size()));
     grids =
         std::make_unique<PoissonGrids>(session, cells, block_cells, options.dim, options.levels);
   } catch (const std::invalid_argument& e) {
@@ -238,6 +241,7 @@ int run(int argc, char** argv) {
          u = finest->u().data(b)] { fill_problem(*layout, *problem, cells, origin, f, u); });
   }
   exec.barrier();
+  session.set_phase("solve");
   ResidualMonitor monitor(session, *finest);
 
   MPI_Barrier(MPI_COMM_WORLD);
