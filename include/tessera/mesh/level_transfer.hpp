@@ -51,7 +51,9 @@ std::vector<LevelPair> local_level_pairs(const UniformMesh& fine, const UniformM
 /// cells and either the same number of blocks or half as many, so each fine block lies
 /// under exactly one coarse block; the two may belong to different ranks (coarse levels
 /// with fewer blocks than ranks live on fewer ranks), and then the pair's data travels in
-/// one message per pair. Operator-agnostic: the app supplies the kernels.
+/// one message per pair. Operator-agnostic: the app supplies the kernels. Holds only the
+/// pairs touching this rank (local_level_pairs), so its size does not grow with the
+/// global block count.
 class LevelTransfer {
  public:
   /// `fine` and `coarse` as described above (std::invalid_argument otherwise); they, comm
