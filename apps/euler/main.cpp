@@ -1,6 +1,7 @@
 // euler: compressible Euler equations on tessera's block mesh (VL2 + PLM + HLLC, the scheme
 // Athena++ runs by default). See docs/apps/euler.md.
 #include "driver.hpp"
+#include "memory_needed.hpp"
 #include "options.hpp"
 #include "tessera/session.hpp"
 
@@ -11,6 +12,8 @@ int main(int argc, char** argv) {
   euler::register_options(session, options);
   session.start();
   euler::validate_options(session, options);
+  session.check_memory("--cells/--block-cells",
+                       euler::memory_needed(options, session.size(), session.runtime().threads()));
   return tessera::run_guarded([&] {
     euler::Driver driver(session, options);
     const int code = driver.run();

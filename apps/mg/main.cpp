@@ -354,6 +354,9 @@ int run(int argc, char** argv) {
   };
   std::unique_ptr<Solver> solver;
   try {
+    // u and r on every level, v on the finest; one halo exchange per level.
+    session.check_memory("--class/--nx/--levels/--block-cells",
+                         LevelHierarchy::memory_estimate(spec, session.size(), 2, 1));
     solver = std::make_unique<Solver>(session, spec, problem);
   } catch (const std::invalid_argument& e) {
     session.fail("--nx/--levels/--block-cells", e.what());
@@ -368,6 +371,7 @@ int run(int argc, char** argv) {
       replay ? " (iteration graph replayed)" : "");
 
   // Untimed initialization and NPB's warm-up iteration, then the problem is set up again.
+  session.set_phase("iterations");
   Exec& exec = session.exec();
   exec.begin_phase("setup");
   const double init_start = session.elapsed();

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -30,6 +31,9 @@
 
 namespace tessera::poisson {
 namespace {
+
+// Exit status of a solve that did not reach its tolerance (2 is bad input).
+constexpr int kNotConverged = 3;
 
 struct Options {
   int dim = 2;
@@ -195,6 +199,9 @@ int run(int argc, char** argv) {
   const Int3 modes = to_int3(options.modes);
   std::unique_ptr<PoissonGrids> grids;
   try {
+    session.check_memory(
+        "--cells/--block-cells/--levels",
+        PoissonGrids::memory_estimate(cells, block_cells, options.levels, session.size()));
     grids =
         std::make_unique<PoissonGrids>(session, cells, block_cells, options.dim, options.levels);
   } catch (const std::invalid_argument& e) {
@@ -238,6 +245,7 @@ int run(int argc, char** argv) {
          u = finest->u().data(b)] { fill_problem(*layout, *problem, cells, origin, f, u); });
   }
   exec.barrier();
+  session.set_phase("solve");
   ResidualMonitor monitor(session, *finest);
 
   MPI_Barrier(MPI_COMM_WORLD);
@@ -329,6 +337,18 @@ int run(int argc, char** argv) {
     fields["coarse_iterations"] = cycle.coarse_iterations;
   }
   session.finish(std::move(fields));
+  // A solve that stops at --max-iterations short of a positive tolerance failed what it was
+  // asked to do: scripts see it in the exit status (the report is still written).
+  // --tolerance 0 asks for exactly --max-iterations iterations and succeeds.
+  if (!converged && options.tolerance > 0) {
+    if (session.rank() == 0) {
+      std::fprintf(stderr,
+                   "poisson: warning: --max-iterations %d reached before --tolerance %g "
+                   "(residual %.6e); exit status %d\n",
+                   options.max_iterations, options.tolerance, residual, kNotConverged);
+    }
+    return kNotConverged;
+  }
   return 0;
 }
 

@@ -52,6 +52,11 @@ PoissonGrids::PoissonGrids(Session& session, Int3 cells, Int3 block_cells, int d
   }
 }
 
+MemoryEstimate PoissonGrids::memory_estimate(Int3 cells, Int3 block_cells, int levels, int ranks) {
+  return LevelHierarchy::memory_estimate(hierarchy_spec(cells, block_cells, levels), ranks,
+                                         levels > 1 ? 3 : 2, 0, 2);
+}
+
 void PoissonGrids::submit_v_cycle(const CycleOptions& options) {
   submit_cycle_from(0, options);
 }

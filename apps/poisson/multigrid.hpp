@@ -32,6 +32,10 @@ class PoissonGrids {
   /// `levels` in [1, max_levels(...)]; `cells`, `block_cells` with z = 1 in 2-D. Throws
   /// std::invalid_argument (from LevelHierarchy) for an impossible hierarchy.
   PoissonGrids(Session& session, Int3 cells, Int3 block_cells, int dimensions, int levels);
+  /// The bytes one of `ranks` ranks needs for these grids (u, f and, with levels > 1, r on
+  /// every level; a face and a full halo exchange per level), for Session::check_memory.
+  /// Throws std::invalid_argument as the constructor does.
+  static MemoryEstimate memory_estimate(Int3 cells, Int3 block_cells, int levels, int ranks);
 
   int levels() const { return static_cast<int>(levels_.size()); }
   GridLevel& level(int l) { return *levels_[l]; }

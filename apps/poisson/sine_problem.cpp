@@ -17,19 +17,10 @@ Stencil make_stencil(Int3 cells, int dimensions) {
   return s;
 }
 
-SineProblem::SineProblem(Int3 cells, int dimensions, Int3 modes) : dimensions_(dimensions) {
+SineProblem::SineProblem(Int3 cells, int dimensions, Int3 modes)
+    : dimensions_(dimensions), cells_(cells), modes_(modes) {
   double wave_numbers = 0;
-  for (int a = 0; a < 3; ++a) {
-    if (a >= dimensions) {
-      sine_[a].assign(1, 1.0);
-      continue;
-    }
-    wave_numbers += static_cast<double>(modes[a]) * modes[a];
-    sine_[a].resize(static_cast<std::size_t>(cells[a]) + 1);
-    for (int i = 0; i <= cells[a]; ++i) {
-      sine_[a][i] = std::sin(std::numbers::pi * modes[a] * i / cells[a]);
-    }
-  }
+  for (int a = 0; a < dimensions; ++a) wave_numbers += static_cast<double>(modes[a]) * modes[a];
   rhs_scale_ = std::numbers::pi * std::numbers::pi * wave_numbers;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace tessera {
@@ -60,6 +61,41 @@ LevelHierarchy::LevelHierarchy(const HierarchySpec& spec, Comm& comm, Exec& exec
 }
 
 LevelHierarchy::~LevelHierarchy() = default;
+
+MemoryEstimate LevelHierarchy::memory_estimate(const HierarchySpec& spec, int ranks,
+                                               int level_fields, int finest_fields,
+                                               int exchanges_per_level) {
+  constexpr double kDouble = sizeof(double), kHandleBytes = 256, kTaskBytes = 512;
+  // Tasks per block and level in flight or in a recorded iteration graph (smoothing,
+  // residual, transfers, halo copies).
+  constexpr double kTasksPerBlock = 16;
+  const std::vector<LevelShape> shapes = level_shapes(spec);
+  MemoryEstimate need;
+  for (std::size_t level = 0; level < shapes.size(); ++level) {
+    const LevelShape& shape = shapes[level];
+    const int fields = level_fields + (level == 0 ? finest_fields : 0);
+    const MemoryEstimate mesh = UniformMesh::memory_estimate(
+        shape.blocks, shape.block_cells, spec.ghost, ranks, fields, exchanges_per_level);
+    for (const auto& [what, bytes] : mesh.items) need.add(what, bytes);
+    const double local = std::ceil(static_cast<double>(shape.blocks.x) * shape.blocks.y *
+                                   shape.blocks.z / std::max(ranks, 1));
+    need.add("metadata", local * (2 * fields * kHandleBytes + kTasksPerBlock * kTaskBytes));
+    if (level == 0 || ranks < 2) continue;
+    // A coarse block's children are consecutive on the fine level's Morton curve, so only
+    // the pairs at the ends of a rank's two ranges cross ranks: at most 2 x 8 pairs, each
+    // with a restriction (the coarse cells under the fine block) and a prolongation buffer
+    // (those and the coarse ghosts read).
+    double coarse_box = 1, grown_box = 1;
+    for (int a = 0; a < 3; ++a) {
+      const bool flat = spec.cells[a] == 1;
+      const double c = flat ? 1 : std::max(1, shapes[level - 1].block_cells[a] / 2);
+      coarse_box *= c;
+      grown_box *= c + (flat ? 0 : 2 * spec.prolongation_ghost);
+    }
+    need.add("message buffers", 16 * (coarse_box + grown_box) * kDouble);
+  }
+  return need;
+}
 
 LevelField::LevelField(const LevelHierarchy& hierarchy, Runtime& runtime, const std::string& name) {
   for (int level = 0; level < hierarchy.levels(); ++level) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 #include <utility>
@@ -31,6 +32,43 @@ Int3 ratio(Int3 fine, Int3 coarse, const char* what) {
 }
 
 }  // namespace
+
+std::vector<LevelPair> local_level_pairs(const UniformMesh& fine, const UniformMesh& coarse) {
+  const Int3 block_ratio = ratio(fine.blocks(), coarse.blocks(), "blocks");
+  const int me = fine.rank();
+  const auto pair_of = [&](Int3 fc) {
+    LevelPair pair;
+    Int3 cc;
+    for (int a = 0; a < 3; ++a) {
+      cc[a] = fc[a] / block_ratio[a];
+      pair.child |= (fc[a] % block_ratio[a]) << a;
+    }
+    pair.fine_id = fine.block_id(fc);
+    pair.coarse_id = coarse.block_id(cc);
+    pair.fine_rank = fine.owner(pair.fine_id);
+    pair.coarse_rank = coarse.owner(pair.coarse_id);
+    return pair;
+  };
+  std::vector<LevelPair> pairs;
+  for (const MeshBlock& block : fine.local_blocks()) pairs.push_back(pair_of(block.coord));
+  // Children of this rank's coarse blocks whose fine block lives elsewhere (the others
+  // were added above).
+  for (const MeshBlock& block : coarse.local_blocks()) {
+    for (int z = 0; z < block_ratio.z; ++z)
+      for (int y = 0; y < block_ratio.y; ++y)
+        for (int x = 0; x < block_ratio.x; ++x) {
+          const Int3 fc{block.coord.x * block_ratio.x + x, block.coord.y * block_ratio.y + y,
+                        block.coord.z * block_ratio.z + z};
+          LevelPair pair = pair_of(fc);
+          if (pair.fine_rank != me) pairs.push_back(pair);
+        }
+  }
+  // Messages of pairs sharing a tag between two ranks match in posting order: both sides
+  // post them in fine block id order.
+  std::sort(pairs.begin(), pairs.end(),
+            [](const LevelPair& a, const LevelPair& b) { return a.fine_id < b.fine_id; });
+  return pairs;
+}
 
 struct LevelTransfer::Pair {
   GlobalBlockId fine_id = kNoBlock;
@@ -78,26 +116,22 @@ LevelTransfer::LevelTransfer(const UniformMesh& fine, const UniformMesh& coarse,
   tags_ = comm.allocate_tags(name, 2 * kChildren);
   Runtime& runtime = comm.runtime();
   const int me = fine.rank();
-  for (GlobalBlockId id = 0; id < fine.global_block_count(); ++id) {
-    const Int3 fc = fine.block_coord(id);
-    Int3 cc;
+  for (const LevelPair& level_pair : local_level_pairs(fine, coarse)) {
+    const Int3 fc = fine.block_coord(level_pair.fine_id);
     Pair pair;
+    pair.fine_id = level_pair.fine_id;
+    pair.fine_rank = level_pair.fine_rank;
+    pair.coarse_rank = level_pair.coarse_rank;
+    pair.child = level_pair.child;
     for (int a = 0; a < 3; ++a) {
-      cc[a] = fc[a] / block_ratio[a];
       const int offset = fc[a] % block_ratio[a];
-      pair.child |= offset << a;
       pair.coarse_box.lo[a] = offset * (fine.block_cells()[a] / cell_ratio[a]);
       pair.coarse_box.hi[a] = pair.coarse_box.lo[a] + fine.block_cells()[a] / cell_ratio[a];
       pair.grown_box.lo[a] = pair.coarse_box.lo[a] - coarse_ghost_[a];
       pair.grown_box.hi[a] = pair.coarse_box.hi[a] + coarse_ghost_[a];
     }
-    const GlobalBlockId coarse_id = coarse.block_id(cc);
-    pair.fine_id = id;
-    pair.fine_rank = fine.owner(id);
-    pair.coarse_rank = coarse.owner(coarse_id);
-    if (pair.fine_rank != me && pair.coarse_rank != me) continue;
-    if (pair.fine_rank == me) pair.fine_local = *fine.local_index(id);
-    if (pair.coarse_rank == me) pair.coarse_local = *coarse.local_index(coarse_id);
+    if (pair.fine_rank == me) pair.fine_local = *fine.local_index(pair.fine_id);
+    if (pair.coarse_rank == me) pair.coarse_local = *coarse.local_index(level_pair.coarse_id);
     if (pair.remote()) {
       if (pair.grown_box.cells() > INT_MAX / static_cast<std::int64_t>(sizeof(double))) {
         throw std::invalid_argument("level transfer: a block pair's message is too large");
@@ -105,9 +139,9 @@ LevelTransfer::LevelTransfer(const UniformMesh& fine, const UniformMesh& coarse,
       pair.restrict_buffer.assign(static_cast<std::size_t>(pair.coarse_box.cells()), 0.0);
       pair.prolong_buffer.assign(static_cast<std::size_t>(pair.grown_box.cells()), 0.0);
       pair.restrict_handle =
-          runtime.create_handle(fmt::format("{}.restrict[fine block {}]", name, id));
+          runtime.create_handle(fmt::format("{}.restrict[fine block {}]", name, pair.fine_id));
       pair.prolong_handle =
-          runtime.create_handle(fmt::format("{}.prolong[fine block {}]", name, id));
+          runtime.create_handle(fmt::format("{}.prolong[fine block {}]", name, pair.fine_id));
     }
     pairs_.push_back(std::move(pair));
   }

@@ -42,6 +42,14 @@ refused taskbench -width/-output/-scratch -steps 5 -width 100000000 -type stenci
 refused taskbench -width/-output/-scratch -steps 5 -width 1000000 -type all_to_all
 refused taskbench -width/-output/-scratch -steps 5 -width 64 -kernel memory_bound \
   -scratch 100000000000
+# The multigrid apps count every level; euler its root mesh.
+refused mg --class/--nx/--levels/--block-cells --nx 4096
+refused mg --class/--nx/--levels/--block-cells --nx 1048576 --nit 1
+refused poisson --cells/--block-cells/--levels --dim 3 --cells 16384 16384 16384 \
+  --block-cells 64 64 64
+refused poisson --cells/--block-cells/--levels --solver mg --cells 65536 65536 \
+  --block-cells 64 64
+refused euler --cells/--block-cells --dim 3 --cells 65536 65536 65536 --block-cells 64 64 64
 
 # Small inputs still run.
 timeout 60 mpirun -np 2 "$bin/jacobi7" --quiet --blocks 4 4 4 --block-cells 8 8 8 --iters 2 \

@@ -59,7 +59,7 @@ matrix() {
 
 # rbgs in 3-D on 24 blocks (skeleton and enclave blocks on every rank count), stopped by
 # --max-iterations between two checks.
-rbgs3d=(--solver rbgs --dim 3 --cells 16 12 8 --modes 3 2 1 --max-iterations 40
+rbgs3d=(--tolerance 0 --solver rbgs --dim 3 --cells 16 12 8 --modes 3 2 1 --max-iterations 40
   --sweeps-per-check 15)
 matrix rbgs3d "${rbgs3d[@]}" --block-cells 4 4 4
 # The same run cut into other blocks, and a 2-D run, on a few configurations.
@@ -70,7 +70,7 @@ run rbgs3d_blocks 2 --exec dataflow --threads 2 "${rbgs3d[@]}" --block-cells 16 
 run rbgs3d_no_replay 2 --exec dataflow --threads 2 --no-replay "${rbgs3d[@]}" --block-cells 4 4 4
 [[ "$(invariant "$tmp/rbgs3d_no_replay.json")" == "$(invariant "$tmp/rbgs3d_bsp_np1.json")" ]] ||
   fail "rbgs 3-D with --no-replay differs"
-rbgs2d=(--solver rbgs --cells 40 24 --modes 5 3 --max-iterations 70 --sweeps-per-check 25)
+rbgs2d=(--tolerance 0 --solver rbgs --cells 40 24 --modes 5 3 --max-iterations 70 --sweeps-per-check 25)
 run rbgs2d_bsp_np1 1 --exec bsp "${rbgs2d[@]}" --block-cells 8 6
 run rbgs2d_forkjoin_np3_t2 3 --exec forkjoin --threads 2 "${rbgs2d[@]}" --block-cells 5 24
 for r in rbgs2d_forkjoin_np3_t2; do
@@ -81,7 +81,7 @@ echo "rbgs2d: checksum $(field "$tmp/rbgs2d_bsp_np1.json" checksum) in all"
 
 # mg in 2-D: 4 levels (40 x 24 -> 5 x 3 cells), coarse levels with fewer blocks than the
 # finest and than the ranks (transfers between ranks), stopped by --max-iterations.
-mg2d=(--solver mg --cells 40 24 --modes 5 3 --levels 4 --max-iterations 4)
+mg2d=(--tolerance 0 --solver mg --cells 40 24 --modes 5 3 --levels 4 --max-iterations 4)
 matrix mg2d "${mg2d[@]}" --block-cells 10 6
 # Block size and level layout do not change the bits either.
 run mg2d_blocks 2 --exec dataflow --threads 2 "${mg2d[@]}" --block-cells 20 24
@@ -90,7 +90,7 @@ run mg2d_blocks 2 --exec dataflow --threads 2 "${mg2d[@]}" --block-cells 20 24
 run mg2d_no_replay 4 --exec dataflow --threads 2 --no-replay "${mg2d[@]}" --block-cells 10 6
 [[ "$(invariant "$tmp/mg2d_no_replay.json")" == "$(invariant "$tmp/mg2d_bsp_np1.json")" ]] ||
   fail "mg 2-D with --no-replay differs"
-mg3d=(--solver mg --dim 3 --cells 16 16 8 --modes 3 2 1 --max-iterations 3)
+mg3d=(--tolerance 0 --solver mg --dim 3 --cells 16 16 8 --modes 3 2 1 --max-iterations 3)
 run mg3d_bsp_np1 1 --exec bsp "${mg3d[@]}" --block-cells 4 4 4
 run mg3d_dataflow_np3_t2 3 --exec dataflow --threads 2 "${mg3d[@]}" --block-cells 8 2 8
 for r in mg3d_dataflow_np3_t2; do
@@ -100,8 +100,8 @@ done
 echo "mg3d: checksum $(field "$tmp/mg3d_bsp_np1.json" checksum) in all"
 
 # More ranks than blocks: ranks without blocks still take part in every reduction.
-run sparse_np1 1 --exec bsp --cells 24 8 --block-cells 8 8 --max-iterations 30 --sweeps-per-check 7
-run sparse_np4 4 --exec dataflow --cells 24 8 --block-cells 8 8 --max-iterations 30 --sweeps-per-check 7
+run sparse_np1 1 --exec bsp --tolerance 0 --cells 24 8 --block-cells 8 8 --max-iterations 30 --sweeps-per-check 7
+run sparse_np4 4 --exec dataflow --tolerance 0 --cells 24 8 --block-cells 8 8 --max-iterations 30 --sweeps-per-check 7
 [[ "$(invariant "$tmp/sparse_np4.json")" == "$(invariant "$tmp/sparse_np1.json")" ]] ||
   fail "4 ranks on 3 blocks differ from 1 rank"
 echo "poisson_checksums: PASS"

@@ -12,6 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 fail() { echo "FAIL: $*"; exit 1; }
 
+field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+
 run() {
   local name="$1" np="$2"
   shift 2
@@ -78,6 +80,20 @@ run order3d_coarse 1 --exec bsp --dim 3 --cells 16 16 16 --block-cells 8 8 8 --m
 run order3d_fine 2 --exec dataflow --threads 2 --dim 3 --cells 32 32 32 --block-cells 16 16 8 \
   --modes 3 2 1 --tolerance 1e-9
 order "$tmp/order3d_coarse.json" "$tmp/order3d_fine.json" || fail "3-D error is not second order"
+
+# A solve stopped by --max-iterations short of its tolerance warns and exits 3 (the report
+# still says converged: false); --tolerance 0 asks for exactly that many iterations.
+timeout 60 "$bin/poisson" --quiet --report "$tmp/short.json" --cells 32 32 --block-cells 16 16 \
+  --max-iterations 5 --sweeps-per-check 5 >"$tmp/short.out" 2>&1 && rc=0 || rc=$?
+[[ $rc -eq 3 ]] || { cat "$tmp/short.out"; fail "an unconverged solve exited $rc, not 3"; }
+grep -qE "^poisson: warning: --max-iterations 5 reached before --tolerance 1e-08 \(residual [0-9.e+-]+\); exit status 3$" \
+  "$tmp/short.out" || { cat "$tmp/short.out"; fail "an unconverged solve gave no warning line"; }
+[[ "$(field "$tmp/short.json" converged)" == "False" ]] || fail "the unconverged report says converged"
+timeout 60 "$bin/poisson" --quiet --cells 32 32 --block-cells 16 16 --max-iterations 5 \
+  --sweeps-per-check 5 --tolerance 0 >"$tmp/fixed.out" 2>&1 ||
+  { cat "$tmp/fixed.out"; fail "--tolerance 0 --max-iterations 5 exited non-zero"; }
+! grep -q warning "$tmp/fixed.out" || fail "--tolerance 0 warned"
+echo "ok: unconverged solve exits 3 with a warning; --tolerance 0 runs a fixed count"
 
 # The plot tool draws the history; labels default to file names, not paths.
 /usr/bin/python3 "$src/tools/plot_residuals.py" "$tmp/rbgs.csv" "$tmp/mg.csv" -o "$tmp/residuals.png" >/dev/null ||

@@ -13,6 +13,7 @@
 #include "tessera/mesh/halo_plan.hpp"
 #include "tessera/mesh/level_transfer.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
+#include "tessera/runtime/memory_estimate.hpp"
 
 namespace tessera {
 
@@ -59,6 +60,15 @@ class LevelHierarchy {
  public:
   /// Throws std::invalid_argument as level_shapes does.
   LevelHierarchy(const HierarchySpec& spec, Comm& comm, Exec& exec);
+
+  /// The bytes one of `ranks` ranks needs for this hierarchy holding `level_fields`
+  /// one-variable fields on every level and `finest_fields` more on the finest, with
+  /// `exchanges_per_level` one-variable halo exchanges per level (their message buffers),
+  /// the transfers' pair buffers and per-block metadata; UniformMesh::memory_estimate
+  /// summed over the levels. For Session::check_memory before building anything; throws
+  /// as level_shapes does.
+  static MemoryEstimate memory_estimate(const HierarchySpec& spec, int ranks, int level_fields,
+                                        int finest_fields, int exchanges_per_level = 1);
   ~LevelHierarchy();
 
   const HierarchySpec& spec() const { return spec_; }

@@ -29,12 +29,31 @@ using RestrictionKernel =
 using ProlongationKernel =
     std::function<void(ConstGridView coarse, GridView fine, Int3 fine_cells)>;
 
+/// A fine block and the coarse block covering it, as LevelTransfer pairs them.
+struct LevelPair {
+  GlobalBlockId fine_id = kNoBlock;
+  GlobalBlockId coarse_id = kNoBlock;
+  int fine_rank = -1;
+  int coarse_rank = -1;
+  /// The fine block's position under its coarse block: bit a set for the upper half on
+  /// axis a (always 0 on an axis where both levels have the same block count).
+  int child = 0;
+};
+
+/// The pairs of `fine` and `coarse` (related as LevelTransfer requires: std::invalid_argument
+/// otherwise) with a block on this rank, in fine block id order: this rank's fine blocks
+/// with their parents, and its coarse blocks' children. Computed from coordinates in
+/// O(pairs x log(blocks)) time and memory, independent of the global block count.
+std::vector<LevelPair> local_level_pairs(const UniformMesh& fine, const UniformMesh& coarse);
+
 /// The block pairs between a fine level and the next coarser one, and the tasks and
 /// messages that move data between them. Per non-flat axis the coarse level has half the
 /// cells and either the same number of blocks or half as many, so each fine block lies
 /// under exactly one coarse block; the two may belong to different ranks (coarse levels
 /// with fewer blocks than ranks live on fewer ranks), and then the pair's data travels in
-/// one message per pair. Operator-agnostic: the app supplies the kernels.
+/// one message per pair. Operator-agnostic: the app supplies the kernels. Holds only the
+/// pairs touching this rank (local_level_pairs), so its size does not grow with the
+/// global block count.
 class LevelTransfer {
  public:
   /// `fine` and `coarse` as described above (std::invalid_argument otherwise); they, comm

@@ -1,0 +1,44 @@
+#include "memory_needed.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "problems.hpp"
+
+namespace euler {
+
+tessera::MemoryEstimate memory_needed(const Options& o, int ranks, int threads) {
+  constexpr double kDouble = sizeof(double), kHandleBytes = 256, kTaskBytes = 512;
+  // p4est's quadrant, the block's place and the euler scans and faults per block.
+  constexpr double kBlockBytes = 512;
+  const auto roots = o.root_blocks();
+  const double local =
+      std::ceil(static_cast<double>(roots[0]) * roots[1] * roots[2] / std::max(ranks, 1));
+  double interior = 1, stored = 1, largest_face = 0;
+  for (int a = 0; a < 3; ++a) {
+    const double g = a < o.dim ? kGhost : 0;
+    interior *= o.block_cells[a];
+    stored *= o.block_cells[a] + 2 * g;
+  }
+  for (int a = 0; a < o.dim; ++a) {
+    largest_face = std::max(largest_face, interior / o.block_cells[a] * kGhost);
+  }
+  const double variables = 2 * kVars;  // the state U and the stage's U*
+  tessera::MemoryEstimate need;
+  need.add("fields", variables * interior * kDouble * local);
+  need.add("ghosts", variables * (stored - interior) * kDouble * local);
+  if (ranks > 1) {
+    // A rank's Morton range has ~12 L^(2/3) remote faces for L blocks (6 L at most);
+    // each exchange sends and receives one group of kVars variables.
+    const double dims = o.dim;
+    const double remote_faces =
+        std::min(2 * dims * local, 4 * dims * std::pow(local, (dims - 1) / dims));
+    need.add("message buffers", 2 * kVars * remote_faces * largest_face * kDouble);
+  }
+  // A stage's scratch per thread: primitives, slopes, fluxes and the update of one block.
+  need.add("scratch", threads * (3 * kVars * stored) * kDouble);
+  need.add("metadata", local * (kBlockBytes + 4 * kHandleBytes + 8 * kTaskBytes));
+  return need;
+}
+
+}  // namespace euler
