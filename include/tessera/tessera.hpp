@@ -28,6 +28,7 @@
 #include "tessera/mesh/uniform_mesh.hpp"
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/flux_correction.hpp"
 #include "tessera/amr/forest.hpp"
 #include "tessera/amr/halo.hpp"
 #include "tessera/amr/marking.hpp"
