@@ -485,6 +485,7 @@ nlohmann::json Driver::json() const {
   j["max_level"] = options_.max_level;
   j["adaptations"] = adaptations_;
   j["blocks_by_level"] = level_counts_;
+  j["face_balanced"] = !unbalanced_;  // checked after every adaptation
   j["blocks_split"] = split_;
   j["families_merged"] = merged_;
   j["totals_start"] = totals_json(start_);
