@@ -421,8 +421,9 @@ int Driver::run() {
     time_ = last ? options_.t_end : time_ + step;
     dt = replay_cycle ? finish_dt() : next_dt();
     if (failed_) break;
-    if (options_.max_level > 0 && cycle_ % options_.adapt_every == 0 && time_ < options_.t_end &&
-        adapt_mesh())
+    const bool more =
+        time_ < options_.t_end && (options_.max_cycles == 0 || cycle_ < options_.max_cycles);
+    if (options_.max_level > 0 && cycle_ % options_.adapt_every == 0 && more && adapt_mesh())
       dt = next_dt();  // refined blocks need a smaller step
     if (unbalanced_) {
       failed_ = true;

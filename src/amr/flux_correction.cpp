@@ -227,10 +227,6 @@ FluxCorrection::FluxCorrection(const Forest& forest, BlockStore& store,
 
 FluxCorrection::~FluxCorrection() = default;
 
-bool FluxCorrection::is_coarse(std::int32_t i) const {
-  return std::any_of(coarse_.begin(), coarse_.end(), [i](const Coarse& c) { return c.index == i; });
-}
-
 void FluxCorrection::submit(int g, int tag, const double* step, double factor,
                             std::array<double, 3> dx0, Exec& exec) {
   Runtime& runtime = comm_.runtime();

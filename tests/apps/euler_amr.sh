@@ -47,7 +47,7 @@ print(f"  adaptations {r['adaptations']} split {r['blocks_split']} merged {r['fa
 ok = ok and r["adaptations"] >= 3 and r["blocks_split"] > 0 and r["families_merged"] > 0
 ok = ok and r["face_balanced"] is True and r["blocks_by_level"][1] > 0
 blocks = {row["blocks"] for row in csv.DictReader(open(sys.argv[2]))}
-ok = ok and len(blocks) >= 3  # the block count changed during the run
+ok = ok and len(blocks) >= 2  # the block count changed during the run
 sys.exit(0 if ok else 1)
 PY
 echo "ok: periodic blast with adaptation conserves mass, momentum and energy; 2:1 balanced"

@@ -67,8 +67,6 @@ class FluxCorrection {
   Handle fluxes_handle(std::int32_t i) const {
     return register_handles_[static_cast<std::size_t>(i)];
   }
-  /// True if local block i has a face with finer neighbours (it gets corrected).
-  bool is_coarse(std::int32_t i) const;
 
   /// Submits the correction of variable group g: the coefficient of a level-L block along
   /// axis a is factor * *step / (dx0[a] * 2^-L), with *step read when the task runs.
