@@ -126,7 +126,7 @@ bool Driver::adapt_mesh() {
   tessera::AmrMesh& mesh = *mesh_;
   exec.begin_phase("adapt");
   // Families of 8 siblings on one rank (a merge needs them); usually nothing moves.
-  mesh.gather_families();
+  if (mesh.gather_families() > 0) cycle_graph_.reset();  // new plans: record again
   resize_block_arrays();
   // Fresh ghosts of U: the criterion's differences and the split's slopes read them.
   mesh.exchange(0);

@@ -52,7 +52,7 @@ class Driver {
   void resize_block_arrays();
   void submit_initial_state();
   /// Collective: one adaptation of the mesh from the refinement criterion; false when no
-  /// block changes (the mesh and the recorded cycle stay).
+  /// block changes (the mesh stays; the recorded cycle too unless families were gathered).
   bool adapt_mesh();
   /// Leaf cells over all ranks.
   double global_cells() const;
