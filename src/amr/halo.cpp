@@ -258,8 +258,9 @@ void unpack_restrict(const FaceFrame& fr, int q0, int q1, double* dst, int first
 }
 
 // Writes the payload of one link for variables first .. first + vars - 1 of `src`.
-// Level jumps exist only with one ghost layer (the constructor checks), so their cases use
-// depth 0 and the 1-based interior indices of that layout.
+// miniAMR's level jumps exist only with one ghost layer (the constructor checks), so their
+// cases use depth 0 and the 1-based interior indices of that layout; per-volume jumps have
+// their own functions above.
 void pack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double* src, int first,
                int vars, double* out) {
   if (kind == LinkKind::prolong) return pack_prolong(fr, q0, q1, src, first, vars, out);
