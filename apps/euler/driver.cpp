@@ -1,6 +1,7 @@
 #include "driver.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
@@ -8,7 +9,9 @@
 #include <numbers>
 
 #include "outputs.hpp"
+#include "refinement.hpp"
 #include "riemann_exact.hpp"
+#include "tessera/amr/marking.hpp"
 #include "tessera/comm/exact_sum.hpp"
 
 namespace euler {
@@ -19,8 +22,9 @@ using Clock = std::chrono::steady_clock;
 
 // Weight of a cell value in the checksum: makes the checksum depend on where each value
 // sits, not only on the conserved totals.
-double cell_weight(const std::array<std::int64_t, 3>& g, int v) {
-  const std::int64_t h = (g[0] * 7919 + g[1] * 104729 + g[2] * 1299709 + v * 31) % 1021;
+double cell_weight(int level, const std::array<std::int64_t, 3>& g, int v) {
+  const std::int64_t h =
+      (g[0] * 7919 + g[1] * 104729 + g[2] * 1299709 + v * 31 + level * 15485863) % 1021;
   return 1.0 + static_cast<double>(h) / 1021.0;
 }
 
@@ -58,17 +62,41 @@ void Driver::initialize() {
   mo.halo.separate_buffers = options_.separate_buffers;
   // Momentum components of both groups (U and U*) flip sign at a reflecting wall.
   mo.halo.vector_axis = {-1, 0, 1, 2, -1, -1, 0, 1, 2, -1};
+  if (options_.max_level > 0) {
+    // Per-volume variables: prolongation / restriction across level jumps, U* is scratch,
+    // and the fluxes of all five variables are corrected at coarse-fine faces.
+    mo.halo.level_jumps = tessera::LevelJumpRule::per_volume;
+    mo.data_groups = 1;
+    mo.corrected_vars = kVars;
+  }
   mesh_ = std::make_unique<tessera::AmrMesh>(session_.comm(), exec, mo);
   dt_handle_ = runtime.create_handle("euler.dt");
+  replay_ = options_.replay && exec.model() == tessera::ExecModel::dataflow;
+  resize_block_arrays();
+  submit_initial_state();
+  exec.end_phase();
+  // Refine the initial state level by level, setting each new level from the problem.
+  for (int level = 0; level < options_.max_level; ++level) {
+    if (!adapt_mesh()) break;
+    exec.begin_phase("init");
+    submit_initial_state();
+    exec.end_phase();
+  }
+}
 
+void Driver::resize_block_arrays() {
+  const auto blocks = static_cast<std::size_t>(mesh_->local_count());
+  scans_.assign(blocks, ScanResult{});
+  wishes_.assign(blocks, 0);
+  for (auto& faults : stage_faults_) faults.assign(blocks, CellFault{});
+  for (std::size_t b = scan_handles_.size(); b < blocks; ++b)
+    scan_handles_.push_back(session_.runtime().create_handle(fmt::format("euler.scan{}", b)));
+}
+
+void Driver::submit_initial_state() {
+  tessera::Runtime& runtime = session_.runtime();
   tessera::AmrMesh& mesh = *mesh_;
   const tessera::BlockShape& shape = mesh.shape();
-  const auto blocks = static_cast<std::size_t>(mesh.local_count());
-  scans_.assign(blocks, ScanResult{});
-  for (auto& faults : stage_faults_) faults.assign(blocks, CellFault{});
-  for (std::size_t b = 0; b < blocks; ++b)
-    scan_handles_.push_back(runtime.create_handle(fmt::format("euler.scan{}", b)));
-  replay_ = options_.replay && exec.model() == tessera::ExecModel::dataflow;
   for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
     double* block = mesh.data(b);
     const tessera::BlockPlace place = mesh.place(b);
@@ -83,14 +111,64 @@ void Driver::initialize() {
           for (int i = 0; i < shape.cells[0]; ++i)
             for (int j = 0; j < shape.cells[1]; ++j)
               for (int k = 0; k < shape.cells[2]; ++k) {
-                initial_state(*o, *geo, {base[0] + i, base[1] + j, base[2] + k}, u);
+                initial_state(*o, *geo, {base[0] + i, base[1] + j, base[2] + k}, u, place.level);
                 const std::size_t c =
                     shape.index(0, i + shape.ghost[0], j + shape.ghost[1], k + shape.ghost[2]);
                 for (int v = 0; v < kVars; ++v) block[c + v * sv] = u[v];
               }
         });
   }
+}
+
+bool Driver::adapt_mesh() {
+  tessera::Exec& exec = session_.exec();
+  tessera::Runtime& runtime = session_.runtime();
+  tessera::AmrMesh& mesh = *mesh_;
+  exec.begin_phase("adapt");
+  // Families of 8 siblings on one rank (a merge needs them); usually nothing moves.
+  if (mesh.gather_families() > 0) cycle_graph_.reset();  // new plans: record again
+  resize_block_arrays();
+  // Fresh ghosts of U: the criterion's differences and the split's slopes read them.
+  mesh.exchange(0);
+  const tessera::BlockShape* shape = &mesh.shape();
+  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+    std::int8_t* wish = &wishes_[static_cast<std::size_t>(b)];
+    const double* block = mesh.data(b);
+    const Options* o = &options_;
+    runtime.submit("euler_criterion",
+                   {tessera::read(mesh.interior(b, 0)), tessera::read(mesh.ghosts(b, 0, 0)),
+                    tessera::read(mesh.ghosts(b, 0, 1)), tessera::read(mesh.ghosts(b, 0, 2))},
+                   [shape, block, o, wish] {
+                     *wish =
+                         refinement_wish(refinement_indicator(*shape, o->dim, block, 0, o->gamma),
+                                         o->refine_above, o->derefine_below);
+                   });
+  }
+  exec.barrier();
+  const std::vector<std::int8_t> marks =
+      tessera::balanced_marks(mesh.forest(), wishes_, options_.max_level);
+  int change = 0;
+  for (std::int8_t m : marks) change = change != 0 || m != 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &change, 1, MPI_INT, MPI_MAX, session_.comm().mpi());
+  if (change == 0) {
+    exec.end_phase();
+    return false;
+  }
+  const tessera::AdaptCounts counts = mesh.adapt(marks);
+  split_ += counts.split;
+  merged_ += counts.merged;
+  mesh.rebalance();
+  exec.barrier();
+  ++adaptations_;
+  if (!mesh.forest().is_face_balanced()) {
+    fmt::print(stderr, "euler: error: the mesh is not 2:1 balanced after adaptation {}\n",
+               adaptations_);
+    unbalanced_ = true;
+  }
+  resize_block_arrays();
+  cycle_graph_.reset();  // the recorded tasks refer to the old mesh's plans
   exec.end_phase();
+  return true;
 }
 
 void Driver::submit_stage(int stage) {
@@ -121,6 +199,11 @@ void Driver::submit_stage(int stage) {
     args.reconstruct = stage == 0 ? Reconstruct::pcm : options_.reconstruct;
     args.riemann = options_.riemann;
     args.gamma = options_.gamma;
+    tessera::FluxCorrection* flux = mesh.flux_correction();
+    if (flux != nullptr && flux->fluxes(b) != nullptr) {
+      args.face_flux = flux->fluxes(b);
+      args.flux_layout = &flux->layout();
+    }
     acc.clear();
     acc.push_back(tessera::read(mesh.interior(b, src)));
     for (int a = 0; a < options_.dim; ++a) acc.push_back(tessera::read(mesh.ghosts(b, src, a)));
@@ -129,6 +212,7 @@ void Driver::submit_stage(int stage) {
     } else {
       acc.push_back(tessera::readwrite(mesh.interior(b, 0)));
     }
+    if (args.face_flux != nullptr) acc.push_back(tessera::write(flux->fluxes_handle(b)));
     CellFault* fault = &faults[static_cast<std::size_t>(b)];
     runtime.submit(
         stage == 0 ? "euler_predict" : "euler_correct", std::span<const tessera::Access>(acc),
@@ -139,6 +223,9 @@ void Driver::submit_stage(int stage) {
         },
         mesh.is_skeleton(b) ? exec.skeleton_priority() : tessera::Priority::normal);
   }
+  // Coarse blocks next to finer ones take the fine fluxes on those faces.
+  if (mesh.flux_correction() != nullptr)
+    mesh.flux_correction()->submit(stage == 0 ? 1 : 0, stage, step, factor, geo_.dx, exec);
   exec.end_phase();
 }
 
@@ -225,22 +312,30 @@ double Driver::finish_dt() {
 
 Totals Driver::totals() {
   std::array<tessera::ExactSum, kVars + 1> sums;
-  for_each_cell(*mesh_, [&](const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+  const int dim = options_.dim;
+  for_each_cell(*mesh_, [&](int level, const std::array<std::int64_t, 3>& g, const double* u,
+                            std::size_t sv) {
     for (int v = 0; v < kVars; ++v) {
-      sums[static_cast<std::size_t>(v)].add(u[v * sv]);
-      sums[kVars].add(u[v * sv] * cell_weight(g, v));
+      // A level-L cell holds 2^-(dim L) of a level-0 cell's volume (exact scaling).
+      sums[static_cast<std::size_t>(v)].add(std::ldexp(u[v * sv], -dim * level));
+      sums[kVars].add(u[v * sv] * cell_weight(level, g, v));
     }
   });
   const tessera::Handle h = session_.runtime().create_handle("euler.totals");
   for (auto& s : sums) session_.comm().iallreduce_sum(h, &s);
   session_.runtime().wait_for(h);
   Totals t;
-  // Uniform cells: the exact sum of the values, times the cell volume, rounded once more.
+  // The exact sum of the values in level-0 cell volumes, times that volume, rounded once more.
   for (int v = 0; v < kVars; ++v)
     t.conserved[static_cast<std::size_t>(v)] =
         sums[static_cast<std::size_t>(v)].value() * geo_.cell_volume();
   t.checksum = sums[kVars].value();
   return t;
+}
+
+double Driver::global_cells() const {
+  return static_cast<double>(mesh_->forest().global_count()) *
+         static_cast<double>(mesh_->shape().interior_cells());
 }
 
 void Driver::write_history_line(double dt) {
@@ -257,10 +352,13 @@ void Driver::final_figures() {
     const ExactRiemann exact({1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, options_.gamma);
     tessera::ExactSum error;
     const int axis = options_.axis;
-    for_each_cell(mesh, [&](const std::array<std::int64_t, 3>& g, const double* u, std::size_t) {
-      const double x = geo_.centre(axis, g[axis]);
-      error.add(std::fabs(u[0] - exact.sample(x / time_).rho));
-    });
+    const int dim = options_.dim;
+    for_each_cell(
+        mesh, [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t) {
+          const double x = geo_.centre(axis, g[axis], level);
+          // The mean over the domain: a level-L cell weighs 2^-(dim L) level-0 cells.
+          error.add(std::ldexp(std::fabs(u[0] - exact.sample(x / time_).rho), -dim * level));
+        });
     const tessera::Handle h = session_.runtime().create_handle("euler.l1");
     session_.comm().iallreduce_sum(h, &error);
     session_.runtime().wait_for(h);
@@ -319,9 +417,18 @@ int Driver::run() {
       submit_stage(1);
     }
     ++cycle_;
+    zone_updates_ += global_cells();
     time_ = last ? options_.t_end : time_ + step;
     dt = replay_cycle ? finish_dt() : next_dt();
     if (failed_) break;
+    const bool more =
+        time_ < options_.t_end && (options_.max_cycles == 0 || cycle_ < options_.max_cycles);
+    if (options_.max_level > 0 && cycle_ % options_.adapt_every == 0 && more && adapt_mesh())
+      dt = next_dt();  // refined blocks need a smaller step
+    if (unbalanced_) {
+      failed_ = true;
+      break;
+    }
     if (!options_.history.empty()) write_history_line(step);
     if (cycle_ % options_.progress_every == 0)
       session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step,
@@ -331,19 +438,26 @@ int Driver::run() {
   exec.barrier();
   loop_seconds_ = std::chrono::duration<double>(Clock::now() - loop_start).count();
   MPI_Allreduce(MPI_IN_PLACE, &loop_seconds_, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
-  if (failed_) return 1;
+  if (unbalanced_ || failed_) return 1;
   if (options_.plot_every > 0 && cycle_ % options_.plot_every != 0) plot();
   end_ = totals();
+  level_counts_ = mesh_->forest().global_level_counts(options_.max_level);
+  std::int64_t changes[2] = {split_, merged_};
+  MPI_Allreduce(MPI_IN_PLACE, changes, 2, MPI_INT64_T, MPI_SUM, session_.comm().mpi());
+  split_ = changes[0];
+  merged_ = changes[1];
   final_figures();
   if (!options_.history.empty() && session_.rank() == 0)
     tessera::write_file_atomically(options_.history, history_);
-  const double cells = static_cast<double>(geo_.cells[0]) * geo_.cells[1] * geo_.cells[2];
+  const double cells = global_cells();
   session_.say(
       "Summary: euler {} {}-D cells {} blocks {} ranks {} threads {} cycles {} t {:.6g} "
       "zone-cycles/s {:.4g} checksum {}",
       options_.problem_name, options_.dim, static_cast<std::int64_t>(cells),
       mesh_->forest().global_count(), session_.size(), session_.runtime().threads(), cycle_, time_,
-      loop_seconds_ > 0 ? cells * cycle_ / loop_seconds_ : 0.0, tessera::hex_bits(end_.checksum));
+      loop_seconds_ > 0 ? zone_updates_ / loop_seconds_ : 0.0, tessera::hex_bits(end_.checksum));
+  if (options_.max_level > 0)
+    session_.say("Adaptations {} blocks by level {}", adaptations_, fmt::join(level_counts_, " "));
   if (sod_l1_ >= 0) session_.say("Sod L1 density error {:.6e}", sod_l1_);
   if (sedov_radius_ >= 0)
     session_.say("Sedov shock radius {:.6g} (Sedov-Taylor {:.6g})", sedov_radius_, sedov_analytic_);
@@ -356,7 +470,7 @@ nlohmann::json Driver::json() const {
                           {"momentum", {t.conserved[1], t.conserved[2], t.conserved[3]}},
                           {"energy", t.conserved[4]}};
   };
-  const double cells = static_cast<double>(geo_.cells[0]) * geo_.cells[1] * geo_.cells[2];
+  const double cells = global_cells();
   nlohmann::json j;
   j["checksum"] = tessera::hex_bits(end_.checksum);
   j["checksum_value"] = end_.checksum;
@@ -367,7 +481,14 @@ nlohmann::json Driver::json() const {
   j["cells"] = static_cast<std::int64_t>(cells);
   j["blocks"] = mesh_->forest().global_count();
   j["loop_s"] = loop_seconds_;
-  j["zone_cycles_per_s"] = loop_seconds_ > 0 ? cells * cycle_ / loop_seconds_ : 0.0;
+  j["zone_cycles_per_s"] = loop_seconds_ > 0 ? zone_updates_ / loop_seconds_ : 0.0;
+  j["zone_cycles"] = zone_updates_;
+  j["max_level"] = options_.max_level;
+  j["adaptations"] = adaptations_;
+  j["blocks_by_level"] = level_counts_;
+  j["face_balanced"] = !unbalanced_;  // checked after every adaptation
+  j["blocks_split"] = split_;
+  j["families_merged"] = merged_;
   j["totals_start"] = totals_json(start_);
   j["totals_end"] = totals_json(end_);
   nlohmann::json drift;

@@ -5,9 +5,14 @@
 //   per block: scan for the next time step and bad cells; one task takes the minimum over
 //   the blocks; an all-reduce (MIN, exact) gives the global step, which the main thread waits
 //   for before it starts the next cycle.
-// Under dataflow the cycle's tasks are recorded once and replayed every cycle (the mesh
-// does not change), so small blocks do not pay for dependency analysis each cycle; tasks
-// read the step from the driver when they run. --no-replay submits every cycle.
+// Under dataflow the cycle's tasks are recorded once and replayed every cycle until the mesh
+// changes (then recorded again), so small blocks do not pay for dependency analysis each
+// cycle; tasks read the step from the driver when they run. --no-replay submits every cycle.
+// With --max-level > 0, every --adapt-every cycles: ghost exchange of U, the refinement
+// criterion per block (refinement.hpp), 2:1-balanced marks, split / merge (per-volume
+// prolongation / restriction), repartition along the curve with block migration; each stage
+// ends with the flux correction at coarse-fine faces (tessera::FluxCorrection). The
+// initial state is refined max-level times, each new level set from the problem.
 // A block's two states live in one BlockStore slot: variables 0-4 (U) and 5-9 (U*), two
 // communication groups with their own handles.
 
@@ -44,6 +49,13 @@ class Driver {
 
  private:
   void initialize();
+  void resize_block_arrays();
+  void submit_initial_state();
+  /// Collective: one adaptation of the mesh from the refinement criterion; false when no
+  /// block changes (the mesh stays; the recorded cycle too unless families were gathered).
+  bool adapt_mesh();
+  /// Leaf cells over all ranks.
+  double global_cells() const;
   /// Submits stage 0 (predictor) or 1 (corrector) of a cycle with step *step_.
   void submit_stage(int stage);
   /// Submits the scans, the minimum over blocks and the all-reduce into dt_reduce_.
@@ -65,6 +77,7 @@ class Driver {
   std::vector<CellFault> stage_faults_[2];
   std::vector<ScanResult> scans_;
   std::vector<tessera::Handle> scan_handles_;  // per local block
+  std::vector<std::int8_t> wishes_;            // per local block: the criterion's wish
   double step_ = 0;                            // the step the stage tasks read
   bool replay_ = false;
   std::unique_ptr<tessera::IterationGraph> cycle_graph_;
@@ -76,6 +89,12 @@ class Driver {
   Totals start_, end_;
   std::string history_;
   double loop_seconds_ = 0;
+  double zone_updates_ = 0;  // leaf cells times cycles, summed over the cycles
+  int adaptations_ = 0;
+  std::int64_t split_ = 0,
+               merged_ = 0;  // blocks split / families merged (this rank; all at the end)
+  bool unbalanced_ = false;
+  std::vector<std::int64_t> level_counts_;  // blocks per level at the end, all ranks
   double sod_l1_ = -1;
   double sedov_radius_ = -1, sedov_analytic_ = -1;
   bool failed_ = false;

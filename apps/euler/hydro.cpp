@@ -246,6 +246,15 @@ CellFault hydro_stage(const StageArgs& args) {
         vmap[2] = 1 + t0;
         vmap[3] = 1 + t1;
         vmap[4] = 4;
+        if (args.face_flux != nullptr) {
+          // The fluxes through the block's two faces on this pencil, for flux correction.
+          for (int side = 0; side < 2; ++side) {
+            const Flux& f = scratch.flux[static_cast<std::size_t>(side == 0 ? 0 : n[axis])];
+            const double comp[5] = {f.rho, f.mn, f.mt0, f.mt1, f.e};
+            for (int v = 0; v < 5; ++v)
+              args.face_flux[args.flux_layout->index(2 * axis + side, vmap[v], p, r)] = comp[v];
+          }
+        }
         for (int m = 0; m < n[axis]; ++m) {
           int ci[3];
           ci[axis] = m;

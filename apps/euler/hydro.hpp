@@ -9,6 +9,7 @@
 
 #include "options.hpp"
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/flux_correction.hpp"
 
 namespace euler {
 
@@ -23,7 +24,9 @@ struct CellFault {
 /// (with filled face ghosts) gives the fluxes, and
 ///   dst = base - sum over axes of dt_dx[a] * (F[i + 1/2] - F[i - 1/2])
 /// for the interior cells (dst may be base). Returns the first interior cell of src with a
-/// non-positive density or pressure, in which case dst is left unchanged.
+/// non-positive density or pressure, in which case dst is left unchanged. With `face_flux`,
+/// the fluxes of the block's six faces are stored there too (FluxRegister layout of
+/// `flux_layout`, conserved variables), for the flux correction at coarse-fine faces.
 struct StageArgs {
   const tessera::BlockShape* shape = nullptr;
   int dim = 3;
@@ -33,6 +36,8 @@ struct StageArgs {
   Reconstruct reconstruct = Reconstruct::plm;
   Riemann riemann = Riemann::hllc;
   double gamma = 1.4;
+  double* face_flux = nullptr;
+  const tessera::FluxRegister* flux_layout = nullptr;
 };
 CellFault hydro_stage(const StageArgs& args);
 

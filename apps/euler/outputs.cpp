@@ -46,11 +46,13 @@ void write_lineout(tessera::Session& session, tessera::AmrMesh& mesh, const Opti
                    const Geometry& geo, int axis, const std::string& path) {
   constexpr int kWidth = 6;
   std::vector<double> rows;
-  for_each_cell(mesh, [&](const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+  for_each_cell(mesh, [&](int level, const std::array<std::int64_t, 3>& g, const double* u,
+                          std::size_t sv) {
     for (int a = 0; a < 3; ++a)
-      if (a != axis && g[a] != geo.cells[a] / 2) return;
+      if (a != axis && a < o.dim && g[a] != (static_cast<std::int64_t>(geo.cells[a]) << level) / 2)
+        return;
     const double rho = u[0];
-    rows.insert(rows.end(), {geo.centre(axis, g[axis]), rho, u[sv] / rho, u[2 * sv] / rho,
+    rows.insert(rows.end(), {geo.centre(axis, g[axis], level), rho, u[sv] / rho, u[2 * sv] / rho,
                              u[3 * sv] / rho, pressure(u, sv, o.gamma)});
   });
   std::vector<double> all = gather_rows(session.comm().mpi(), rows, session.size(), session.rank());
@@ -79,22 +81,24 @@ RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, 
   const auto bins = static_cast<std::size_t>(std::ceil(std::sqrt(r_max) / dr)) + 1;
   // Per bin: cells, rho, vr, p as exact sums, so the profile does not depend on the ranks.
   std::vector<tessera::ExactSum> sums(bins * 4);
-  for_each_cell(mesh, [&](const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
-    double r2 = 0, x[3] = {0, 0, 0};
-    for (int a = 0; a < o.dim; ++a) {
-      x[a] = geo.centre(a, g[a]) - 0.5 * (geo.lo[a] + geo.hi[a]);
-      r2 += x[a] * x[a];
-    }
-    const double r = std::sqrt(r2);
-    const auto bin = std::min(bins - 1, static_cast<std::size_t>(r / dr));
-    double vr = 0;
-    if (r > 0)
-      for (int a = 0; a < o.dim; ++a) vr += u[(1 + a) * sv] / u[0] * x[a] / r;
-    sums[bin * 4].add(1.0);
-    sums[bin * 4 + 1].add(u[0]);
-    sums[bin * 4 + 2].add(vr);
-    sums[bin * 4 + 3].add(pressure(u, sv, o.gamma));
-  });
+  for_each_cell(
+      mesh, [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+        double r2 = 0, x[3] = {0, 0, 0};
+        const double w = std::ldexp(1.0, -o.dim * level);  // volume relative to a level-0 cell
+        for (int a = 0; a < o.dim; ++a) {
+          x[a] = geo.centre(a, g[a], level) - 0.5 * (geo.lo[a] + geo.hi[a]);
+          r2 += x[a] * x[a];
+        }
+        const double r = std::sqrt(r2);
+        const auto bin = std::min(bins - 1, static_cast<std::size_t>(r / dr));
+        double vr = 0;
+        if (r > 0)
+          for (int a = 0; a < o.dim; ++a) vr += u[(1 + a) * sv] / u[0] * x[a] / r;
+        sums[bin * 4].add(w);
+        sums[bin * 4 + 1].add(u[0] * w);
+        sums[bin * 4 + 2].add(vr * w);
+        sums[bin * 4 + 3].add(pressure(u, sv, o.gamma) * w);
+      });
   const tessera::Handle h = session.runtime().create_handle("euler.profile");
   for (tessera::ExactSum& s : sums) session.comm().iallreduce_sum(h, &s);
   session.runtime().wait_for(h);
@@ -124,17 +128,23 @@ void write_radial_profile(tessera::Session& session, const RadialProfile& profil
 
 void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
                const Geometry& geo, double time, const std::string& path) {
-  // Rows: global cell index (as double), rho, vx, vy, vz, p, level, rank.
+  // Rows: level-0 cell index (as double), rho, vx, vy, vz, p (each times the leaf cell's
+  // share of the level-0 cell's volume), level, rank.
   constexpr int kWidth = 8;
   std::vector<double> rows;
   const double rank = session.rank();
-  for_each_cell(mesh, [&](const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
-    const double index = static_cast<double>(
-        (g[2] * geo.cells[1] + g[1]) * static_cast<std::int64_t>(geo.cells[0]) + g[0]);
-    const double rho = u[0];
-    rows.insert(rows.end(), {index, rho, u[sv] / rho, u[2 * sv] / rho, u[3 * sv] / rho,
-                             pressure(u, sv, o.gamma), 0.0, rank});
-  });
+  for_each_cell(
+      mesh, [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+        std::array<std::int64_t, 3> g0 = g;
+        for (int a = 0; a < o.dim; ++a) g0[static_cast<std::size_t>(a)] >>= level;
+        const double index = static_cast<double>(
+            (g0[2] * geo.cells[1] + g0[1]) * static_cast<std::int64_t>(geo.cells[0]) + g0[0]);
+        const double w = std::ldexp(1.0, -o.dim * level);
+        const double rho = u[0];
+        rows.insert(rows.end(),
+                    {index, rho * w, u[sv] / rho * w, u[2 * sv] / rho * w, u[3 * sv] / rho * w,
+                     pressure(u, sv, o.gamma) * w, static_cast<double>(level), rank});
+      });
   std::vector<double> all = gather_rows(session.comm().mpi(), rows, session.size(), session.rank());
   if (session.rank() != 0) return;
   const std::size_t cells = static_cast<std::size_t>(geo.cells[0]) *
@@ -143,9 +153,11 @@ void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options&
   std::vector<double> field(cells * (kWidth - 1));
   for (std::size_t r = 0; r < all.size() / kWidth; ++r) {
     const auto c = static_cast<std::size_t>(all[r * kWidth]);
-    for (int q = 1; q < kWidth; ++q)
-      field[c * (kWidth - 1) + static_cast<std::size_t>(q - 1)] =
-          all[r * kWidth + static_cast<std::size_t>(q)];
+    double* cell = &field[c * (kWidth - 1)];
+    const double* row = &all[r * kWidth];
+    for (int q = 0; q < 5; ++q) cell[q] += row[1 + q];
+    cell[5] = std::max(cell[5], row[6]);
+    cell[6] = row[7];
   }
   std::ostringstream out;
   out << "# vtk DataFile Version 3.0\n";

@@ -15,8 +15,9 @@
 
 namespace euler {
 
-/// Calls f(g, u, sv) for every interior cell of every local block: g is the cell's global
-/// level-0 index, u points at its variable 0 of group 0 (variable v at u[v * sv]).
+/// Calls f(level, g, u, sv) for every interior cell of every local block: g is the cell's
+/// global index among the cells of its block's level, u points at its variable 0 of group 0
+/// (variable v at u[v * sv]).
 template <class F>
 void for_each_cell(tessera::AmrMesh& mesh, F&& f) {
   const tessera::BlockShape& s = mesh.shape();
@@ -24,22 +25,25 @@ void for_each_cell(tessera::AmrMesh& mesh, F&& f) {
   for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
     const tessera::BlockPlace& place = mesh.place(b);
     std::array<std::int64_t, 3> base{};
+    // origin / length counts level-L blocks from the domain's lower corner.
     for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * s.cells[a];
     const double* data = mesh.data(b);
     for (int i = 0; i < s.cells[0]; ++i)
       for (int j = 0; j < s.cells[1]; ++j)
         for (int k = 0; k < s.cells[2]; ++k)
-          f(std::array<std::int64_t, 3>{base[0] + i, base[1] + j, base[2] + k},
+          f(place.level, std::array<std::int64_t, 3>{base[0] + i, base[1] + j, base[2] + k},
             data + s.index(0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]), sv);
   }
 }
 
 /// Writes the CSV line-out along `axis` through the domain centre (rank 0 writes,
-/// atomically): header `<axis>,rho,vx,vy,vz,p`, one row per cell in increasing coordinate.
+/// atomically): header `<axis>,rho,vx,vy,vz,p`, one row per cell in increasing coordinate
+/// (the leaf cells the line crosses: the finest wherever the mesh is refined).
 void write_lineout(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
                    const Geometry& geo, int axis, const std::string& path);
 
-/// Radially binned means about the domain centre (bins one cell wide).
+/// Radially binned volume-weighted means about the domain centre (bins one level-0 cell
+/// wide).
 struct RadialProfile {
   std::vector<double> r, rho, vr, p;
 };
@@ -48,7 +52,9 @@ RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, 
 void write_radial_profile(tessera::Session& session, const RadialProfile& profile,
                           const std::string& path);
 
-/// Legacy-VTK image data (ParaView opens it) with cell data rho, v, p, level and rank.
+/// Legacy-VTK image data (ParaView opens it) with cell data rho, v, p, level and rank, on the
+/// level-0 cells: a refined cell shows the volume average of the primitives of the leaf cells
+/// inside it and the finest level among them.
 void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
                const Geometry& geo, double time, const std::string& path);
 

@@ -90,9 +90,9 @@ Geometry make_geometry(const Options& o) {
 }
 
 void initial_state(const Options& o, const Geometry& geo, const std::array<std::int64_t, 3>& g,
-                   double* u) {
+                   double* u, int level) {
   std::array<double, 3> x{};
-  for (int a = 0; a < 3; ++a) x[a] = geo.centre(a, g[a]);
+  for (int a = 0; a < 3; ++a) x[a] = a < geo.dim ? geo.centre(a, g[a], level) : geo.centre(a, g[a]);
   const double gamma = o.gamma;
   switch (o.problem) {
     case Problem::sod: {
@@ -110,7 +110,9 @@ void initial_state(const Options& o, const Geometry& geo, const std::array<std::
     }
     case Problem::sedov: {
       double p = o.sedov_pressure;
-      if (in_sedov_region(geo, g)) {
+      std::array<std::int64_t, 3> g0 = g;
+      for (int a = 0; a < geo.dim; ++a) g0[static_cast<std::size_t>(a)] >>= level;
+      if (in_sedov_region(geo, g0)) {
         const double volume = static_cast<double>(sedov_region_cells(geo)) * geo.cell_volume();
         p = (gamma - 1) * o.sedov_energy / volume;
       }

@@ -12,6 +12,7 @@
 // --boundary replaces the problem's boundaries on every face (periodic, outflow, reflecting).
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 #include "options.hpp"
@@ -36,13 +37,20 @@ struct Geometry {
     const double mid = 0.5 * (lo[a] + hi[a]);
     return mid + static_cast<double>(2 * gi + 1 - cells[a]) * (0.5 * dx[a]);
   }
+  /// Centre of the level-L cell with global index gi (cells of level L are 2^-L as wide).
+  double centre(int a, std::int64_t gi, int level) const {
+    const double mid = 0.5 * (lo[a] + hi[a]);
+    return mid + static_cast<double>(2 * gi + 1 - (static_cast<std::int64_t>(cells[a]) << level)) *
+                     (0.5 * std::ldexp(dx[a], -level));
+  }
   double cell_volume() const { return dx[0] * dx[1] * dx[2]; }
 };
 
 Geometry make_geometry(const Options& o);
 
-/// Fills the conserved state u[kVars] of the level-0 cell with global index g.
+/// Fills the conserved state u[kVars] of the level-`level` cell with global index g (at its
+/// level). Sedov's energy goes to the cells inside the level-0 deposit cells.
 void initial_state(const Options& o, const Geometry& geo, const std::array<std::int64_t, 3>& g,
-                   double* u);
+                   double* u, int level = 0);
 
 }  // namespace euler

@@ -24,6 +24,8 @@ enum class LinkKind : std::uint8_t {
   from_fine,    // receiver is coarser: 2x2 sums of the sender's face into one quarter
   outflow,      // domain boundary: the receiver's own adjacent layer, in every ghost layer
   reflecting,   // domain boundary: the receiver's own layers mirrored, normal component negated
+  prolong,      // receiver is finer, per-volume: limited-linear prolongation of coarse cells
+  average,      // receiver is coarser, per-volume: volume averages of 2x2x2 fine cells
 };
 
 bool is_boundary(LinkKind kind) {
@@ -38,6 +40,8 @@ struct FaceFrame {
   int n0, n1, h0, h1;
   int lo0, hi0, lo1, hi1;  // tangential ranges of a same-level face (ghosts when extended)
   int n, g;                // cells and ghost layers along the axis
+  int g0, g1;              // ghost layers along the tangential axes (interior offsets)
+  int coarse_layers;       // coarse layers covering the fine ghosts (per-volume level jumps)
   bool high;               // the face is the axis' upper face
   std::ptrdiff_t sv, sa, s0, s1;
 
@@ -59,6 +63,9 @@ struct FaceFrame {
     hi1 = ext1 ? n1 + 2 * g1 - 1 : g1 + n1 - 1;
     n = s.cells[axis];
     g = s.ghost[axis];
+    this->g0 = g0;
+    this->g1 = g1;
+    coarse_layers = (g + 1) / 2;
     high = face % 2 == 1;
     const std::ptrdiff_t stride[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
                                       static_cast<std::ptrdiff_t>(s.stride_j()), 1};
@@ -134,16 +141,130 @@ struct AmrHalo::Buffer {
 namespace {
 
 std::size_t payload_values(const FaceFrame& fr, LinkKind kind) {
+  if (kind == LinkKind::prolong)
+    return static_cast<std::size_t>(fr.coarse_layers + 1) * static_cast<std::size_t>(fr.h0 + 2) *
+           static_cast<std::size_t>(fr.h1 + 2);
+  if (kind == LinkKind::average)
+    return static_cast<std::size_t>(fr.g) * static_cast<std::size_t>(fr.h0) *
+           static_cast<std::size_t>(fr.h1);
   return kind == LinkKind::same || is_boundary(kind)
              ? fr.same_values()
              : static_cast<std::size_t>(fr.h0) * static_cast<std::size_t>(fr.h1);
 }
 
+// Slope of a limited-linear reconstruction from the two one-sided differences (zero at an
+// extremum), as Athena++ prolongs.
+double minmod(double left, double right) {
+  if (left * right <= 0) return 0.0;
+  return left > 0 ? std::min(left, right) : std::max(left, right);
+}
+
+// Per-volume level jumps. The coarse sender packs, for layers c = 0 .. coarse_layers from
+// the face, its cells over the receiver's quarter widened by one cell on each side (indices
+// clamped to its interior, so a missing side repeats the edge and limits the slope to 0).
+void pack_prolong(const FaceFrame& fr, int q0, int q1, const double* src, int first, int vars,
+                  double* out) {
+  for (int v = first; v < first + vars; ++v)
+    for (int c = 0; c <= fr.coarse_layers; ++c) {
+      const double* p = fr.plane(src, v, fr.send_layer(c));
+      for (int u = -1; u <= fr.h0; ++u) {
+        const int cu = std::clamp(q0 * fr.h0 + u, 0, fr.n0 - 1) + fr.g0;
+        for (int w = -1; w <= fr.h1; ++w) {
+          const int cw = std::clamp(q1 * fr.h1 + w, 0, fr.n1 - 1) + fr.g1;
+          *out++ = p[cu * fr.s0 + cw * fr.s1];
+        }
+      }
+    }
+}
+
+// The fine receiver fills ghost depth d from coarse layer d / 2. Slopes are per coarse cell
+// width; a fine cell centre sits a quarter of it from the coarse centre along every axis.
+void unpack_prolong(const FaceFrame& fr, double* dst, int first, int vars, const double* in) {
+  const int w0 = fr.h0 + 2, w1 = fr.h1 + 2;
+  const std::size_t layer_values = static_cast<std::size_t>(w0) * static_cast<std::size_t>(w1);
+  // The receiver's own interior layers next to the face, innermost last.
+  const int own0 = fr.high ? fr.g + fr.n - 1 : fr.g;
+  const int inward = fr.high ? -1 : 1;
+  for (int v = first; v < first + vars; ++v) {
+    const double* var_in = in + static_cast<std::size_t>(v - first) * layer_values *
+                                    static_cast<std::size_t>(fr.coarse_layers + 1);
+    const auto coarse = [&](int c, int u, int w) {
+      return var_in[static_cast<std::size_t>(c) * layer_values +
+                    static_cast<std::size_t>(u) * static_cast<std::size_t>(w1) +
+                    static_cast<std::size_t>(w)];
+    };
+    const double* own_a = fr.plane(static_cast<const double*>(dst), v, own0);
+    const double* own_b = fr.plane(static_cast<const double*>(dst), v, own0 + inward);
+    for (int c = 0; c < fr.coarse_layers; ++c)
+      for (int u = 1; u <= fr.h0; ++u)
+        for (int w = 1; w <= fr.h1; ++w) {
+          const double centre = coarse(c, u, w);
+          double inner;
+          if (c == 0) {
+            // Volume average of the receiver's 2x2x2 cells under this coarse cell's face.
+            const std::ptrdiff_t o = (fr.g0 + 2 * (u - 1)) * fr.s0 + (fr.g1 + 2 * (w - 1)) * fr.s1;
+            inner =
+                (((own_a[o] + own_a[o + fr.s0]) + (own_a[o + fr.s1] + own_a[o + fr.s0 + fr.s1])) +
+                 ((own_b[o] + own_b[o + fr.s0]) + (own_b[o + fr.s1] + own_b[o + fr.s0 + fr.s1]))) *
+                0.125;
+          } else {
+            inner = coarse(c - 1, u, w);
+          }
+          const double dn = minmod(centre - inner, coarse(c + 1, u, w) - centre);
+          const double du = minmod(centre - coarse(c, u - 1, w), coarse(c, u + 1, w) - centre);
+          const double dw = minmod(centre - coarse(c, u, w - 1), coarse(c, u, w + 1) - centre);
+          for (int sub = 0; sub < 2; ++sub) {
+            const int d = 2 * c + sub;
+            if (d >= fr.g) break;
+            double* gp = fr.plane(dst, v, fr.ghost_layer(d));
+            const double sn = sub == 0 ? -0.25 : 0.25;  // depth 0 is the half next to the face
+            for (int a = 0; a < 2; ++a)
+              for (int b = 0; b < 2; ++b) {
+                const double su = a == 0 ? -0.25 : 0.25, sw = b == 0 ? -0.25 : 0.25;
+                gp[(fr.g0 + 2 * (u - 1) + a) * fr.s0 + (fr.g1 + 2 * (w - 1) + b) * fr.s1] =
+                    centre + ((sn * dn + su * du) + sw * dw);
+              }
+          }
+        }
+  }
+}
+
+// The fine sender packs, per coarse ghost depth d, the averages of its 2x2x2 cells in layers
+// 2d and 2d + 1 from the face.
+void pack_restrict(const FaceFrame& fr, const double* src, int first, int vars, double* out) {
+  for (int v = first; v < first + vars; ++v)
+    for (int d = 0; d < fr.g; ++d) {
+      const double* a = fr.plane(src, v, fr.send_layer(2 * d));
+      const double* b = fr.plane(src, v, fr.send_layer(2 * d + 1));
+      for (int u = 0; u < fr.h0; ++u)
+        for (int w = 0; w < fr.h1; ++w) {
+          const std::ptrdiff_t o = (fr.g0 + 2 * u) * fr.s0 + (fr.g1 + 2 * w) * fr.s1;
+          *out++ = (((a[o] + a[o + fr.s0]) + (a[o + fr.s1] + a[o + fr.s0 + fr.s1])) +
+                    ((b[o] + b[o + fr.s0]) + (b[o + fr.s1] + b[o + fr.s0 + fr.s1]))) *
+                   0.125;
+        }
+    }
+}
+
+void unpack_restrict(const FaceFrame& fr, int q0, int q1, double* dst, int first, int vars,
+                     const double* in) {
+  for (int v = first; v < first + vars; ++v)
+    for (int d = 0; d < fr.g; ++d) {
+      double* gp = fr.plane(dst, v, fr.ghost_layer(d));
+      for (int u = 0; u < fr.h0; ++u)
+        for (int w = 0; w < fr.h1; ++w)
+          gp[(fr.g0 + q0 * fr.h0 + u) * fr.s0 + (fr.g1 + q1 * fr.h1 + w) * fr.s1] = *in++;
+    }
+}
+
 // Writes the payload of one link for variables first .. first + vars - 1 of `src`.
-// Level jumps exist only with one ghost layer (the constructor checks), so their cases use
-// depth 0 and the 1-based interior indices of that layout.
+// miniAMR's level jumps exist only with one ghost layer (the constructor checks), so their
+// cases use depth 0 and the 1-based interior indices of that layout; per-volume jumps have
+// their own functions above.
 void pack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double* src, int first,
                int vars, double* out) {
+  if (kind == LinkKind::prolong) return pack_prolong(fr, q0, q1, src, first, vars, out);
+  if (kind == LinkKind::average) return pack_restrict(fr, src, first, vars, out);
   const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
   for (int v = first; v < first + vars; ++v) {
     if (kind == LinkKind::same) {
@@ -190,6 +311,8 @@ void extend_edges(const FaceFrame& fr, double* g, int ulo, int uhi, int wlo, int
 // Stores a payload made by pack_link into the receiver's ghost cells.
 void unpack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, double* dst, int first,
                  int vars, const double* in) {
+  if (kind == LinkKind::prolong) return unpack_prolong(fr, dst, first, vars, in);
+  if (kind == LinkKind::average) return unpack_restrict(fr, q0, q1, dst, first, vars, in);
   const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
   for (int v = first; v < first + vars; ++v) {
     if (kind == LinkKind::same) {
@@ -258,8 +381,7 @@ void copy_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double*
     return;
   }
   thread_local std::vector<double> payload;
-  payload.resize(static_cast<std::size_t>(fr.h0) * static_cast<std::size_t>(fr.h1) *
-                 static_cast<std::size_t>(vars));
+  payload.resize(payload_values(fr, kind) * static_cast<std::size_t>(vars));
   pack_link(fr, kind, q0, q1, src, first, vars, payload.data());
   unpack_link(fr, kind, q0, q1, dst, first, vars, payload.data());
 }
@@ -295,6 +417,14 @@ AmrHalo::AmrHalo(const Forest& forest, BlockStore& store, std::span<const std::i
       frames_(std::make_unique<FaceFrames>()) {
   for (int f = 0; f < kBlockFaces; ++f)
     frames_->face[f] = FaceFrame(store.shape(), f, options.corners);
+  if (options.level_jumps == LevelJumpRule::per_volume) {
+    const BlockShape& s = store.shape();
+    for (int a = 0; a < 3; ++a)
+      if (s.ghost[a] > 0 && 2 * s.ghost[a] > s.cells[a])
+        throw std::logic_error("AmrHalo: per-volume level jumps need 2 * ghost <= cells per axis");
+    if (options.corners)
+      throw std::logic_error("AmrHalo: per-volume level jumps fill face ghosts only (no corners)");
+  }
   skeleton_.assign(static_cast<std::size_t>(forest.local_count()), 0);
   build_local(forest, slots);
   build_remote(forest, slots);
@@ -305,6 +435,9 @@ AmrHalo::~AmrHalo() = default;
 
 void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> slots) {
   const std::int32_t n = forest.local_count();
+  const bool per_volume = options_.level_jumps == LevelJumpRule::per_volume;
+  const LinkKind from_coarse = per_volume ? LinkKind::prolong : LinkKind::from_coarse;
+  const LinkKind from_fine = per_volume ? LinkKind::average : LinkKind::from_fine;
   local_.clear();
   local_.resize(static_cast<std::size_t>(n));
   for (std::int32_t b = 0; b < n; ++b) {
@@ -315,7 +448,7 @@ void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> sl
     for (int f = 0; f < kBlockFaces; ++f) {
       if (store_.shape().ghost[static_cast<std::size_t>(f / 2)] == 0) continue;  // flat axis
       const FaceNeighbors& nb = forest.neighbors(b, f);
-      if ((nb.kind == FaceKind::coarser || nb.kind == FaceKind::finer) &&
+      if ((nb.kind == FaceKind::coarser || nb.kind == FaceKind::finer) && !per_volume &&
           store_.shape().wide_ghosts())
         throw std::logic_error(
             "AmrHalo: a level jump needs one ghost layer per axis (BlockShape::ghost)");
@@ -348,12 +481,12 @@ void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> sl
           break;
         case FaceKind::coarser: {
           const auto [q0, q1] = quarter_of(me, forest.place(nb.blocks[0]), f);
-          add(nb.blocks[0], {LinkKind::from_coarse, q0, q1});
+          add(nb.blocks[0], {from_coarse, q0, q1});
           break;
         }
         case FaceKind::finer:
           for (int h = 0; h < 4; ++h)
-            add(nb.blocks[static_cast<std::size_t>(h)], {LinkKind::from_fine, h % 2, h / 2});
+            add(nb.blocks[static_cast<std::size_t>(h)], {from_fine, h % 2, h / 2});
           break;
       }
     }
@@ -364,6 +497,9 @@ void AmrHalo::build_remote(const Forest& forest, std::span<const std::int32_t> s
   // (peer, axis) -> links, for both directions.
   std::map<std::pair<int, int>, std::vector<Link>> send_links, recv_links;
   const std::int32_t n = forest.local_count();
+  const bool per_volume = options_.level_jumps == LevelJumpRule::per_volume;
+  const LinkKind from_coarse = per_volume ? LinkKind::prolong : LinkKind::from_coarse;
+  const LinkKind from_fine = per_volume ? LinkKind::average : LinkKind::from_fine;
   for (std::int32_t b = 0; b < n; ++b) {
     const BlockPlace& me = forest.local(b);
     const std::int64_t my_gid = forest.global_index(BlockRef{false, b});
@@ -396,13 +532,13 @@ void AmrHalo::build_remote(const Forest& forest, std::span<const std::int32_t> s
           in.kind = out.kind = LinkKind::same;
         } else if (nb.kind == FaceKind::coarser) {
           const auto [q0, q1] = quarter_of(me, them, f);
-          in.kind = LinkKind::from_coarse;
-          out.kind = LinkKind::from_fine;
+          in.kind = from_coarse;
+          out.kind = from_fine;
           in.q0 = out.q0 = static_cast<std::int8_t>(q0);
           in.q1 = out.q1 = static_cast<std::int8_t>(q1);
         } else {
-          in.kind = LinkKind::from_fine;
-          out.kind = LinkKind::from_coarse;
+          in.kind = from_fine;
+          out.kind = from_coarse;
           in.q0 = out.q0 = static_cast<std::int8_t>(h % 2);
           in.q1 = out.q1 = static_cast<std::int8_t>(h / 2);
         }
@@ -508,8 +644,11 @@ void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
       if (m.axis != axis) continue;
       Buffer& buf = buffers_[static_cast<std::size_t>(m.buffer)];
       std::vector<Access> acc{read(buf.handle)};
-      for (const Link& link : m.links)
+      for (const Link& link : m.links) {
         acc.push_back(write(store.ghosts(link.receiver_slot, g, axis)));
+        if (link.kind == LinkKind::prolong)
+          acc.push_back(read(store.interior(link.receiver_slot, g)));
+      }
       const Message* msg = &m;
       const double* in = buf.data.data();
       runtime.submit(
@@ -555,6 +694,7 @@ void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
   for (LocalFill& fill : local_) {
     acc.clear();
     bool any = false;
+    bool reads_own = false;
     bool writes[3] = {false, false, false};
     for (const Link& link : fill.links) {
       const int axis = link.face / 2;
@@ -562,7 +702,9 @@ void AmrHalo::submit_pass(int g, int first_axis, int last_axis, Exec& exec) {
       any = true;
       writes[axis] = true;
       add_sender_reads(acc, link.sender_slot, axis);
+      reads_own = reads_own || link.kind == LinkKind::prolong;
     }
+    if (reads_own) acc.push_back(read(store.interior(fill.receiver_slot, g)));
     if (!any) continue;
     for (int a = first_axis; a <= last_axis; ++a)
       if (writes[a]) acc.push_back(write(store.ghosts(fill.receiver_slot, g, a)));

@@ -70,12 +70,23 @@ std::vector<std::int8_t> refinement_marks(const Forest& forest, std::span<const 
   const std::int32_t n = forest.local_count();
   if (hit.size() != static_cast<std::size_t>(n))
     throw std::invalid_argument("refinement_marks: one hit flag per local block expected");
+  std::vector<std::int8_t> wants(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < wants.size(); ++i) wants[i] = hit[i] != 0 ? 1 : -1;
+  return balanced_marks(forest, wants, finest_level);
+}
+
+std::vector<std::int8_t> balanced_marks(const Forest& forest, std::span<const std::int8_t> wants,
+                                        int finest_level) {
+  const std::int32_t n = forest.local_count();
+  if (wants.size() != static_cast<std::size_t>(n))
+    throw std::invalid_argument("balanced_marks: one wish per local block expected");
   std::vector<std::int8_t> marks(static_cast<std::size_t>(n));
   for (std::int32_t i = 0; i < n; ++i) {
     const int level = forest.local(i).level;
-    std::int8_t m = -1;
+    const std::int8_t want = wants[static_cast<std::size_t>(i)];
+    std::int8_t m = want < 0 ? -1 : 0;
     if (level > 0 && forest.family_first(i) < 0) m = 0;  // a sibling is not a leaf
-    if (hit[static_cast<std::size_t>(i)] != 0) m = level >= finest_level ? 0 : 1;
+    if (want > 0) m = level >= finest_level ? 0 : 1;
     if (m == -1 && (level == 0 || has_finer_neighbor(forest, i))) m = 0;
     marks[static_cast<std::size_t>(i)] = m;
   }

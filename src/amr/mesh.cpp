@@ -52,10 +52,69 @@ void merge_from(const BlockShape& s, const double* child_data, int child, double
         }
 }
 
-// Interior cells of all variables, contiguous (var, i, j, k order).
-void pack_interior(const BlockShape& s, const double* block, double* out) {
+// Limited-linear slope from the two one-sided differences (zero at an extremum).
+double minmod(double left, double right) {
+  if (left * right <= 0) return 0.0;
+  return left > 0 ? std::min(left, right) : std::max(left, right);
+}
+
+// Per-volume split of variables 0 .. vars - 1: each parent cell becomes 2x2x2 child cells
+// at a quarter cell from its centre along every axis, on minmod slopes from the parent's
+// neighbours (face ghosts at the block's edges).
+void prolong_into(const BlockShape& s, int vars, const double* parent, int child, double* out) {
+  const auto off = child_offset(child);
   const auto& g = s.ghost;
-  for (int v = 0; v < s.num_vars; ++v)
+  const int h[3] = {s.cells[0] / 2, s.cells[1] / 2, s.cells[2] / 2};
+  const std::ptrdiff_t st[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
+                                static_cast<std::ptrdiff_t>(s.stride_j()), 1};
+  for (int v = 0; v < vars; ++v)
+    for (int i = 0; i < h[0]; ++i)
+      for (int j = 0; j < h[1]; ++j)
+        for (int k = 0; k < h[2]; ++k) {
+          const std::size_t pc = s.index(v, g[0] + off[0] * h[0] + i, g[1] + off[1] * h[1] + j,
+                                         g[2] + off[2] * h[2] + k);
+          const double c = parent[pc];
+          double d[3];
+          for (int a = 0; a < 3; ++a)
+            d[a] = minmod(c - parent[pc - static_cast<std::size_t>(st[a])],
+                          parent[pc + static_cast<std::size_t>(st[a])] - c);
+          for (int di = 0; di < 2; ++di)
+            for (int dj = 0; dj < 2; ++dj)
+              for (int dk = 0; dk < 2; ++dk) {
+                const double sx = di == 0 ? -0.25 : 0.25, sy = dj == 0 ? -0.25 : 0.25,
+                             sz = dk == 0 ? -0.25 : 0.25;
+                out[s.index(v, g[0] + 2 * i + di, g[1] + 2 * j + dj, g[2] + 2 * k + dk)] =
+                    c + ((sx * d[0] + sy * d[1]) + sz * d[2]);
+              }
+        }
+}
+
+// Per-volume merge of variables 0 .. vars - 1: each parent cell is the mean of its 2x2x2
+// child cells.
+void average_from(const BlockShape& s, int vars, const double* child_data, int child,
+                  double* parent) {
+  const auto off = child_offset(child);
+  const auto& g = s.ghost;
+  const int h[3] = {s.cells[0] / 2, s.cells[1] / 2, s.cells[2] / 2};
+  for (int v = 0; v < vars; ++v)
+    for (int i = 0; i < h[0]; ++i)
+      for (int j = 0; j < h[1]; ++j)
+        for (int k = 0; k < h[2]; ++k) {
+          const auto c = [&](int a, int b, int d) {
+            return child_data[s.index(v, g[0] + 2 * i + a, g[1] + 2 * j + b, g[2] + 2 * k + d)];
+          };
+          parent[s.index(v, g[0] + off[0] * h[0] + i, g[1] + off[1] * h[1] + j,
+                         g[2] + off[2] * h[2] + k)] =
+              (((c(0, 0, 0) + c(1, 0, 0)) + (c(0, 1, 0) + c(1, 1, 0))) +
+               ((c(0, 0, 1) + c(1, 0, 1)) + (c(0, 1, 1) + c(1, 1, 1)))) *
+              0.125;
+        }
+}
+
+// Interior cells of variables 0 .. vars - 1, contiguous (var, i, j, k order).
+void pack_interior(const BlockShape& s, int vars, const double* block, double* out) {
+  const auto& g = s.ghost;
+  for (int v = 0; v < vars; ++v)
     for (int i = g[0]; i < g[0] + s.cells[0]; ++i)
       for (int j = g[1]; j < g[1] + s.cells[1]; ++j) {
         const double* row = block + s.index(v, i, j, g[2]);
@@ -63,9 +122,9 @@ void pack_interior(const BlockShape& s, const double* block, double* out) {
       }
 }
 
-void unpack_interior(const BlockShape& s, const double* in, double* block) {
+void unpack_interior(const BlockShape& s, int vars, const double* in, double* block) {
   const auto& g = s.ghost;
-  for (int v = 0; v < s.num_vars; ++v)
+  for (int v = 0; v < vars; ++v)
     for (int i = g[0]; i < g[0] + s.cells[0]; ++i)
       for (int j = g[1]; j < g[1] + s.cells[1]; ++j) {
         std::copy(in, in + s.cells[2], block + s.index(v, i, j, g[2]));
@@ -86,8 +145,14 @@ AmrMesh::AmrMesh(Comm& comm, Exec& exec, AmrMeshOptions options)
       store_(comm.runtime(), options.shape),
       halo_tags_(comm.allocate_tags("amr halo", AmrHalo::tags_needed())),
       migration_tags_(comm.allocate_tags("amr migration", kMigrationTags)),
+      flux_tags_(options.corrected_vars > 0
+                     ? comm.allocate_tags("amr flux correction", FluxCorrection::tags_needed())
+                     : TagSpace()),
       halo_buffers_(comm.runtime(), "amr.halo.buffer"),
-      migration_handles_(comm.runtime(), "amr.migration.buffer") {
+      migration_handles_(comm.runtime(), "amr.migration.buffer"),
+      flux_handles_(comm.runtime(), "amr.flux"),
+      data_groups_(options.data_groups > 0 ? options.data_groups : options.shape.groups()),
+      corrected_vars_(options.corrected_vars) {
   slots_.resize(static_cast<std::size_t>(forest_->local_count()));
   for (auto& slot : slots_) slot = store_.acquire();
   rebuild_halo();
@@ -98,17 +163,26 @@ AmrMesh::~AmrMesh() = default;
 void AmrMesh::rebuild_halo() {
   halo_ = std::make_unique<AmrHalo>(*forest_, store_, slots_, comm_, halo_tags_, halo_buffers_,
                                     halo_options_);
+  if (corrected_vars_ > 0)
+    flux_ = std::make_unique<FluxCorrection>(*forest_, store_, slots_, comm_, flux_tags_,
+                                             flux_handles_, corrected_vars_);
 }
 
 AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
-  if (store_.shape().wide_ghosts())
+  const bool per_volume = halo_options_.level_jumps == LevelJumpRule::per_volume;
+  if (!per_volume && store_.shape().wide_ghosts())
     throw std::logic_error("AmrMesh::adapt: needs one ghost layer per axis (BlockShape::ghost)");
+  if (per_volume)
+    for (int a = 0; a < 3; ++a)
+      if (store_.shape().ghost[a] == 0)
+        throw std::logic_error("AmrMesh::adapt: per-volume split needs ghosts on every axis");
   exec_.barrier();
   migration_buffers_.clear();
   const AdaptResult result = forest_->adapt(marks);
   Runtime& runtime = comm_.runtime();
   const BlockShape& shape = store_.shape();
-  const int groups = shape.groups();
+  const int groups = data_groups_;
+  const int vars = std::min(shape.num_vars, groups * shape.group_size);
   std::vector<std::int32_t> slots(result.sources.size());
   std::vector<std::int32_t> released;
   std::vector<Access> acc;
@@ -129,14 +203,21 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
       }
       for (int g = 0; g < groups; ++g) {
         acc.push_back(read(store_.interior(old_slot, g)));
+        if (per_volume)
+          for (int a = 0; a < 3; ++a) acc.push_back(read(store_.ghosts(old_slot, g, a)));
         for (int c = 0; c < 8; ++c)
           acc.push_back(write(store_.interior(slots[i + static_cast<std::size_t>(c)], g)));
       }
       const double* parent = store_.data(old_slot);
-      runtime.submit("amr_split", std::span<const Access>(acc), [&shape, parent, children] {
-        for (int c = 0; c < 8; ++c)
-          split_into(shape, parent, c, children[static_cast<std::size_t>(c)]);
-      });
+      runtime.submit(
+          "amr_split", std::span<const Access>(acc), [&shape, parent, children, per_volume, vars] {
+            for (int c = 0; c < 8; ++c) {
+              if (per_volume)
+                prolong_into(shape, vars, parent, c, children[static_cast<std::size_t>(c)]);
+              else
+                split_into(shape, parent, c, children[static_cast<std::size_t>(c)]);
+            }
+          });
       released.push_back(old_slot);
       i += 8;
     } else {
@@ -155,10 +236,15 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
               read(store_.interior(slots_[static_cast<std::size_t>(src.old_index + c)], g)));
       }
       double* parent = store_.data(slot);
-      runtime.submit("amr_merge", std::span<const Access>(acc), [&shape, parent, children] {
-        for (int c = 0; c < 8; ++c)
-          merge_from(shape, children[static_cast<std::size_t>(c)], c, parent);
-      });
+      runtime.submit(
+          "amr_merge", std::span<const Access>(acc), [&shape, parent, children, per_volume, vars] {
+            for (int c = 0; c < 8; ++c) {
+              if (per_volume)
+                average_from(shape, vars, children[static_cast<std::size_t>(c)], c, parent);
+              else
+                merge_from(shape, children[static_cast<std::size_t>(c)], c, parent);
+            }
+          });
       ++i;
     }
   }
@@ -187,9 +273,9 @@ void AmrMesh::migrate(const PartitionResult& moves) {
   migration_handles_.reset();
   Runtime& runtime = comm_.runtime();
   const BlockShape& shape = store_.shape();
-  const int groups = shape.groups();
-  const std::size_t block_values =
-      shape.interior_cells() * static_cast<std::size_t>(shape.num_vars);
+  const int groups = data_groups_;
+  const int vars = std::min(shape.num_vars, groups * shape.group_size);
+  const std::size_t block_values = shape.interior_cells() * static_cast<std::size_t>(vars);
   const TaskAttributes comm_attr = Comm::comm_attributes(TaskAttributes(Priority::normal));
 
   std::vector<std::int32_t> slots(static_cast<std::size_t>(forest_->local_count()), -1);
@@ -222,9 +308,9 @@ void AmrMesh::migrate(const PartitionResult& moves) {
       }
       double* out = buffer.data();
       runtime.submit("amr_migrate_pack", std::span<const Access>(acc),
-                     [&shape, out, blocks = std::move(blocks), block_values] {
+                     [&shape, out, blocks = std::move(blocks), block_values, vars] {
                        for (std::size_t b = 0; b < blocks.size(); ++b)
-                         pack_interior(shape, blocks[b], out + b * block_values);
+                         pack_interior(shape, vars, blocks[b], out + b * block_values);
                      });
       comm_.isend(h, buffer.data(), buffer.size() * sizeof(double), t.peer, migration_tags_.tag(m),
                   comm_attr, "amr_migrate_send");
@@ -249,9 +335,9 @@ void AmrMesh::migrate(const PartitionResult& moves) {
       }
       const double* in = buffer.data();
       runtime.submit("amr_migrate_unpack", std::span<const Access>(acc),
-                     [&shape, in, blocks = std::move(blocks), block_values] {
+                     [&shape, in, blocks = std::move(blocks), block_values, vars] {
                        for (std::size_t b = 0; b < blocks.size(); ++b)
-                         unpack_interior(shape, in + b * block_values, blocks[b]);
+                         unpack_interior(shape, vars, in + b * block_values, blocks[b]);
                      });
     }
   }

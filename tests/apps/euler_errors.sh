@@ -44,6 +44,7 @@ expect_error --t-end --t-end -1
 expect_error --max-cycles --max-cycles -3
 expect_error --max-level --max-level -1
 expect_error --max-level --max-level 2
+expect_error --block-cells --dim 3 --cells 16 16 16 --block-cells 2 2 2 --max-level 1
 expect_error --refine-above --refine-above 0
 expect_error --derefine-below --derefine-below 0.9
 expect_error --adapt-every --adapt-every 0

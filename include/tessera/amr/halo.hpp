@@ -10,9 +10,18 @@
 //                   reflecting: ghost layer d mirrors interior layer d, with the sign of
 //                   the face's normal vector components (AmrHaloOptions::vector_axis) flipped.
 // Periodic domains have no boundary faces (Forest's `periodic`). With several ghost layers
-// (BlockShape::ghost) a same-level neighbour sends as many of its layers; level jumps need
-// one ghost layer (the constructor throws std::logic_error otherwise). Faces of a flat axis
-// (ghost 0) exchange nothing.
+// (BlockShape::ghost) a same-level neighbour sends as many of its layers. Level jumps follow
+// AmrHaloOptions::level_jumps: miniAMR's per-cell amounts above (one ghost layer; the
+// constructor throws std::logic_error otherwise), or, for per-volume quantities (densities),
+//   from coarser    conservative limited-linear prolongation: the coarse sender packs its
+//                   cells covering the fine ghosts plus one layer around them (clamped to its
+//                   interior); the fine receiver adds, per coarse cell, minmod-limited slopes
+//                   along the three axes (the normal slope next to the face uses the volume
+//                   average of the receiver's own adjacent cells), so the 2x2x2 fine cells
+//                   of a coarse cell average to it;
+//   from finer      the volume average of the 2x2x2 fine cells each coarse ghost covers
+// with g ghost layers along an axis whose blocks have n cells, 2g <= n (and no corners).
+// Faces of a flat axis (ghost 0) exchange nothing.
 // Faces between ranks travel in messages, by default one per (neighbour rank, axis) as
 // in miniAMR; the sender packs exactly what the receiver stores (for a coarse receiver the
 // fine sender packs the 2x2 sums, for a fine receiver the coarse sender packs its quarter
@@ -45,8 +54,16 @@ enum class BoundaryKind : std::uint8_t {
   reflecting,  ///< mirror image, normal component of a vector negated (a wall)
 };
 
+/// How ghosts are filled across a level jump (see the file comment).
+enum class LevelJumpRule : std::uint8_t {
+  per_cell_amount,  ///< miniAMR: v/4 from coarser, sums from finer; one ghost layer
+  per_volume,       ///< limited-linear prolongation / volume average; any ghost width
+};
+
 /// How ghosts of an adaptive mesh are exchanged (the uniform mesh has its own HaloOptions).
 struct AmrHaloOptions {
+  /// Across level jumps.
+  LevelJumpRule level_jumps = LevelJumpRule::per_cell_amount;
   /// Per domain face (0 = -x ... 5 = +z; see kBlockFaces).
   std::array<BoundaryKind, 6> boundary{};
   /// Per variable: the axis of the vector it is a component of (momentum x is 0), or -1.

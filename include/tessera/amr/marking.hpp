@@ -29,4 +29,12 @@ namespace tessera {
 std::vector<std::int8_t> refinement_marks(const Forest& forest, std::span<const std::uint8_t> hit,
                                           int finest_level);
 
+/// Collective. As refinement_marks, from a wish per local block (a refinement criterion):
+/// wants[i] = +1 asks to split, -1 allows merging, 0 asks to stay. The start state takes
+/// +1 where wanted (0 at finest_level), -1 where allowed (with the same exceptions), 0
+/// elsewhere; the same rules then keep 2:1 face balance, so a block may be split although
+/// it did not ask (a finer neighbour refines) or kept although it allowed merging.
+std::vector<std::int8_t> balanced_marks(const Forest& forest, std::span<const std::int8_t> wants,
+                                        int finest_level);
+
 }  // namespace tessera

@@ -1,9 +1,15 @@
 #pragma once
 // AmrMesh: an adaptive block mesh with data (layer `amr`). It ties together the forest
-// (shape and ownership), the block data (BlockStore) and the ghost exchange plan, and
-// turns every change of the mesh into tasks: split (children get parent / 8 per cell, so
-// sums are kept), merge (parent = sum of the 2x2x2 child cells), and block migration
-// between ranks (pack, send, receive, unpack).
+// (shape and ownership), the block data (BlockStore), the ghost exchange plan and, when
+// asked, the flux correction plan, and turns every change of the mesh into tasks: split,
+// merge, and block migration between ranks (pack, send, receive, unpack). Split and merge
+// follow the halo's level-jump rule (AmrHaloOptions::level_jumps):
+//   per_cell_amount (miniAMR)  children get parent / 8 per cell, parent = sum of 2x2x2;
+//   per_volume (densities)     children get the parent's limited-linear prolongation (minmod
+//                              slopes per axis from the parent's face neighbours, its face
+//                              ghosts included: exchange the data groups before adapt), so
+//                              the 8 child cells average to the parent cell; parent = the
+//                              mean of its 2x2x2 child cells.
 //
 // All members are main-thread only; members that change the mesh are collective.
 
@@ -14,6 +20,7 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/flux_correction.hpp"
 #include "tessera/amr/forest.hpp"
 #include "tessera/amr/halo.hpp"
 #include "tessera/comm/comm.hpp"
@@ -32,6 +39,12 @@ struct AmrMeshOptions {
   /// checkpoint) instead of the level-0 brick; see Forest's constructor for `partition`.
   std::vector<BlockPlace> leaves;
   std::vector<std::int64_t> partition;
+  /// Variable groups 0 .. data_groups - 1 hold state that split, merge and migration carry;
+  /// the others are scratch (contents unspecified after a mesh change). 0 = all groups.
+  int data_groups = 0;
+  /// Variables (from a group's first) whose fluxes a FluxCorrection plan corrects at
+  /// coarse-fine faces; 0 = no plan.
+  int corrected_vars = 0;
 };
 
 /// What one call to AmrMesh::adapt did on this rank.
@@ -40,8 +53,8 @@ struct AdaptCounts {
   std::int64_t merged = 0;  ///< families of 8 merged into 1
 };
 
-/// The adaptive mesh with its data. Not copyable. adapt() needs one ghost layer per axis
-/// (its split and merge keep miniAMR's per-cell amounts); migration works with any shape.
+/// The adaptive mesh with its data. Not copyable. adapt() with per-cell amounts needs one
+/// ghost layer per axis; per-volume needs no flat axis; migration works with any shape.
 class AmrMesh {
  public:
   /// Collective. Creates the level-0 brick and a slot for every local block (contents
@@ -72,6 +85,10 @@ class AmrMesh {
   /// Submits the ghost exchange of variable group g (see AmrHalo).
   void exchange(int g) { halo_->submit(g, exec_); }
 
+  /// The flux correction plan of the current mesh (AmrMeshOptions::corrected_vars > 0),
+  /// else nullptr. Rebuilt with every mesh change.
+  FluxCorrection* flux_correction() { return flux_.get(); }
+
   /// Collective. Waits for every task (the forest must not change under running tasks),
   /// applies `marks` (as Forest::adapt) and submits the split and merge tasks.
   AdaptCounts adapt(std::span<const std::int8_t> marks);
@@ -98,8 +115,13 @@ class AmrMesh {
   std::vector<std::int32_t> slots_;
   TagSpace halo_tags_;
   TagSpace migration_tags_;
+  TagSpace flux_tags_;
   HandlePool halo_buffers_;
   HandlePool migration_handles_;
+  HandlePool flux_handles_;
+  int data_groups_ = 0;
+  int corrected_vars_ = 0;
+  std::unique_ptr<FluxCorrection> flux_;
   std::vector<std::vector<double>> migration_buffers_;
   std::unique_ptr<AmrHalo> halo_;
 };
