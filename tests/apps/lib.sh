@@ -1,0 +1,47 @@
+# The preamble every tests/apps/*.sh shares; sourced, not run (it is not registered as a
+# test: tests/CMakeLists.txt skips it). A script starts with
+#   set -euo pipefail     # or set -uo pipefail when it checks exit codes itself
+#   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+# which sets
+#   bin   the build's program folder, the script's first argument (<build>/bin)
+#   src   the source tree (TESSERA_SOURCE_DIR, set by ctest, or this file's ../..)
+#   tmp   a fresh folder for the script's files, removed when the script exits
+# and OpenMPI's environment (runs as root, more ranks than cores), and defines:
+#   fail MESSAGE...          prints "FAIL: MESSAGE..." and exits 1
+#   launch NP COMMAND...     runs COMMAND on NP ranks, killed after $launch_timeout s
+#                            (default 120; exit 124 then). NP 1 runs it as an MPI singleton,
+#                            without mpirun: the same program on one rank, and mpirun's
+#                            start-up (seconds on a loaded machine) is the larger part of a
+#                            small test run. Use mpirun yourself for mpirun's own options.
+#   field REPORT KEY         prints one top-level value of a JSON report
+#   fields REPORT KEY...     prints the values of KEYs of a JSON report as one JSON list:
+#                            compare two runs' results with [[ "$(fields a ...)" == ... ]]
+bin="${1:-}"
+src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+launch_timeout=120
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+launch() {
+  local np="$1"
+  shift
+  if [[ "$np" == 1 ]]; then
+    timeout "$launch_timeout" "$@"
+  else
+    timeout "$launch_timeout" mpirun -np "$np" --oversubscribe "$@"
+  fi
+}
+
+field() {
+  /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
+}
+
+fields() {
+  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in sys.argv[2:]]))" "$@"
+}
