@@ -8,15 +8,18 @@
 #   tmp   a fresh folder for the script's files, removed when the script exits
 # and OpenMPI's environment (runs as root, more ranks than cores), and defines:
 #   fail MESSAGE...          prints "FAIL: MESSAGE..." and exits 1
-#   launch NP COMMAND...     runs COMMAND on NP ranks, killed after $launch_timeout s
-#                            (default 120; exit 124 then). NP 1 runs it as an MPI singleton,
-#                            without mpirun: the same program on one rank, and mpirun's
-#                            start-up (seconds on a loaded machine) is the larger part of a
-#                            small test run. Use mpirun yourself for mpirun's own options.
+#   launch NP COMMAND...     runs COMMAND on NP unbound ranks (a rank's threads may use
+#                            every core), killed after $launch_timeout s (default 120; exit
+#                            124 then). NP 1 runs it as an MPI singleton, without mpirun: the
+#                            same program on one rank, and mpirun's start-up (seconds on a
+#                            loaded machine) is most of a small test run. Call mpirun
+#                            yourself for other mpirun options (bindings, 3 ranks in one
+#                            mpirun with a wrapper, ...).
 #   field REPORT KEY         prints one top-level value of a JSON report
 #   fields REPORT KEY...     prints the values of KEYs of a JSON report as one JSON list:
 #                            compare two runs' results with [[ "$(fields a ...)" == ... ]]
 bin="${1:-}"
+if [[ -d "$bin" ]]; then bin="$(cd "$bin" && pwd)"; fi  # absolute: scripts cd elsewhere
 src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -34,7 +37,7 @@ launch() {
   if [[ "$np" == 1 ]]; then
     timeout "$launch_timeout" "$@"
   else
-    timeout "$launch_timeout" mpirun -np "$np" --oversubscribe "$@"
+    timeout "$launch_timeout" mpirun -np "$np" --oversubscribe --bind-to none "$@"
   fi
 }
 
