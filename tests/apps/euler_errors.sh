@@ -12,12 +12,8 @@ ranks=2
 expect_error() {
   local text="$1"
   shift
-  launch "$ranks" "$bin/euler" --report "$tmp/report.json" "$@" >"$tmp/out" 2>&1
-  local rc=$?
-  [[ $rc -ne 124 ]] || fail "euler $* hung"
-  [[ $rc -ne 0 ]] || fail "euler $* exited 0"
+  refused "$ranks" euler "$@"
   grep -q -- "$text" "$tmp/out" || { cat "$tmp/out"; fail "euler $*: no message naming $text"; }
-  [[ ! -e "$tmp/report.json" ]] || fail "euler $* wrote a report"
   echo "ok: $* -> $(grep -m1 -- "$text" "$tmp/out")"
 }
 

@@ -15,6 +15,9 @@
 #                            loaded machine) is most of a small test run. Call mpirun
 #                            yourself for other mpirun options (bindings, 3 ranks in one
 #                            mpirun with a wrapper, ...).
+#   refused NP APP ARGS...   runs $bin/APP ARGS on NP ranks (as launch) with --report
+#                            $tmp/report.json, output in $tmp/out: bad input must make it
+#                            exit non-zero, before the timeout, without writing the report
 #   field REPORT KEY         prints one top-level value of a JSON report
 #   fields REPORT KEY...     prints the values of KEYs of a JSON report as one JSON list:
 #                            compare two runs' results with [[ "$(fields a ...)" == ... ]]
@@ -39,6 +42,17 @@ launch() {
   else
     timeout "$launch_timeout" mpirun -np "$np" --oversubscribe --bind-to none "$@"
   fi
+}
+
+refused() {
+  local np="$1" app="$2"
+  shift 2
+  rm -f "$tmp/report.json"
+  launch "$np" "$bin/$app" --report "$tmp/report.json" "$@" >"$tmp/out" 2>&1
+  local rc=$?
+  [[ $rc -ne 124 ]] || fail "$app $* hung"
+  [[ $rc -ne 0 ]] || { cat "$tmp/out"; fail "$app $* exited 0"; }
+  [[ ! -e "$tmp/report.json" ]] || fail "$app $* wrote a report"
 }
 
 field() {
