@@ -1,7 +1,6 @@
 // 05_block_mesh: 2-D diffusion on a uniform block mesh. The mesh cuts the unit square into
-// blocks and deals them to the ranks; a HaloExchange fills each block's ghost cells from
-// its neighbours, on this rank or another, with pack, send, receive and unpack tasks. The
-// same program runs under --exec bsp, forkjoin and dataflow with the same checksum bits.
+// blocks dealt to the ranks; a HaloExchange fills each block's ghosts from its neighbours
+// (pack, send, receive, unpack tasks). Same checksum bits under every --exec model.
 #include <utility>
 
 #include "tessera/tessera.hpp"
@@ -12,26 +11,19 @@ int run(int argc, char** argv) {
   Session session(argc, argv, "05_block_mesh", "2-D diffusion on a uniform block mesh");
   int blocks = 4, block_cells = 16, steps = 100;
   session.cli().add_option("--blocks", blocks, "blocks per axis")->check(CLI::Range(1, 64));
-  session.cli()
-      .add_option("--block-cells", block_cells, "cells per block and axis")
-      ->check(CLI::Range(1, 1024));
+  session.cli().add_option("--block-cells", block_cells, "block side")->check(CLI::Range(1, 1024));
   session.cli().add_option("--steps", steps, "time steps")->check(CLI::NonNegativeNumber);
   session.start();
   Runtime& runtime = session.runtime();
   Exec& exec = session.exec();
-
-  // A flat z axis (one block of one cell) makes the mesh 2-D. Every rank builds the same
-  // geometry from the same arguments and keeps its own blocks: no communication needed.
+  // A flat z axis makes the mesh 2-D. Each rank computes the same geometry, keeps its blocks.
   const UniformMesh mesh({blocks, blocks, 1}, {block_cells, block_cells, 1}, /*ghost=*/1,
                          session.rank(), session.size());
-  // Two fields written alternately. Ghosts outside the square are never filled: they stay
-  // 0, the boundary condition.
+  // Two fields written alternately; ghosts outside the square stay 0 (the boundary).
   BlockField field_a(mesh, runtime, "u", 1), field_b(mesh, runtime, "u next", 1);
-  // The plan lists what each ghost region needs (local copy or message); the exchange
-  // owns the buffers and tags. Faces suffice for a 5-point stencil.
+  // The plan: each ghost region's source (a copy or a message; faces do for 5 points).
   const HaloPlan plan(mesh, HaloOptions{.shape = HaloShape::faces});
-  HaloExchange halo(plan, /*nvars=*/1, session.comm(), exec);
-
+  HaloExchange halo(plan, /*nvars=*/1, session.comm(), exec);  // owns buffers and tags
   // Initial condition: a hot square in the middle, written before any task exists.
   const BlockLayout& layout = field_a.layout();
   const int n = blocks * block_cells;
@@ -44,16 +36,13 @@ int run(int argc, char** argv) {
             (x >= n / 4 && x < 3 * n / 4 && y >= n / 4 && y < 3 * n / 4) ? 1.0 : 0.0;
       }
   }
-
   BlockField* u = &field_a;
   BlockField* v = &field_b;
   for (int step = 0; step < steps; ++step) {
     halo.exchange(*u);  // submits the halo tasks; their phases end as the model wants
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
-      // The stencil reads the block's cells and its ghosts (two handles: halo tasks that
-      // only read the interior never wait for ghost fills) and writes the next field.
-      // Blocks next to another rank (skeleton) go first under dataflow, so that their
-      // results, which other ranks wait for, leave early.
+      // Interior and ghosts are two handles: halo tasks that read the interior never wait
+      // for ghost fills. Blocks next to another rank (skeleton) go first: others wait.
       const Priority priority = mesh.local_block(b).is_skeleton(HaloShape::faces)
                                     ? exec.skeleton_priority()
                                     : Priority::normal;
@@ -73,7 +62,6 @@ int run(int argc, char** argv) {
     exec.end_phase();  // forkjoin's barrier
     std::swap(u, v);
   }
-
   // Checksum: the exact sum of every cell over all ranks, the same bits for any split.
   runtime.wait_all();
   ExactSum sum;

@@ -5,11 +5,7 @@
 # leaves the checkpoint directory exactly as it was (nothing written, pruned or deleted).
 # Usage: checkpoint_errors.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 snapshot() { (cd "$tmp" && find ck -type f -exec md5sum {} + | sort; find ck | sort); }
 
 jacobi=(--blocks 4 3 2 --block-cells 8 8 8 --check-every 5)

@@ -5,24 +5,18 @@
 # as the straight run; problem options given again must agree with the checkpoint.
 # Usage: checkpoint_jacobi7.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # run NAME RANKS ARGS...: runs jacobi7 with a report in $tmp/NAME.json.
 run() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/jacobi7" --quiet \
+  launch "$np" "$bin/jacobi7" --quiet \
     --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: jacobi7 $* on $np rank(s) exited non-zero"; }
 }
 # What a restarted run must reproduce: checksum bits, residual/error history, final norms.
-invariant() {
-  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in ('checksum','history','residual','error','iters','cells')]))" "$1"
-}
+invariant() { fields "$1" checksum history residual error iters cells; }
 expect_same() {
   local want got
   want="$(invariant "$tmp/$1.json")"

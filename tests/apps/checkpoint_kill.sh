@@ -6,11 +6,7 @@
 # Usage: checkpoint_kill.sh <build>/bin
 set -euo pipefail
 shopt -s nullglob
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 checksum() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['checksum'])" "$1"; }
 RANDOM=${TESSERA_TEST_SEED:-$$}
 # The complete checkpoints (step-N/) in a directory.

@@ -6,23 +6,17 @@
 # (blocks moved, balance steps, most blocks on a rank) matches too.
 # Usage: checkpoint_miniamr.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 run() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/miniamr" --quiet \
+  launch "$np" "$bin/miniamr" --quiet \
     --report_perf 0 --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: miniamr $* on $np rank(s) exited non-zero"; }
 }
 # Figures that do not depend on the rank count, and those that do (kept partition).
-invariant() {
-  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in ('checksum','var_checksums','blocks_per_step','refinements','total_blocks','flops','splits','merges','refine_steps','checksums','timesteps_done','validation')]))" "$1"
-}
+invariant() { fields "$1" checksum var_checksums blocks_per_step refinements total_blocks flops splits merges refine_steps checksums timesteps_done validation; }
 same_ranks() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in ('moved','balance_steps','max_blocks_per_rank')]))" "$1"
 }

@@ -3,11 +3,8 @@
 # options that fix it; none when the binding leaves every thread a core.
 # Usage: core_binding.sh <build>/bin
 set -uo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+unset OMPI_MCA_rmaps_base_oversubscribe  # mpirun's own defaults for the bindings below
 # run "MPIRUN OPTIONS" THREADS
 run() {
   # shellcheck disable=SC2086

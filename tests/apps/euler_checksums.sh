@@ -7,22 +7,16 @@
 # the halo message options (--send-faces, --max-comm-tasks, --separate-buffers) agree too.
 # Usage: euler_checksums.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 run() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/euler" --quiet --hang-timeout 30 \
+  launch "$np" "$bin/euler" --quiet --hang-timeout 30 \
     --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: euler $* on $np rank(s) exited non-zero"; }
 }
-invariant() {
-  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r['checksum'], r['conserved_hex'], r['time'], r['cycles']]))" "$1"
-}
+invariant() { fields "$1" checksum conserved_hex time cycles; }
 
 inputs=("--problem blast --dim 3 --cells 16 16 8 --block-cells 8 4 4 --max-cycles 6"
   "--problem sedov --dim 2 --cells 32 32 --block-cells 8 8 --boundary reflecting --max-cycles 12 --riemann hlle")

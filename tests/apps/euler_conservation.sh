@@ -5,16 +5,12 @@
 # across the centre plane bit for bit. The history has one row per cycle.
 # Usage: euler_conservation.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 run() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe "$bin/euler" --quiet --report "$tmp/$name.json" \
+  launch "$np" "$bin/euler" --quiet --report "$tmp/$name.json" \
     --history "$tmp/$name.history.csv" --lineout "$tmp/$name.lineout.csv" "$@" \
     >"$tmp/$name.out" 2>&1 || { cat "$tmp/$name.out"; fail "$name: euler $* exited non-zero"; }
 }

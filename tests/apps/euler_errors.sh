@@ -4,26 +4,16 @@
 # an error naming the cycle, the block and the cell.
 # Usage: euler_errors.sh <build>/bin
 set -uo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+launch_timeout=60
 
 # expect_error TEXT-IN-MESSAGE ARGS... (on $ranks ranks)
 ranks=2
 expect_error() {
   local text="$1"
   shift
-  local launch=(timeout 60 mpirun -np "$ranks" --oversubscribe)
-  # One rank runs as an MPI singleton (mpirun's start-up costs seconds on a loaded machine).
-  [[ $ranks -gt 1 ]] || launch=(timeout 60)
-  "${launch[@]}" "$bin/euler" --report "$tmp/report.json" "$@" >"$tmp/out" 2>&1
-  local rc=$?
-  [[ $rc -ne 124 ]] || fail "euler $* hung"
-  [[ $rc -ne 0 ]] || fail "euler $* exited 0"
+  refused "$ranks" euler "$@"
   grep -q -- "$text" "$tmp/out" || { cat "$tmp/out"; fail "euler $*: no message naming $text"; }
-  [[ ! -e "$tmp/report.json" ]] || fail "euler $* wrote a report"
   echo "ok: $* -> $(grep -m1 -- "$text" "$tmp/out")"
 }
 

@@ -4,17 +4,13 @@
 # has the documented header and one row per cell along the tube.
 # Usage: euler_sod.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # l1 NAME NP ARGS...: prints the run's L1 density error.
 l1() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe "$bin/euler" --quiet --problem sod \
+  launch "$np" "$bin/euler" --quiet --problem sod \
     --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: euler $* exited non-zero"; }
   /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['sod_l1_density_error'])" "$tmp/$name.json"

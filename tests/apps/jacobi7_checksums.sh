@@ -4,25 +4,18 @@
 # and the error against the manufactured solution falls as h^2 (second order).
 # Usage: jacobi7_checksums.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # run NAME RANKS ARGS...: runs jacobi7 with a report in $tmp/NAME.json.
 run() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe "$bin/jacobi7" --quiet --hang-timeout 30 \
+  launch "$np" "$bin/jacobi7" --quiet --hang-timeout 30 \
     --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: jacobi7 $* on $np rank(s) exited non-zero"; }
 }
-field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 # The part of a report that must not depend on how the run was executed.
-invariant() {
-  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r['checksum'], r['history']]))" "$1"
-}
+invariant() { fields "$1" checksum history; }
 
 # A 3-D input with skeleton and enclave blocks on every rank count, and a 2-D one.
 input3d=(--blocks 4 3 2 --block-cells 6 5 4 --iters 40 --check-every 7)

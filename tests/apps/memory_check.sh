@@ -6,11 +6,7 @@
 # field and the phase (never "rank -1").
 # Usage: memory_check.sh <build>/bin
 set -uo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # refused APP OPTIONS-IN-MESSAGE ARGS...: the run fails fast with the one-line verdict.
 refused() {

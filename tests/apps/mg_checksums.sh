@@ -4,21 +4,16 @@
 # iteration graph and for several tile sizes (coarse levels then live on fewer ranks).
 # Usage: mg_checksums.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # run NAME RANKS ARGS...: runs mg with a report in $tmp/NAME.json.
 run() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/mg" --quiet \
+  launch "$np" "$bin/mg" --quiet \
     --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: mg $* on $np rank(s) exited non-zero"; }
 }
-field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
 runs=()
 for np in 1 2 3 4; do

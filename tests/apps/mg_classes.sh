@@ -4,12 +4,7 @@
 # unverified, and exits 0.
 # Usage: mg_classes.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
-field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 check_class() {
   local class="$1" np="$2"

@@ -7,19 +7,13 @@
 #
 # Usage: miniamr_checksums.sh <build>/bin
 set -euo pipefail
-bin=$(cd "${1:?usage: miniamr_checksums.sh <build>/bin}" && pwd)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+work="$tmp"
 
 input=(--nx 4 --ny 4 --nz 4 --num_vars 3 --comm_vars 2 --stages_per_ts 2 --checksum_freq 1
   --init_x 2 --init_y 2 --init_z 2 --num_refine 2 --refine_freq 2 --num_tsteps 12
   --max_blocks 4000 --num_objects 1 --object 2 0 -0.2 0.1 0.3 0.08 0.05 0.03 0.35 0.35 0.35 0 0 0
   --report_perf 0 --quiet)
-
-field() { # field <report.json> <key>: a scalar of the JSON report
-  /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
-}
 
 failures=0
 reference=""
@@ -27,7 +21,7 @@ run() { # run <label> <ranks> <miniamr args...>
   local label=$1 np=$2
   shift 2
   local report="$work/$label.json"
-  if ! mpirun -np "$np" --oversubscribe "$bin/miniamr" "${input[@]}" "$@" --report "$report" \
+  if ! launch "$np" "$bin/miniamr" "${input[@]}" "$@" --report "$report" \
     >"$work/$label.out" 2>&1; then
     echo "FAIL $label: miniamr exited with an error"
     tail -5 "$work/$label.out"

@@ -7,12 +7,9 @@
 #
 # Usage: miniamr_mesh.sh <build>/bin   (TESSERA_SOURCE_DIR = source tree)
 set -euo pipefail
-bin=$(cd "${1:?usage: miniamr_mesh.sh <build>/bin}" && pwd)
-src=${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 data="$src/tests/data/miniamr"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work="$tmp"
 
 fast=(--nx 2 --ny 2 --nz 2 --num_vars 1 --stages_per_ts 1 --checksum_freq 0 --report_perf 8 --quiet)
 failures=0
@@ -28,7 +25,7 @@ for expected in "$data"/*.txt; do
   fi
   for np in 1 2; do
     cases=$((cases + 1))
-    if ! mpirun -np "$np" --oversubscribe "$bin/miniamr" "${fast[@]}" "${args[@]}" \
+    if ! launch "$np" "$bin/miniamr" "${fast[@]}" "${args[@]}" \
       >"$work/$name.np$np.out" 2>&1; then
       echo "FAIL $name np$np: miniamr exited with an error:"
       tail -5 "$work/$name.np$np.out"

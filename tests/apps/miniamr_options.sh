@@ -6,18 +6,15 @@
 #
 # Usage: miniamr_options.sh <build>/bin
 set -uo pipefail
-bin=$(cd "${1:?usage: miniamr_options.sh <build>/bin}" && pwd)
-src=${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+work="$tmp"
 failures=0
 small=(--ny 2 --nz 2 --num_vars 1 --stages_per_ts 1 --quiet)
 
 expect() { # expect <exit code> <text in output> <ranks> <args...>
   local code=$1 text=$2 np=$3
   shift 3
-  mpirun -np "$np" --oversubscribe "$bin/miniamr" "$@" >"$work/out" 2>&1
+  launch "$np" "$bin/miniamr" "$@" >"$work/out" 2>&1
   local got=$?
   if [[ $got -ne $code ]] || ! grep -qF -- "$text" "$work/out"; then
     echo "FAIL miniamr $*: exit $got (expected $code), output:"

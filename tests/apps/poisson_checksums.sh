@@ -4,17 +4,13 @@
 # every block size (the red-black order is global, so blocks do not change the iterate).
 # Usage: poisson_checksums.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # run NAME RANKS ARGS...: runs poisson with a report in $tmp/NAME.json.
 run() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/poisson" --quiet \
+  launch "$np" "$bin/poisson" --quiet \
     --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: poisson $* on $np rank(s) exited non-zero"; }
 }
@@ -26,7 +22,6 @@ r = json.load(open(sys.argv[1]))
 print(json.dumps([r['checksum'], r['residual_hex'], r['iterations'], r['l2_error'],
                   r['max_error'], [(h['iteration'], h['residual']) for h in r['history']]]))" "$1"
 }
-field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
 # matrix LABEL ARGS...: bsp on 1, 2, 4 ranks and forkjoin, dataflow on 1, 2, 4 ranks x 1, 2
 # threads all give the bits of bsp on 1 rank.

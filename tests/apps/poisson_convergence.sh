@@ -5,19 +5,14 @@
 # (2-D and 3-D); --history writes the checks as CSV and tools/plot_residuals.py draws them.
 # Usage: poisson_convergence.sh <build>/bin
 set -euo pipefail
-bin="$1"
-src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
 run() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/poisson" --quiet \
+  launch "$np" "$bin/poisson" --quiet \
     --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: poisson $* on $np rank(s) exited non-zero"; }
 }

@@ -11,13 +11,8 @@ if ! command -v smpirun >/dev/null || [[ ! -f /usr/include/smpi/mpi.h ]]; then
   echo "SKIP: SimGrid SMPI is not installed (Debian package libsimgrid-dev; scripts/test installs it)"
   exit 77
 fi
-bin="$1"
-src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
 
 if [[ ! -x "$smpi_build/bin/jacobi7" ]]; then
   echo "building jacobi7 for SMPI into $smpi_build"
@@ -26,9 +21,7 @@ if [[ ! -x "$smpi_build/bin/jacobi7" ]]; then
 fi
 
 input=(--blocks 4 4 4 --block-cells 8 8 8 --iters 30 --check-every 7 --quiet)
-invariant() {
-  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r['checksum'], r['history']]))" "$1"
-}
+invariant() { fields "$1" checksum history; }
 
 timeout 120 mpirun -np 2 --oversubscribe "$bin/jacobi7" --exec bsp "${input[@]}" \
   --report "$tmp/real.json" >"$tmp/real.out" 2>&1 ||

@@ -5,9 +5,8 @@
 # corrupted payload (local or received) and bad options make the run fail with a clear
 # message and a non-zero exit.
 set -uo pipefail
-bin="$1"
-out="$(mktemp)"
-trap 'rm -f "$out"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+out="$tmp/out"
 failures=0
 fail() {
   echo "FAIL: $*"
@@ -19,7 +18,7 @@ fail() {
 run() {
   local np="$1"
   shift
-  timeout 120 mpirun -np "$np" --oversubscribe "$bin/taskbench" --quiet "$@" >"$out" 2>&1
+  launch "$np" "$bin/taskbench" --quiet "$@" >"$out" 2>&1
   rc=$?
 }
 
@@ -126,7 +125,6 @@ rm -f "$full_report" "$counts_report"
 # iteration: its recorded timestep (tag 0) plus period x iteration gives every
 # (timestep, point) exactly once in each of the two runs.
 trace="$(mktemp --suffix=.json)"
-src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 expect_ok 2 160 418 -steps 20 -width 8 -type stencil_1d --threads 2 --trace "$trace"
 /usr/bin/python3 "$src/tools/check_trace.py" "$trace" >"$out" 2>&1 || fail "replayed trace: checker"
 /usr/bin/python3 - "$trace" >"$out" 2>&1 <<'PY' || fail "replayed trace: iterations"

@@ -6,10 +6,9 @@
 # broken JSON) is rejected with the matching message.
 # Usage: trace_checker_rejects.sh <build>/bin   (the build is not needed)
 set -euo pipefail
-src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 checker="$src/tools/check_trace.py"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+work="$tmp"
 
 /usr/bin/python3 - "$work" <<'PY'
 import copy, json, os, sys

@@ -6,12 +6,10 @@
 # task), is rejected.
 # Usage: trace_jacobi7.sh <build>/bin
 set -euo pipefail
-bin="$1"
-src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 source "$src/scripts/env.sh"
 checker="$src/tools/check_trace.py"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+work="$tmp"
 [[ -x "$bin/jacobi7" ]] || { echo "FAIL: $bin/jacobi7 is not built"; exit 1; }
 
 for exec in dataflow bsp forkjoin; do

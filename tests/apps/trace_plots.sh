@@ -3,11 +3,9 @@
 # stack two traces with titles, and refuse bad arguments with a message.
 # Usage: trace_plots.sh <build>/bin
 set -euo pipefail
-bin="$1"
-src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 source "$src/scripts/env.sh"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+work="$tmp"
 py=/usr/bin/python3
 
 is_png() {

@@ -4,11 +4,9 @@
 # 3 threads on 2 and 4 ranks, every trace validated by the checker.
 # Usage: trace_ring.sh <build>/bin
 set -euo pipefail
-bin="$1"
-src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 source "$src/scripts/env.sh"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+work="$tmp"
 
 for np in 2 4; do
   TESSERA_OBS_TRACE_DIR="$work" mpirun -np "$np" --oversubscribe "$bin/mpi_tests" \

@@ -2,13 +2,11 @@
 # A program that never sends must not hang: every rank reports what it waits for
 # (task, handle, request peer/tag) and the run exits non-zero.
 set -uo pipefail
-bin="$1"
-out="$(mktemp)"
-trap 'rm -f "$out"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+out="$tmp/out"
 timeout 60 mpirun -np 2 --oversubscribe "$bin/never_sends" --hang-timeout 1 >"$out" 2>&1
 rc=$?
 cat "$out"
-fail() { echo "FAIL: $*"; exit 1; }
 [[ $rc -ne 0 ]] || fail "run exited 0"
 [[ $rc -ne 124 ]] || fail "run hung until the outer timeout"
 for r in 0 1; do
