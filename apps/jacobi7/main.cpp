@@ -544,6 +544,8 @@ int run(int argc, char** argv) {
        {{"restarted_from", restarted_from},
         {"written", solver.writer() ? solver.writer()->written() : 0},
         {"write_s", solver.writer() ? solver.writer()->write_seconds() : 0.0},
+        {"write_phases_s", solver.writer() ? nlohmann::json(solver.writer()->write_phase_seconds())
+                                           : nlohmann::json::object()},
         {"bytes", solver.writer() ? solver.writer()->last_bytes() : 0},
         {"read_s", read_s}}},
   };

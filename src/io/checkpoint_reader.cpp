@@ -186,8 +186,9 @@ std::vector<double> CheckpointReader::read_field(const std::string& name, std::i
                         global_count_);
   }
   agree(comm_, error);
+  // Independent, as the writer: each rank reads one contiguous range of the file.
   Hid transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-  H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
+  H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_INDEPENDENT);
   if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, values.data(), first, count, width,
                  transfer.get()))
     error = fmt::format("{}: dataset {} cannot be read (truncated file?)", file_, path);
