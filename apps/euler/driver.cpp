@@ -36,8 +36,12 @@ double sedov_taylor_radius(int dim, double gamma, double energy, double t) {
 
 }  // namespace
 
-Driver::Driver(tessera::Session& session, const Options& options)
-    : session_(session), options_(options), geo_(make_geometry(options)) {}
+Driver::Driver(tessera::Session& session, const Options& options,
+               std::unique_ptr<tessera::CheckpointReader> restart)
+    : session_(session),
+      options_(options),
+      geo_(make_geometry(options)),
+      checkpoint_(std::make_unique<EulerCheckpoint>(session, options_, std::move(restart))) {}
 
 Driver::~Driver() = default;
 
@@ -58,6 +62,7 @@ void Driver::initialize() {
   mo.halo.separate_buffers = options_.separate_buffers;
   // Momentum components of both groups (U and U*) flip sign at a reflecting wall.
   mo.halo.vector_axis = {-1, 0, 1, 2, -1, -1, 0, 1, 2, -1};
+  checkpoint_->prepare_mesh(mo);
   mesh_ = std::make_unique<tessera::AmrMesh>(session_.comm(), exec, mo);
   dt_handle_ = runtime.create_handle("euler.dt");
 
@@ -69,7 +74,7 @@ void Driver::initialize() {
   for (std::size_t b = 0; b < blocks; ++b)
     scan_handles_.push_back(runtime.create_handle(fmt::format("euler.scan{}", b)));
   replay_ = options_.replay && exec.model() == tessera::ExecModel::dataflow;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_count() && !checkpoint_->restarting(); ++b) {
     double* block = mesh.data(b);
     const tessera::BlockPlace place = mesh.place(b);
     const Options* o = &options_;
@@ -286,11 +291,22 @@ int Driver::run() {
   initialize();
   tessera::Exec& exec = session_.exec();
   exec.barrier();
-  start_ = totals();
-  if (!options_.history.empty()) history_ = "cycle,t,dt,mass,mom_x,mom_y,mom_z,energy,blocks\n";
+  const bool restarted = checkpoint_->restarting();
+  if (restarted) {
+    const DriverState state = checkpoint_->restore(*mesh_);
+    cycle_ = state.cycle;
+    time_ = state.time;
+    for (int v = 0; v < kVars; ++v)
+      start_.conserved[static_cast<std::size_t>(v)] = state.start_totals.at(v).get<double>();
+    start_.checksum = state.start_totals.at(kVars).get<double>();
+    history_ = state.history;
+  } else {
+    start_ = totals();
+    if (!options_.history.empty()) history_ = "cycle,t,dt,mass,mom_x,mom_y,mom_z,energy,blocks\n";
+  }
   const auto loop_start = Clock::now();
   double dt = next_dt();
-  if (!options_.history.empty() && !failed_) write_history_line(0);
+  if (!options_.history.empty() && !failed_ && !restarted) write_history_line(0);
   const auto plot = [&] {
     exec.barrier();
     const std::string path = fmt::format("{}_c{:06d}.vtk", options_.plot_prefix, cycle_);
@@ -327,7 +343,11 @@ int Driver::run() {
       session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step,
                         mesh_->forest().global_count());
     if (options_.plot_every > 0 && cycle_ % options_.plot_every == 0) plot();
+    nlohmann::json start_totals(start_.conserved);
+    start_totals.push_back(start_.checksum);
+    checkpoint_->after_cycle(*mesh_, {cycle_, time_, start_totals, history_});
   }
+  checkpoint_->wait();
   exec.barrier();
   loop_seconds_ = std::chrono::duration<double>(Clock::now() - loop_start).count();
   MPI_Allreduce(MPI_IN_PLACE, &loop_seconds_, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
@@ -379,6 +399,7 @@ nlohmann::json Driver::json() const {
   j["conserved_drift"] = drift;
   j["conserved_hex"] = nlohmann::json::array();
   for (double v : end_.conserved) j["conserved_hex"].push_back(tessera::hex_bits(v));
+  j["checkpoint"] = checkpoint_->report();
   if (sod_l1_ >= 0) j["sod_l1_density_error"] = sod_l1_;
   if (sedov_radius_ >= 0) {
     j["sedov_shock_radius"] = sedov_radius_;

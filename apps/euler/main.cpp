@@ -1,6 +1,7 @@
 // euler: compressible Euler equations on tessera's block mesh (VL2 + PLM + HLLC, the scheme
 // Athena++ runs by default). See docs/apps/euler.md.
 #include "driver.hpp"
+#include "euler_checkpoint.hpp"
 #include "options.hpp"
 #include "tessera/session.hpp"
 
@@ -10,9 +11,10 @@ int main(int argc, char** argv) {
   euler::Options options;
   euler::register_options(session, options);
   session.start();
+  auto restart = euler::open_restart(session, options);
   euler::validate_options(session, options);
   return tessera::run_guarded([&] {
-    euler::Driver driver(session, options);
+    euler::Driver driver(session, options, std::move(restart));
     const int code = driver.run();
     if (code != 0) return code;
     session.finish(driver.json());
