@@ -94,8 +94,8 @@ void CheckpointWriter::submit(const CheckpointHeader& header, const CheckpointBl
   pending->fields = fields;
   const auto local = static_cast<std::size_t>(blocks.local_count());
   // The staging buffers are kept from one checkpoint to the next: a fresh allocation of
-  // this size is zeroed page by page by the kernel on first touch, which cost as much CPU
-  // time as the write itself.
+  // this size (and std::vector's zeroing) would fault in and zero every page again, in the
+  // pack tasks, at every checkpoint.
   // Blocks of the last checkpoint's layout are ordered by the staging handles; a new
   // layout (the block count changed) waits for the last checkpoint.
   std::vector<std::size_t> layout;
