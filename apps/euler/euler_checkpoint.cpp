@@ -131,10 +131,10 @@ DriverState EulerCheckpoint::restore(tessera::AmrMesh& mesh) {
   try {
     const tessera::BlockShape& shape = mesh.shape();
     const std::size_t per_block = shape.interior_cells() * kVars;
-    const std::vector<double> u =
-        reader_->read_field("U", mesh.forest().global_offset(), mesh.local_count(), per_block);
-    for (std::int32_t b = 0; b < mesh.local_count(); ++b)
-      unpack_u(shape, u.data() + static_cast<std::size_t>(b) * per_block, mesh.data(b));
+    reader_->read_field("U", mesh.forest().global_offset(), mesh.local_count(), per_block,
+                        [&](std::int64_t b, const double* u) {
+                          unpack_u(shape, u, mesh.data(static_cast<std::int32_t>(b)));
+                        });
     const tessera::CheckpointHeader& h = reader_->header();
     state.cycle = static_cast<int>(h.step);
     state.time = h.time;

@@ -1,6 +1,7 @@
 #include "tessera/io/block_field_checkpoint.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -37,12 +38,10 @@ CheckpointField whole_block_field(std::string name, const BlockField& field) {
 void read_whole_blocks(CheckpointReader& reader, const std::string& name, BlockField& field) {
   const UniformMesh& mesh = field.mesh();
   const std::size_t size = field.layout().size();
-  const std::vector<double> values =
-      reader.read_field(name, mesh.local_block_count() > 0 ? mesh.local_block(0).curve_index : 0,
-                        mesh.local_block_count(), size);
-  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b)
-    std::copy(values.begin() + static_cast<std::ptrdiff_t>(b * size),
-              values.begin() + static_cast<std::ptrdiff_t>((b + 1) * size), field.data(b));
+  reader.read_field(name, mesh.local_block_count() > 0 ? mesh.local_block(0).curve_index : 0,
+                    mesh.local_block_count(), size, [&](std::int64_t b, const double* values) {
+                      std::copy(values, values + size, field.data(static_cast<LocalBlockIndex>(b)));
+                    });
 }
 
 }  // namespace tessera
