@@ -40,8 +40,12 @@ double sedov_taylor_radius(int dim, double gamma, double energy, double t) {
 
 }  // namespace
 
-Driver::Driver(tessera::Session& session, const Options& options)
-    : session_(session), options_(options), geo_(make_geometry(options)) {}
+Driver::Driver(tessera::Session& session, const Options& options,
+               std::unique_ptr<tessera::CheckpointReader> restart)
+    : session_(session),
+      options_(options),
+      geo_(make_geometry(options)),
+      checkpoint_(std::make_unique<EulerCheckpoint>(session, options_, std::move(restart))) {}
 
 Driver::~Driver() = default;
 
@@ -69,6 +73,7 @@ void Driver::initialize() {
     mo.data_groups = 1;
     mo.corrected_vars = kVars;
   }
+  checkpoint_->prepare_mesh(mo);
   mesh_ = std::make_unique<tessera::AmrMesh>(session_.comm(), exec, mo);
   dt_handle_ = runtime.create_handle("euler.dt");
   replay_ = options_.replay && exec.model() == tessera::ExecModel::dataflow;
@@ -76,7 +81,8 @@ void Driver::initialize() {
   submit_initial_state();
   exec.end_phase();
   // Refine the initial state level by level, setting each new level from the problem.
-  for (int level = 0; level < options_.max_level; ++level) {
+  // A restart has its levels already: the forest comes from the checkpoint's leaves.
+  for (int level = 0; level < options_.max_level && !checkpoint_->restarting(); ++level) {
     if (!adapt_mesh()) break;
     exec.begin_phase("init");
     submit_initial_state();
@@ -97,7 +103,7 @@ void Driver::submit_initial_state() {
   tessera::Runtime& runtime = session_.runtime();
   tessera::AmrMesh& mesh = *mesh_;
   const tessera::BlockShape& shape = mesh.shape();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_count() && !checkpoint_->restarting(); ++b) {
     double* block = mesh.data(b);
     const tessera::BlockPlace place = mesh.place(b);
     const Options* o = &options_;
@@ -384,11 +390,22 @@ int Driver::run() {
   initialize();
   tessera::Exec& exec = session_.exec();
   exec.barrier();
-  start_ = totals();
-  if (!options_.history.empty()) history_ = "cycle,t,dt,mass,mom_x,mom_y,mom_z,energy,blocks\n";
+  const bool restarted = checkpoint_->restarting();
+  if (restarted) {
+    const DriverState state = checkpoint_->restore(*mesh_);
+    cycle_ = state.cycle;
+    time_ = state.time;
+    for (int v = 0; v < kVars; ++v)
+      start_.conserved[static_cast<std::size_t>(v)] = state.start_totals.at(v).get<double>();
+    start_.checksum = state.start_totals.at(kVars).get<double>();
+    history_ = state.history;
+  } else {
+    start_ = totals();
+    if (!options_.history.empty()) history_ = "cycle,t,dt,mass,mom_x,mom_y,mom_z,energy,blocks\n";
+  }
   const auto loop_start = Clock::now();
   double dt = next_dt();
-  if (!options_.history.empty() && !failed_) write_history_line(0);
+  if (!options_.history.empty() && !failed_ && !restarted) write_history_line(0);
   const auto plot = [&] {
     exec.barrier();
     const std::string path = fmt::format("{}_c{:06d}.vtk", options_.plot_prefix, cycle_);
@@ -434,7 +451,11 @@ int Driver::run() {
       session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step,
                         mesh_->forest().global_count());
     if (options_.plot_every > 0 && cycle_ % options_.plot_every == 0) plot();
+    nlohmann::json start_totals(start_.conserved);
+    start_totals.push_back(start_.checksum);
+    checkpoint_->after_cycle(*mesh_, {cycle_, time_, start_totals, history_});
   }
+  checkpoint_->wait();
   exec.barrier();
   loop_seconds_ = std::chrono::duration<double>(Clock::now() - loop_start).count();
   MPI_Allreduce(MPI_IN_PLACE, &loop_seconds_, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
@@ -500,6 +521,7 @@ nlohmann::json Driver::json() const {
   j["conserved_drift"] = drift;
   j["conserved_hex"] = nlohmann::json::array();
   for (double v : end_.conserved) j["conserved_hex"].push_back(tessera::hex_bits(v));
+  j["checkpoint"] = checkpoint_->report();
   if (sod_l1_ >= 0) j["sod_l1_density_error"] = sod_l1_;
   if (sedov_radius_ >= 0) {
     j["sedov_shock_radius"] = sedov_radius_;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "euler_checkpoint.hpp"
 #include "hydro.hpp"
 #include "options.hpp"
 #include "problems.hpp"
@@ -40,7 +41,9 @@ struct Totals {
 
 class Driver {
  public:
-  Driver(tessera::Session& session, const Options& options);
+  /// `restart`: the checkpoint to continue from (open_restart), or null.
+  Driver(tessera::Session& session, const Options& options,
+         std::unique_ptr<tessera::CheckpointReader> restart = nullptr);
   ~Driver();
 
   /// Runs to --t-end or --max-cycles; returns the exit code (1 after a bad cell).
@@ -98,6 +101,7 @@ class Driver {
   double sod_l1_ = -1;
   double sedov_radius_ = -1, sedov_analytic_ = -1;
   bool failed_ = false;
+  std::unique_ptr<EulerCheckpoint> checkpoint_;
 };
 
 }  // namespace euler

@@ -59,6 +59,7 @@ void register_options(tessera::Session& session, Options& o) {
   cli.add_option("--sedov-pressure", o.sedov_pressure, "sedov: ambient pressure (1e-5)");
   cli.add_option("--kh-density-contrast", o.kh_density_contrast,
                  "kh: density jump across the shear layers, drho/rho (1)");
+  o.checkpoint.add_to(cli, "cycles");
 }
 
 void validate_options(tessera::Session& session, Options& o) {

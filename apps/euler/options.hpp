@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/io/checkpoint_options.hpp"
 #include "tessera/session.hpp"
 
 namespace euler {
@@ -46,6 +47,7 @@ struct Options {
   double sedov_energy = 1;
   double sedov_pressure = 1e-5;
   double kh_density_contrast = 1;
+  tessera::CheckpointOptions checkpoint;  ///< --checkpoint-every (cycles), --restart, ...
 
   // Derived by validate_options.
   Problem problem = Problem::sod;

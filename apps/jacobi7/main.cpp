@@ -159,18 +159,18 @@ class Solver {
 
   /// Continues from a checkpoint: u and the check history as they were after its step.
   void restore(CheckpointReader& reader) {
-    const std::vector<double> values =
-        reader.read_field("u", mesh_.local_block_count() > 0 ? mesh_.local_block(0).curve_index : 0,
-                          mesh_.local_block_count(), cells_per_block());
     // No task has been submitted yet: the main thread owns the blocks.
     const Int3 n = u_.layout().cells();
-    const double* in = values.data();
-    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b)
-      for (int k = 0; k < n.z; ++k)
-        for (int j = 0; j < n.y; ++j) {
-          std::copy(in, in + n.x, u_.data(b) + u_.layout().index(0, 0, j, k));
-          in += n.x;
-        }
+    reader.read_field(
+        "u", mesh_.local_block_count() > 0 ? mesh_.local_block(0).curve_index : 0,
+        mesh_.local_block_count(), cells_per_block(), [&](std::int64_t b, const double* in) {
+          for (int k = 0; k < n.z; ++k)
+            for (int j = 0; j < n.y; ++j) {
+              std::copy(in, in + n.x,
+                        u_.data(static_cast<LocalBlockIndex>(b)) + u_.layout().index(0, 0, j, k));
+              in += n.x;
+            }
+        });
     for (const auto& c : reader.header().state.at("history"))
       history_.push_back({c.at("iteration").get<int>(), c.at("residual").get<double>(),
                           c.at("error").get<double>()});
@@ -562,6 +562,8 @@ int run(int argc, char** argv) {
        {{"restarted_from", restarted_from},
         {"written", solver.writer() ? solver.writer()->written() : 0},
         {"write_s", solver.writer() ? solver.writer()->write_seconds() : 0.0},
+        {"write_phases_s", solver.writer() ? nlohmann::json(solver.writer()->write_phase_seconds())
+                                           : nlohmann::json::object()},
         {"bytes", solver.writer() ? solver.writer()->last_bytes() : 0},
         {"read_s", read_s}}},
   };

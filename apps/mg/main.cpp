@@ -26,6 +26,9 @@
 #include "npb_random.hpp"
 #include "square_sum.hpp"
 #include "tessera/comm/exact_sum.hpp"
+#include "tessera/io/block_field_checkpoint.hpp"
+#include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/mesh/grid_view.hpp"
 #include "tessera/mesh/level_hierarchy.hpp"
 #include "tessera/session.hpp"
@@ -40,7 +43,19 @@ struct Options {
   std::vector<int> block_cells;  // unset: min(256, nx) x min(64, nx / 2)^2
   int levels = 0;                // unset: down to 2^3 cells, as NPB
   bool replay = true;
+  CheckpointOptions checkpoint;
 };
+
+/// The problem-defining options as a restart stores and checks them (resolved values).
+/// --nit is one of them: with --nx it selects the NPB class, whose smoother differs.
+nlohmann::json problem_options(const std::string& class_name, int nx, int nit, int levels,
+                               const std::vector<int>& block_cells) {
+  return {{"--class", class_name},
+          {"--nx", nx},
+          {"--nit", nit},
+          {"--levels", levels},
+          {"--block-cells", block_cells}};
+}
 
 void add_options(CLI::App& cli, Options& o) {
   cli.add_option("--class", o.class_name, "NPB problem class S|W|A|B|C (default S)");
@@ -58,6 +73,7 @@ void add_options(CLI::App& cli, Options& o) {
   cli.add_flag("!--no-replay", o.replay,
                "under --exec dataflow, submit every iteration's tasks instead of replaying one "
                "recorded iteration graph");
+  o.checkpoint.add_to(cli, "iterations");
 }
 
 bool is_power_of_two(int n) {
@@ -93,6 +109,9 @@ class Solver {
   }
 
   const LevelHierarchy& hierarchy() const { return hierarchy_; }
+  /// The state an iteration hands to the next (for checkpoints): the finest level's u.
+  /// The next iteration recomputes everything else from it (submit_finest_residual first).
+  BlockField& finest_u() { return u_[0]; }
 
   /// zran3: v = +1 at the ten largest, -1 at the ten smallest generated values.
   void set_right_hand_side() {
@@ -301,10 +320,35 @@ int run(int argc, char** argv) {
     session.fail("--class",
                  fmt::format("must be one of S, W, A, B, C, got '{}'", options.class_name));
   }
-  const ProblemClass named = *class_definition(options.class_name[0]);
   const CLI::App& cli = session.cli();
-  const int nx = cli.count("--nx") > 0 ? options.nx : named.nx;
-  const int nit = cli.count("--nit") > 0 ? options.nit : named.nit;
+  // A restart takes the problem options from the checkpoint; options given must agree.
+  std::unique_ptr<CheckpointReader> restart;
+  if (options.checkpoint.restarting()) {
+    try {
+      restart = std::make_unique<CheckpointReader>(session.comm().mpi(), options.checkpoint.restart,
+                                                   options.checkpoint.dir, "mg");
+      std::vector<int> given_cells = options.block_cells;
+      if (given_cells.size() == 1) given_cells.assign(3, given_cells[0]);
+      const nlohmann::json& stored = restart->header().problem;
+      check_problem_options_agree(
+          cli,
+          problem_options(options.class_name, options.nx, options.nit, options.levels, given_cells),
+          stored, restart->file());
+      stored.at("--class").get_to(options.class_name);
+      stored.at("--nx").get_to(options.nx);
+      stored.at("--nit").get_to(options.nit);
+      stored.at("--levels").get_to(options.levels);
+      stored.at("--block-cells").get_to(options.block_cells);
+    } catch (const CheckpointError& e) {
+      session.fail(e.option(), e.what());
+    } catch (const nlohmann::json::exception& e) {
+      session.fail("--restart",
+                   fmt::format("{}: problem options unreadable: {}", restart->file(), e.what()));
+    }
+  }
+  const ProblemClass named = *class_definition(options.class_name[0]);
+  const int nx = cli.count("--nx") > 0 || restart ? options.nx : named.nx;
+  const int nit = cli.count("--nit") > 0 || restart ? options.nit : named.nit;
   if (!is_power_of_two(nx) || nx < 4 || nx > (1 << 20)) {
     session.fail("--nx", fmt::format("must be a power of two in [4, 2^20], got {}", nx));
   }
@@ -324,7 +368,7 @@ int run(int argc, char** argv) {
     session.fail("--block-cells", "takes one edge B or three edges NX NY NZ");
   }
   const int max_levels = log2_of(nx);
-  const int levels = cli.count("--levels") > 0 ? options.levels : max_levels;
+  const int levels = cli.count("--levels") > 0 || restart ? options.levels : max_levels;
   if (levels < 1 || levels > max_levels) {
     session.fail("--levels", fmt::format("must be in [1, {}] for --nx {} (the coarsest level "
                                          "needs at least 2 cells per axis), got {}",
@@ -362,6 +406,10 @@ int run(int argc, char** argv) {
     session.fail("--nx/--levels/--block-cells", e.what());
   }
   const bool replay = options.replay && session.options().exec == ExecModel::dataflow;
+  // Made now: its constructor is a blocking collective, unsafe once messages fly.
+  std::unique_ptr<CheckpointWriter> writer;
+  if (options.checkpoint.every > 0)
+    writer = std::make_unique<CheckpointWriter>(session.comm(), options.checkpoint);
   session.progress(
       "\n NAS Parallel Benchmarks (NPB 3.4 problem) -- MG Benchmark, tessera\n\n"
       " Size: {:4}x{:4}x{:4}  (class {})\n Iterations: {:4}\n Total number of processes: {:6}\n"
@@ -379,6 +427,28 @@ int run(int argc, char** argv) {
   solver->submit_finest_residual();
   solver->iterate(1, options.replay);
   solver->zero_solution();
+  // A restart continues from the checkpoint's u (its step and first norm in the state).
+  int done = 0;
+  double initial_norm = 0;
+  double read_s = 0;
+  if (restart) {
+    const auto read_start = std::chrono::steady_clock::now();
+    try {
+      read_whole_blocks(*restart, "u", solver->finest_u());
+      done = static_cast<int>(restart->header().step);
+      initial_norm = restart->header().state.at("initial_rnm2").get<double>();
+    } catch (const CheckpointError& e) {
+      session.fail(e.option(), e.what());
+    } catch (const nlohmann::json::exception& e) {
+      session.fail("--restart",
+                   fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
+    }
+    read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    session.progress(" Restarted from {} (iteration {}) on {} rank(s)", restart->file(), done,
+                     session.size());
+  }
+  const std::int64_t restarted_from = restart ? done : -1;
+  restart.reset();
   exec.barrier();
   session.progress(" Initialization time: {:15.3f} seconds", session.elapsed() - init_start);
 
@@ -386,8 +456,28 @@ int run(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   exec.begin_phase("timed");
   solver->submit_finest_residual();
-  const double initial_norm = solver->residual_norm();
-  solver->iterate(nit, options.replay);
+  if (restarted_from < 0) initial_norm = solver->residual_norm();
+  // Iterations in runs of --checkpoint-every, a checkpoint of u after each run.
+  while (done < nit) {
+    const int every = options.checkpoint.every;
+    const int count = every > 0 ? std::min(every - done % every, nit - done) : nit - done;
+    solver->iterate(count, options.replay);
+    done += count;
+    if (writer && options.checkpoint.due(done)) {
+      CheckpointHeader header;
+      header.app = "mg";
+      header.problem =
+          problem_options(std::string(1, named.name), nx, nit, levels, {tile.x, tile.y, tile.z});
+      header.step = done;
+      header.time = done;
+      header.state = {{"initial_rnm2", initial_norm}};
+      writer->submit(header, checkpoint_blocks(solver->hierarchy().mesh(0)),
+                     {whole_block_field("u", solver->finest_u())});
+      session.progress(" Checkpoint of iteration {} submitted ({}/step-{})", done,
+                       options.checkpoint.dir, done);
+    }
+  }
+  if (writer) writer->wait();
   const double rnm2 = solver->residual_norm();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, session.comm().mpi());
@@ -457,6 +547,12 @@ int run(int argc, char** argv) {
       {"block_cells", {tile.x, tile.y, tile.z}},
       {"replayed", replay},
       {"peak_rss_mib_largest_rank", static_cast<double>(peak_rss_kib) / 1024.0},
+      {"checkpoint",
+       {{"restarted_from", restarted_from},
+        {"written", writer ? writer->written() : 0},
+        {"write_s", writer ? writer->write_seconds() : 0.0},
+        {"bytes", writer ? writer->last_bytes() : 0},
+        {"read_s", read_s}}},
   };
   session.finish(std::move(fields));
   return verified || !problem.verify_value ? 0 : 1;

@@ -159,11 +159,11 @@ void Driver::restore(tessera::AmrMeshOptions mo) {
     tessera::AmrMesh& mesh = *mesh_;
     const tessera::BlockShape& shape = mesh.shape();
     const std::size_t per_block = shape.interior_cells() * static_cast<std::size_t>(shape.num_vars);
-    const std::vector<double> cells =
-        reader.read_field("cells", mesh.forest().global_offset(), mesh.local_count(), per_block);
     // No task has been submitted yet: the main thread owns every block.
-    for (std::int32_t b = 0; b < mesh.local_count(); ++b)
-      unpack_cells(shape, cells.data() + static_cast<std::size_t>(b) * per_block, mesh.data(b));
+    reader.read_field("cells", mesh.forest().global_offset(), mesh.local_count(), per_block,
+                      [&](std::int64_t b, const double* cells) {
+                        unpack_cells(shape, cells, mesh.data(static_cast<std::int32_t>(b)));
+                      });
 
     const tessera::CheckpointHeader& h = reader.header();
     const nlohmann::json& st = h.state;

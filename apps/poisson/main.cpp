@@ -27,6 +27,9 @@
 #include "multigrid.hpp"
 #include "residual_monitor.hpp"
 #include "sine_problem.hpp"
+#include "tessera/io/block_field_checkpoint.hpp"
+#include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::poisson {
@@ -48,7 +51,38 @@ struct Options {
   bool replay = true;
   int levels = 0;  // 0: as many as the grid allows
   CycleOptions cycle{.pre_sweeps = 2, .post_sweeps = 2, .coarse_iterations = 0};
+  CheckpointOptions checkpoint;
 };
+
+/// The options that define the solve (a restart takes them from the checkpoint); the run
+/// length --max-iterations, --history and the run-time options may change.
+nlohmann::json problem_options(const Options& o) {
+  return {{"--dim", o.dim},
+          {"--cells", o.cells},
+          {"--block-cells", o.block_cells},
+          {"--modes", o.modes},
+          {"--solver", o.solver},
+          {"--tolerance", o.tolerance},
+          {"--sweeps-per-check", o.sweeps_per_check},
+          {"--levels", o.levels},
+          {"--pre-sweeps", o.cycle.pre_sweeps},
+          {"--post-sweeps", o.cycle.post_sweeps},
+          {"--coarse-iterations", o.cycle.coarse_iterations}};
+}
+
+void restore_problem_options(const nlohmann::json& j, Options& o) {
+  j.at("--dim").get_to(o.dim);
+  j.at("--cells").get_to(o.cells);
+  j.at("--block-cells").get_to(o.block_cells);
+  j.at("--modes").get_to(o.modes);
+  j.at("--solver").get_to(o.solver);
+  j.at("--tolerance").get_to(o.tolerance);
+  j.at("--sweeps-per-check").get_to(o.sweeps_per_check);
+  j.at("--levels").get_to(o.levels);
+  j.at("--pre-sweeps").get_to(o.cycle.pre_sweeps);
+  j.at("--post-sweeps").get_to(o.cycle.post_sweeps);
+  j.at("--coarse-iterations").get_to(o.cycle.coarse_iterations);
+}
 
 void add_options(CLI::App& cli, Options& o) {
   cli.add_option("--dim", o.dim, "2 (unit square, default) or 3 (unit cube)")
@@ -92,6 +126,9 @@ void add_options(CLI::App& cli, Options& o) {
   cli.add_option("--coarse-iterations", o.cycle.coarse_iterations,
                  "mg: red-black iterations on the coarsest level (default 0 = N^2 / 2 for its "
                  "largest cell count N, at least 1)");
+  o.checkpoint.add_to(cli,
+                      "iterations (V-cycles with --solver mg), at the first residual check at or "
+                      "after each multiple");
 }
 
 // Checks a per-axis option: as many values as dimensions, each in [lo, hi_of(axis)].
@@ -191,6 +228,22 @@ int run(int argc, char** argv) {
   Options options;
   add_options(session.cli(), options);
   session.start();
+  // A restart takes the problem options from the checkpoint; options given must agree.
+  std::unique_ptr<CheckpointReader> restart;
+  if (options.checkpoint.restarting()) {
+    try {
+      restart = std::make_unique<CheckpointReader>(session.comm().mpi(), options.checkpoint.restart,
+                                                   options.checkpoint.dir, "poisson");
+      check_problem_options_agree(session.cli(), problem_options(options),
+                                  restart->header().problem, restart->file());
+      restore_problem_options(restart->header().problem, options);
+    } catch (const CheckpointError& e) {
+      session.fail(e.option(), e.what());
+    } catch (const nlohmann::json::exception& e) {
+      session.fail("--restart",
+                   fmt::format("{}: problem options unreadable: {}", restart->file(), e.what()));
+    }
+  }
   validate(session, options);
 
   const Int3 cells = to_int3(options.cells);
@@ -247,12 +300,61 @@ int run(int argc, char** argv) {
   exec.barrier();
   session.set_phase("solve");
   ResidualMonitor monitor(session, *finest);
+  // Made now: its constructor is a blocking collective, unsafe once messages fly.
+  std::unique_ptr<CheckpointWriter> writer;
+  if (options.checkpoint.every > 0)
+    writer = std::make_unique<CheckpointWriter>(session.comm(), options.checkpoint);
+  int iterations = 0;
+  double residual = 0;
+  double read_s = 0;
+  std::int64_t restarted_from = -1;
+  if (restart) {
+    // The finest u as it was (ghosts included); the history of the checks before it.
+    const auto read_start = std::chrono::steady_clock::now();
+    try {
+      read_whole_blocks(*restart, "u", finest->u());
+      std::vector<HistoryPoint> earlier;
+      for (const auto& p : restart->header().state.at("history"))
+        earlier.push_back({p.at(0).get<int>(), p.at(2).get<double>(), p.at(1).get<double>()});
+      monitor.restore_history(std::move(earlier));
+      iterations = static_cast<int>(restart->header().step);
+      residual = restart->header().state.at("residual").get<double>();
+    } catch (const CheckpointError& e) {
+      session.fail(e.option(), e.what());
+    } catch (const nlohmann::json::exception& e) {
+      session.fail("--restart",
+                   fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
+    }
+    for (int l = 0; l < grids->levels(); ++l) grids->level(l).u_changed();
+    read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    session.progress("poisson: restarted from {} (iteration {}) on {} rank(s)", restart->file(),
+                     iterations, session.size());
+    restarted_from = iterations;
+    restart.reset();
+  }
+  int checkpointed = iterations;
+  // Writes the state after `iterations` (a check was just made): u and the checks so far.
+  const auto submit_checkpoint = [&] {
+    CheckpointHeader header;
+    header.app = "poisson";
+    header.problem = problem_options(options);
+    header.step = iterations;
+    header.time = iterations;
+    nlohmann::json history = nlohmann::json::array();
+    for (const HistoryPoint& p : monitor.history())
+      history.push_back({p.iteration, p.residual, p.seconds});
+    header.state = {{"history", history}, {"residual", residual}};
+    writer->submit(header, checkpoint_blocks(finest->mesh()),
+                   {whole_block_field("u", finest->u())});
+    session.progress("poisson: checkpoint of iteration {} submitted ({}/step-{})", iterations,
+                     options.checkpoint.dir, iterations);
+    checkpointed = iterations;
+  };
 
   MPI_Barrier(MPI_COMM_WORLD);
   monitor.start_clock();
   const auto start = std::chrono::steady_clock::now();
-  int iterations = 0;
-  double residual = monitor.check(0);
+  if (restarted_from < 0) residual = monitor.check(0);
   // Under dataflow one iteration (a V-cycle, or a red+black iteration) is recorded once
   // and replayed, so its dependencies are derived once rather than per iteration.
   const bool replay = options.replay && session.exec().model() == ExecModel::dataflow;
@@ -286,7 +388,10 @@ int run(int argc, char** argv) {
     }
     iterations += count;
     residual = monitor.check(iterations);
+    const int every = options.checkpoint.every;
+    if (writer && iterations / every > checkpointed / every) submit_checkpoint();
   }
+  if (writer) writer->wait();
   double solve_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   MPI_Allreduce(MPI_IN_PLACE, &solve_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   const bool converged = residual <= options.tolerance;
@@ -330,6 +435,12 @@ int run(int argc, char** argv) {
       {"max_error", error.max},
       {"solve_s", solve_s},
       {"history", history},
+      {"checkpoint",
+       {{"restarted_from", restarted_from},
+        {"written", writer ? writer->written() : 0},
+        {"write_s", writer ? writer->write_seconds() : 0.0},
+        {"bytes", writer ? writer->last_bytes() : 0},
+        {"read_s", read_s}}},
   };
   if (options.solver == "mg") {
     fields["pre_sweeps"] = cycle.pre_sweeps;

@@ -35,6 +35,8 @@ class ResidualMonitor {
   /// it. Throws std::runtime_error naming the iteration if the residual is not finite.
   double check(int iteration);
   const std::vector<HistoryPoint>& history() const { return history_; }
+  /// Continues the history of a restarted solve (its checks before the checkpoint).
+  void restore_history(std::vector<HistoryPoint> earlier) { history_ = std::move(earlier); }
 
  private:
   static void add_exact(ExactSum& total, const ExactSum& part) { total.add(part); }

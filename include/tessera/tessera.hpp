@@ -36,6 +36,7 @@
 #include "tessera/amr/mesh.hpp"
 #include "tessera/amr/objects.hpp"
 #include "tessera/amr/vtk.hpp"
+#include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_content.hpp"
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/io/checkpoint_reader.hpp"

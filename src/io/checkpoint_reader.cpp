@@ -169,8 +169,19 @@ std::vector<CheckpointPlace> CheckpointReader::read_places() {
 
 std::vector<double> CheckpointReader::read_field(const std::string& name, std::int64_t first,
                                                  std::int64_t count, std::size_t values_per_block) {
+  std::vector<double> values(static_cast<std::size_t>(std::max<std::int64_t>(count, 0)) *
+                             values_per_block);
+  read_field(name, first, count, values_per_block, [&](std::int64_t i, const double* block) {
+    std::copy(block, block + values_per_block,
+              values.begin() + static_cast<std::ptrdiff_t>(i * values_per_block));
+  });
+  return values;
+}
+
+void CheckpointReader::read_field(
+    const std::string& name, std::int64_t first, std::int64_t count, std::size_t values_per_block,
+    const std::function<void(std::int64_t i, const double* values)>& unpack) {
   const auto width = static_cast<std::int64_t>(values_per_block);
-  std::vector<double> values(static_cast<std::size_t>(count) * values_per_block);
   const std::string path = "/fields/" + name;
   std::string error;
   Hid dataset(H5Dopen2(file_id_, path.c_str(), H5P_DEFAULT), H5Dclose);
@@ -186,16 +197,33 @@ std::vector<double> CheckpointReader::read_field(const std::string& name, std::i
                         global_count_);
   }
   agree(comm_, error);
+  // Independent, as the writer: each rank reads its own contiguous range of the file, in
+  // pieces through one small buffer. A buffer of the whole range cost more than the read
+  // itself: the kernel faulted in and zeroed every page of it first (measured on jacobi7,
+  // 131 MB per rank: 0.3 s to allocate, 0.1 s to read, 0.1 s to verify, under load).
+  // Each piece is checksummed and unpacked while it is still in the CPU cache.
   Hid transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-  H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
-  if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, values.data(), first, count, width,
-                 transfer.get()))
-    error = fmt::format("{}: dataset {} cannot be read (truncated file?)", file_, path);
-  agree(comm_, error);
+  H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_INDEPENDENT);
+  constexpr std::int64_t kPieceBytes = 16 << 20;
+  const std::int64_t piece =
+      std::max<std::int64_t>(1, kPieceBytes / (width * static_cast<std::int64_t>(sizeof(double))));
+  std::vector<double> buffer(static_cast<std::size_t>(std::min(piece, count) * width));
   // The checksum over all ranks' blocks; every block must have been read exactly once.
   std::uint64_t sums[2] = {0, static_cast<std::uint64_t>(count)};
-  for (std::int64_t b = 0; b < count; ++b)
-    sums[0] += detail::block_checksum_term(values.data() + b * width, values_per_block, first + b);
+  for (std::int64_t done = 0; done < count; done += piece) {
+    const std::int64_t n = std::min(piece, count - done);
+    if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, buffer.data(), first + done, n, width,
+                   transfer.get())) {
+      error = fmt::format("{}: dataset {} cannot be read (truncated file?)", file_, path);
+      break;
+    }
+    for (std::int64_t b = 0; b < n; ++b) {
+      const double* block = buffer.data() + b * width;
+      sums[0] += detail::block_checksum_term(block, values_per_block, first + done + b);
+      unpack(done + b, block);
+    }
+  }
+  agree(comm_, error);
   TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm_));
   if (sums[1] != static_cast<std::uint64_t>(global_count_))
     error = fmt::format("{}: dataset {}: the ranks read {} blocks of {}", file_, path, sums[1],
@@ -203,7 +231,6 @@ std::vector<double> CheckpointReader::read_field(const std::string& name, std::i
   else if (sums[0] != stored)
     error = checksum_mismatch(file_, path, stored, sums[0]);
   agree(comm_, error);
-  return values;
 }
 
 }  // namespace tessera

@@ -39,6 +39,10 @@ std::vector<double> CheckpointReader::read_field(const std::string&, std::int64_
                                                  std::size_t) {
   unavailable("--restart");
 }
+void CheckpointReader::read_field(const std::string&, std::int64_t, std::int64_t, std::size_t,
+                                  const std::function<void(std::int64_t, const double*)>&) {
+  unavailable("--restart");
+}
 
 }  // namespace tessera
 

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,13 @@ class CheckpointReader {
   /// the dataset's checksum is verified over all ranks.
   std::vector<double> read_field(const std::string& name, std::int64_t first, std::int64_t count,
                                  std::size_t values_per_block);
+  /// The same without a buffer of the whole range: reads the blocks in pieces of at most
+  /// 16 MiB into one reused buffer and calls `unpack(i, values)` for block first + i, in
+  /// order, on the calling thread. The checksum is verified at the end, so on a corrupted
+  /// file `unpack` has seen the bad values before the CheckpointError is thrown.
+  void read_field(const std::string& name, std::int64_t first, std::int64_t count,
+                  std::size_t values_per_block,
+                  const std::function<void(std::int64_t i, const double* values)>& unpack);
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,10 @@ class CheckpointWriter {
   /// Checkpoints completed so far on this rank, and the seconds their write tasks took.
   int written() const { return written_; }
   double write_seconds() const { return write_seconds_; }
+  /// Those seconds by phase, on this rank: reduce (checksums, counters), create (file and
+  /// attributes), data (the datasets), flush (HDF5 flush and close), publish (fsync,
+  /// rename, pruning; rank 0).
+  const std::map<std::string, double>& write_phase_seconds() const { return write_phases_; }
   /// Bytes of field data in the last checkpoint (all ranks).
   std::int64_t last_bytes() const { return last_bytes_; }
 
@@ -65,9 +70,13 @@ class CheckpointWriter {
   CheckpointOptions options_;
   MPI_Comm io_comm_ = MPI_COMM_NULL;
   std::vector<Handle> staging_;  // per local block, reused by later checkpoints
-  Handle ready_;                 // orders the checkpoints, and carries the barrier
+  std::vector<std::unique_ptr<double[]>> staging_buffers_;  // per field, reused likewise
+  std::vector<std::size_t> staging_capacity_;               // doubles in each buffer
+  std::vector<std::size_t> staging_layout_;  // doubles per field of the last checkpoint
+  Handle ready_;                             // orders the checkpoints, and carries the barrier
   int written_ = 0;
   double write_seconds_ = 0;
+  std::map<std::string, double> write_phases_;
   std::int64_t last_bytes_ = 0;
 };
 
