@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <iosfwd>
+#include <list>
 #include <memory>
 #include <span>
 #include <string>
@@ -22,6 +23,7 @@
 namespace tessera::detail {
 
 class IntranodeRings;
+class TreeAllreduce;
 
 /// What a Comm does, as documented there; one per Comm, created and used on the main thread.
 class CommLane final : public ProgressEngine {
@@ -76,11 +78,21 @@ class CommLane final : public ProgressEngine {
     int tag = 0;
     CommEvent::Kind kind = CommEvent::Kind::custom;
   };
+  struct TreeInFlight;
   struct Pending {
     CompletionToken token;
     CommEvent event;
     ExactSum* sum = nullptr;                             // iallreduce_sum: result destination
     std::unique_ptr<std::vector<std::int64_t>> scratch;  // iallreduce_sum: limbs in flight
+    TreeInFlight* tree = nullptr;  // a message of this tree collective's current step
+  };
+  /// A collective made of point-to-point messages (TESSERA_COLLECTIVES=tree): `top` is
+  /// the operation as posted; its result goes to `out` (the scratch words of an exact sum).
+  struct TreeInFlight {
+    std::unique_ptr<TreeAllreduce> tree;
+    Pending top;
+    void* out = nullptr;
+    int outstanding = 0;  // requests of the current step not yet complete
   };
   /// A receive posted on a ring, waiting for its message.
   struct RingReceive {
@@ -147,6 +159,11 @@ class CommLane final : public ProgressEngine {
   void describe_operation(std::ostream& out, const CommEvent& event, std::int64_t now,
                           std::string_view via) const;
   void track(MPI_Request request, Pending&& pending);
+  /// Posts a collective as a TreeAllreduce of `bytes` bytes at `data` (none: a barrier).
+  void post_tree(const Operation& operation, TaskContext& body, Pending& pending, const void* data,
+                 std::size_t bytes);
+  /// Hands the tree's newly posted step to the request list, or completes the collective.
+  void step_tree(std::list<TreeInFlight>::iterator it);
   /// Stamps an operation's post time (unless its task's stamp is already there), tells
   /// observers and the counters it was posted.
   void announce(Pending& pending);
@@ -176,6 +193,12 @@ class CommLane final : public ProgressEngine {
   std::vector<CommObserver*> post_observers_;  // of observers_, those wanting on_post
   MPI_Datatype exact_type_ = MPI_DATATYPE_NULL;
   MPI_Op exact_op_ = MPI_OP_NULL;
+  // TESSERA_COLLECTIVES=tree: collectives as point-to-point trees on a communicator of
+  // their own (tags: the collective's sequence number, the same on every rank).
+  bool tree_collectives_ = false;
+  MPI_Comm tree_comm_ = MPI_COMM_NULL;
+  std::uint64_t tree_sequence_ = 0;
+  std::list<TreeInFlight> trees_;
   std::unordered_map<std::uint64_t, Channel> channels_;
   std::unordered_map<std::uint64_t, Handle> channel_handles_;  // channels in recorded graphs
   std::size_t deferred_count_ = 0;

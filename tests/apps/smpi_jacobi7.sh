@@ -16,7 +16,7 @@ smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
 
 if [[ ! -x "$smpi_build/bin/jacobi7" ]]; then
   echo "building jacobi7 for SMPI into $smpi_build"
-  "$src/scripts/smpi-build" "$smpi_build" --apps jacobi7 >"$tmp/build.out" 2>&1 ||
+  "$src/scripts/smpi-build" "$smpi_build" --apps "jacobi7 mg" >"$tmp/build.out" 2>&1 ||
     { tail -30 "$tmp/build.out"; fail "scripts/smpi-build $smpi_build failed"; }
 fi
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# mg class S on 8 simulated ranks (SimGrid SMPI, fast and slow platforms, bsp and dataflow)
+# gives the same rnm2 bits as a real 2-rank run, and NPB's verification passes.
+# Usage: smpi_mg.sh <build>/bin
+# Skipped (exit 77, ctest's SKIP_RETURN_CODE) when SimGrid is not installed. Uses the SMPI
+# build in $TESSERA_SMPI_BUILD (default <source>/build-smpi, which scripts/test builds
+# first); builds mg there with scripts/smpi-build when it is missing.
+set -euo pipefail
+if ! command -v smpirun >/dev/null || [[ ! -f /usr/include/smpi/mpi.h ]]; then
+  echo "SKIP: SimGrid SMPI is not installed (Debian package libsimgrid-dev; scripts/test installs it)"
+  exit 77
+fi
+bin="$1"
+src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL: $*"; exit 1; }
+
+if [[ ! -x "$smpi_build/bin/mg" ]]; then
+  echo "building jacobi7 and mg for SMPI into $smpi_build"
+  "$src/scripts/smpi-build" "$smpi_build" --apps "jacobi7 mg" >"$tmp/build.out" 2>&1 ||
+    { tail -30 "$tmp/build.out"; fail "scripts/smpi-build $smpi_build failed"; }
+fi
+
+# Blocks of 8^3: the 32^3 grid has 64 of them, so all 8 simulated ranks hold some.
+input=(--class S --block-cells 8 --quiet)
+bits() {
+  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['rnm2_hex'], r['verified'])" "$1"
+}
+
+timeout 120 mpirun -np 2 --oversubscribe "$bin/mg" --exec bsp "${input[@]}" \
+  --report "$tmp/real.json" >"$tmp/real.out" 2>&1 ||
+  { cat "$tmp/real.out"; fail "real 2-rank mg exited non-zero"; }
+want="$(bits "$tmp/real.json")"
+[[ "$want" == *" True" || "$want" == *" true" ]] || fail "real 2-rank mg class S not verified: $want"
+
+for platform in fast slow; do
+  for model in bsp dataflow; do
+    name="smpi_${platform}_${model}"
+    timeout 300 "$src/scripts/smpi-run" --platform "$platform" 8 "$smpi_build/bin/mg" \
+      --exec "$model" "${input[@]}" --report "$tmp/$name.json" >"$tmp/$name.out" 2>&1 ||
+      { cat "$tmp/$name.out"; fail "$name: mg on 8 simulated ranks exited non-zero"; }
+    got="$(bits "$tmp/$name.json")"
+    [[ "$got" == "$want" ]] || fail "$name: rnm2 bits/verification $got differ from the real 2-rank run's $want"
+    echo "ok: $name: rnm2 $got as the real 2-rank run"
+  done
+done
+echo "PASS: mg class S on 8 simulated ranks matches the real 2-rank rnm2 bits"
