@@ -53,6 +53,16 @@ run blast_second 4 --restart latest --checkpoint-dir "$ck" --max-cycles 8 --chec
 run blast_third 3 --restart latest --checkpoint-dir "$ck" --max-cycles 12 --threads 2
 expect_same blast_straight blast_third
 
+# An adaptive blast (two levels, level-jump ghosts and flux correction): the restart
+# rebuilds the forest from the stored leaves on another rank count.
+amr=(--problem blast --dim 3 --cells 16 16 16 --block-cells 4 4 4 --max-level 1 --adapt-every 1
+  --refine-above 0.5 --derefine-below 0.45 --blast-radius 0.2)
+run amr_straight 2 "${amr[@]}" --max-cycles 12
+ck_amr="$tmp/ck_amr"
+run amr_first 2 "${amr[@]}" --max-cycles 6 --checkpoint-every 6 --checkpoint-dir "$ck_amr"
+run amr_restarted 3 --restart latest --checkpoint-dir "$ck_amr" --max-cycles 12 --threads 2
+expect_same amr_straight amr_restarted
+
 # A problem option that disagrees with the checkpoint: one line naming it, exit != 0.
 set +e
 mpirun -np 2 --oversubscribe "$bin/euler" --restart latest --checkpoint-dir "$ck" --cfl 0.4 \
@@ -63,4 +73,4 @@ set -e
 grep -q "^euler: error: --cfl: 0.4 given, but the checkpoint .*step-8/checkpoint.h5 was written with 0.3" "$tmp/bad.err" ||
   { cat "$tmp/bad.err"; fail "no error line naming --cfl"; }
 [[ "$(grep -c "error:" "$tmp/bad.err")" == 1 ]] || { cat "$tmp/bad.err"; fail "more than one error line"; }
-echo "checkpoint_euler: restarted Sod and blast runs match the straight runs bitwise"
+echo "checkpoint_euler: restarted Sod, blast and adaptive blast runs match the straight runs bitwise"
