@@ -133,7 +133,8 @@ class Solver {
         v_(mesh, session.runtime(), "v", 1),
         f_(mesh, session.runtime(), "f", 1),
         lookahead_(std::max(4, 2 * options.wavefront_depth)),
-        output_stores_(options.wavefront_depth > 0 ? OutputStores::cached
+        // Depth 1 reuses nothing across iterations: it keeps the streaming choice.
+        output_stores_(options.wavefront_depth > 1 ? OutputStores::cached
                                                    : sweep_output_stores(u_)) {
     if (options.wavefront_depth > 0)
       wavefront_ = std::make_unique<WavefrontOrder>(mesh, options.wavefront_depth);
