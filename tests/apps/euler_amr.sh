@@ -9,11 +9,7 @@
 # its resolution's.
 # Usage: euler_amr.sh <build>/bin
 set -euo pipefail
-bin="$1"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 run() {
   local name="$1" np="$2"
@@ -22,7 +18,7 @@ run() {
     --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: euler $* on $np rank(s) exited non-zero"; }
 }
-field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$tmp/$1.json" "$2"; }
+run_field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$tmp/$1.json" "$2"; }
 invariant() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r['checksum'], r['conserved_hex'], r['time'], r['cycles'], r['blocks_by_level']]))" "$1"
 }
@@ -68,7 +64,7 @@ done
 run no_replay 4 --exec dataflow --threads 2 --no-replay "${blast[@]}" --max-cycles 10
 run send_faces 2 --exec dataflow --threads 2 --send-faces --separate-buffers "${blast[@]}" --max-cycles 10
 runs+=(no_replay send_faces)
-[[ "$(field bsp_np1 adaptations)" -ge 3 ]] || fail "the matrix input adapts fewer than 3 times"
+[[ "$(run_field bsp_np1 adaptations)" -ge 3 ]] || fail "the matrix input adapts fewer than 3 times"
 reference="$(invariant "$tmp/bsp_np1.json")"
 for r in "${runs[@]}"; do
   got="$(invariant "$tmp/$r.json")"
@@ -97,8 +93,8 @@ sod=(--problem sod --dim 3 --block-cells 4 4 4)
 run sod_uniform 2 "${sod[@]}" --cells 64 4 4
 run sod_amr 2 "${sod[@]}" --cells 64 4 4 --max-level 1 --adapt-every 2 --refine-above 0.05 \
   --derefine-below 0.01 --lineout "$tmp/sod_amr.csv"
-uniform="$(field sod_uniform sod_l1_density_error)"
-amr="$(field sod_amr sod_l1_density_error)"
+uniform="$(run_field sod_uniform sod_l1_density_error)"
+amr="$(run_field sod_amr sod_l1_density_error)"
 # Bound: 1.15x the uniform 128-cell error measured at commit time (4.07e-3).
 /usr/bin/python3 -c "import sys; u, a = map(float, sys.argv[1:]); sys.exit(0 if a < 0.6 * u and a < 4.7e-3 else 1)" \
   "$uniform" "$amr" || fail "sod L1 with refinement $amr (uniform base $uniform)"
