@@ -24,6 +24,24 @@ FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_pla
   return sources;
 }
 
+FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_place,
+                         double* columns) {
+  FaceSources sources = face_sources(field, b, in_place);
+  if (!in_place || !columns) return sources;
+  const Int3 n = field.layout().cells();
+  const std::ptrdiff_t plane = std::ptrdiff_t{n.y} * n.z;
+  const MeshBlock& block = field.mesh().local_block(b);
+  const auto faces = halo_directions(HaloShape::faces);
+  for (int side = 0; side < 2; ++side) {  // faces 0 (-x) and 1 (+x)
+    const LocalBlockIndex neighbour = block.neighbour_local[faces[side].index()];
+    if (neighbour == kNotLocal) continue;
+    // Beyond -x is the west neighbour's last column; beyond +x the east one's first.
+    sources.x_column[side] = columns + (2 * std::ptrdiff_t{neighbour} + (1 - side)) * plane;
+    sources.own_column[side] = columns + (2 * std::ptrdiff_t{b} + side) * plane;
+  }
+  return sources;
+}
+
 RowNeighbours row_neighbours(const BlockLayout& layout, const double* u, const FaceSources& faces,
                              int j, int k) {
   const Int3 n = layout.cells();
@@ -40,8 +58,10 @@ RowNeighbours row_neighbours(const BlockLayout& layout, const double* u, const F
           beyond(3, dy != 0 && j == n.y - 1, dy),
           beyond(4, dz != 0 && k == 0, -dz),
           beyond(5, dz != 0 && k == n.z - 1, dz),
-          faces.data[0][row - 1 + faces.shift[0]],
-          faces.data[1][row + n.x + faces.shift[1]]};
+          faces.x_column[0] ? faces.x_column[0][std::ptrdiff_t{k} * n.y + j]
+                            : faces.data[0][row - 1 + faces.shift[0]],
+          faces.x_column[1] ? faces.x_column[1][std::ptrdiff_t{k} * n.y + j]
+                            : faces.data[1][row + n.x + faces.shift[1]]};
 }
 
 }  // namespace tessera::jacobi7

@@ -20,12 +20,26 @@ namespace tessera::jacobi7 {
 struct FaceSources {
   std::array<const double*, 6> data{};
   std::array<std::ptrdiff_t, 6> shift{};
+  /// With column copies: where the values beyond the -x and +x faces are read instead, the
+  /// x neighbour's copy of its facing column (row (j, k) at [k * ny + j]). A row then reads
+  /// two doubles of compact arrays, not a whole cache line of each x neighbour.
+  std::array<const double*, 2> x_column{};
+  /// This block's own copies of its i = 0 and i = nx - 1 columns in this field, which a
+  /// sweep writing the field keeps up to date for the x neighbours; null where no local
+  /// neighbour reads it.
+  std::array<double*, 2> own_column{};
 };
 
 /// The face sources of block b of `field`: its own ghosts (shift 0) for faces on the domain
 /// boundary or facing another rank, and for every face if `in_place` is false; the
 /// neighbour's interior for faces towards a block of this rank if `in_place` is true.
 FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_place);
+
+/// face_sources with x faces read from column copies: `columns` holds, for every local
+/// block c of `field`, its i = 0 column at [(2c) * ny * nz] and its i = nx - 1 column at
+/// [(2c + 1) * ny * nz]. Only faces read in place towards local blocks use them.
+FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_place,
+                         double* columns);
 
 /// The inputs of the stencil for row (j, k) of a block: the row itself (cell (0, j, k)),
 /// the rows beyond it along y and z, and the values beyond its two x ends.

@@ -7,15 +7,18 @@
 namespace tessera::jacobi7 {
 
 void jacobi_sweep(const BlockLayout& layout, const StencilCoefficients& c, const double* u,
-                  const FaceSources& faces, const double* f, double* v, OutputStores stores) {
+                  const FaceSources& faces, const double* f, double* v, OutputStores stores,
+                  const std::array<double*, 2>& v_columns) {
   const Int3 n = layout.cells();
   const RowStencil stencil{c.axis[0], c.axis[1], c.axis[2], c.inverse_diagonal};
   for (int k = 0; k < n.z; ++k) {
     for (int j = 0; j < n.y; ++j) {
       const RowNeighbours r = row_neighbours(layout, u, faces, j, k);
       const std::ptrdiff_t row = layout.index(0, 0, j, k);
+      const std::ptrdiff_t at = std::ptrdiff_t{k} * n.y + j;
       stencil.apply(n.x, r.centre, r.west, r.east, r.south, r.north, r.below, r.above, f + row,
-                    v + row, stores);
+                    v + row, stores, v_columns[0] ? v_columns[0] + at : nullptr,
+                    v_columns[1] ? v_columns[1] + at : nullptr);
     }
   }
   if (stores == OutputStores::streaming) finish_streaming_stores();

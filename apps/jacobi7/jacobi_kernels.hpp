@@ -19,9 +19,11 @@ inline constexpr double kBytesPerCellUpdate = 3 * sizeof(double);
 /// (u's ghosts or local neighbours' interiors) and f's interior; writes v's interior. u, f
 /// and v must not overlap. The bits of v do not depend on `stores`; with
 /// OutputStores::streaming, v's stores bypass the caches and are complete (visible to other
-/// threads through the usual release/acquire) when the call returns.
+/// threads through the usual release/acquire) when the call returns. `v_columns` (v's
+/// FaceSources::own_column of this block) receive copies of v's first and last column.
 void jacobi_sweep(const BlockLayout& layout, const StencilCoefficients& c, const double* u,
-                  const FaceSources& faces, const double* f, double* v, OutputStores stores);
+                  const FaceSources& faces, const double* f, double* v, OutputStores stores,
+                  const std::array<double*, 2>& v_columns);
 
 /// Sums over a block's interior cells, each accumulated in cell order.
 struct BlockNorms {

@@ -138,9 +138,15 @@ class Solver {
                                                    : sweep_output_stores(u_)) {
     if (options.wavefront_depth > 0)
       wavefront_ = std::make_unique<WavefrontOrder>(mesh, options.wavefront_depth);
+    const Int3 n = u_.layout().cells();
+    const std::size_t columns = 2 * static_cast<std::size_t>(mesh.local_block_count()) *
+                                static_cast<std::size_t>(n.y) * static_cast<std::size_t>(n.z);
+    // u starts at zero, and so do the copies of its columns.
+    u_columns_.assign(columns, 0.0);
+    v_columns_.assign(columns, 0.0);
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
-      u_faces_.push_back(face_sources(u_, b, !options.halo.copy_local));
-      v_faces_.push_back(face_sources(v_, b, !options.halo.copy_local));
+      u_faces_.push_back(face_sources(u_, b, !options.halo.copy_local, u_columns_.data()));
+      v_faces_.push_back(face_sources(v_, b, !options.halo.copy_local, v_columns_.data()));
     }
     Runtime& runtime = session.runtime();
     for (Check& check : checks_) {
@@ -172,6 +178,7 @@ class Solver {
               in += n.x;
             }
         });
+    copy_columns(u_, u_faces_);
     for (const auto& c : reader.header().state.at("history"))
       history_.push_back({c.at("iteration").get<int>(), c.at("residual").get<double>(),
                           c.at("error").get<double>()});
@@ -313,6 +320,22 @@ class Solver {
     return 3 * field_bytes > kLastLevelCacheBytes ? OutputStores::streaming : OutputStores::cached;
   }
 
+  // The copies of each block's first and last column that x neighbours read (FaceSources),
+  // from the field itself: after a restart has set u directly.
+  static void copy_columns(const BlockField& field, const std::vector<FaceSources>& faces) {
+    const BlockLayout& layout = field.layout();
+    const Int3 n = layout.cells();
+    for (LocalBlockIndex b = 0; b < static_cast<LocalBlockIndex>(faces.size()); ++b)
+      for (int side = 0; side < 2; ++side) {
+        double* copy = faces[b].own_column[side];
+        if (!copy) continue;
+        for (int k = 0; k < n.z; ++k)
+          for (int j = 0; j < n.y; ++j)
+            copy[std::ptrdiff_t{k} * n.y + j] =
+                field.data(b)[layout.index(0, side == 0 ? 0 : n.x - 1, j, k)];
+      }
+  }
+
   const std::vector<FaceSources>& faces_of(const BlockField& field) const {
     return &field == &u_ ? u_faces_ : v_faces_;
   }
@@ -352,8 +375,9 @@ class Solver {
       runtime.submit(
           "jacobi", std::span<const Access>(accesses_),
           [layout = &u.layout(), c, in = u.data(b), faces = &faces_of(u)[b], rhs = f_.data(b),
-           out = v.data(b),
-           stores = output_stores_] { jacobi_sweep(*layout, *c, in, *faces, rhs, out, stores); },
+           out = v.data(b), stores = output_stores_, columns = faces_of(v)[b].own_column] {
+            jacobi_sweep(*layout, *c, in, *faces, rhs, out, stores, columns);
+          },
           attributes);
     }
   }
@@ -429,6 +453,8 @@ class Solver {
   std::vector<Handle> sweep_done_;
   std::vector<FaceSources> u_faces_;  // per block: where sweeps of u read beyond its faces
   std::vector<FaceSources> v_faces_;
+  std::vector<double> u_columns_;  // FaceSources::own_column storage of u and of v
+  std::vector<double> v_columns_;
   std::vector<Access> accesses_;  // scratch for the task being submitted
   std::vector<CheckResult> history_;
   // Iterations the submission may run ahead: two bands of a wavefront, so that the next
@@ -450,6 +476,8 @@ MemoryEstimate memory_needed(Int3 blocks, Int3 cells, int ranks, int lookahead) 
       std::ceil(static_cast<double>(blocks.x) * blocks.y * blocks.z / ranks);  // 2^63 fits
   need.add("metadata", local * (2 * sizeof(FaceSources) + (6 + lookahead) * kHandleBytes +
                                 lookahead * 2 * kTaskBytes));
+  need.add("column copies",
+           local * 2 * 2 * static_cast<double>(cells.y) * cells.z * sizeof(double));
   return need;
 }
 

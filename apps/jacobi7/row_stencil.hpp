@@ -43,7 +43,8 @@ struct RowStencil {
   void apply(int n, const double* __restrict centre, double west, double east,
              const double* __restrict south, const double* __restrict north,
              const double* __restrict below, const double* __restrict above,
-             const double* __restrict rhs, double* __restrict out, OutputStores stores) const {
+             const double* __restrict rhs, double* __restrict out, OutputStores stores,
+             double* first_copy = nullptr, double* last_copy = nullptr) const {
     int i = 0;
 #if defined(__AVX512F__)
     const bool stream = stores == OutputStores::streaming &&
@@ -76,6 +77,10 @@ struct RowStencil {
       sum = _mm512_add_pd(sum, _mm512_mul_pd(vy, y));
       sum = _mm512_add_pd(sum, _mm512_mul_pd(vz, z));
       const __m512d result = _mm512_mul_pd(sum, vscale);
+      // The copies come from the register: v's line may be on its way past the caches.
+      if (i == 0 && first_copy) *first_copy = _mm512_cvtsd_f64(result);
+      // Lane 7 only: a masked store writes that one double at last_copy.
+      if (i + 8 == n && last_copy) _mm512_mask_storeu_pd(last_copy - 7, 0x80, result);
       if (stream) {
         _mm512_stream_pd(out + i, result);
       } else {
@@ -95,6 +100,8 @@ struct RowStencil {
       out[i] =
           (rhs[i] + cx * (left + right) + cy * (south[i] + north[i]) + cz * (below[i] + above[i])) *
           scale;
+      if (i == 0 && first_copy) *first_copy = out[i];
+      if (i == n - 1 && last_copy) *last_copy = out[i];
     }
   }
 };
