@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "problems.hpp"
+#include "tessera/restart.hpp"
 
 namespace euler {
 
@@ -87,21 +88,9 @@ void restore_problem_options(const nlohmann::json& j, Options& o) {
 }  // namespace
 
 std::unique_ptr<tessera::CheckpointReader> open_restart(tessera::Session& session, Options& o) {
-  if (!o.checkpoint.restarting()) return nullptr;
-  std::unique_ptr<tessera::CheckpointReader> reader;
-  try {
-    reader = std::make_unique<tessera::CheckpointReader>(session.comm().mpi(), o.checkpoint.restart,
-                                                         o.checkpoint.dir, "euler");
-    tessera::check_problem_options_agree(session.cli(), problem_options(o),
-                                         reader->header().problem, reader->file());
-    restore_problem_options(reader->header().problem, o);
-  } catch (const tessera::CheckpointError& e) {
-    session.fail(e.option(), e.what());
-  } catch (const nlohmann::json::exception& e) {
-    session.fail("--restart",
-                 fmt::format("{}: problem options unreadable: {}", reader->file(), e.what()));
-  }
-  return reader;
+  return tessera::open_restart(
+      session, o.checkpoint, "euler", problem_options(o),
+      [&](const nlohmann::json& stored) { restore_problem_options(stored, o); });
 }
 
 EulerCheckpoint::EulerCheckpoint(tessera::Session& session, const Options& options,

@@ -30,6 +30,7 @@
 #include "tessera/mesh/halo_plan.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/wavefront_order.hpp"
+#include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::jacobi7 {
@@ -487,21 +488,9 @@ int run(int argc, char** argv) {
   add_options(session.cli(), options);
   session.start();
   // A restart takes the problem options from the checkpoint; options given again must agree.
-  std::unique_ptr<CheckpointReader> restart;
-  if (options.checkpoint.restarting()) {
-    try {
-      restart = std::make_unique<CheckpointReader>(session.comm().mpi(), options.checkpoint.restart,
-                                                   options.checkpoint.dir, "jacobi7");
-      check_problem_options_agree(session.cli(), problem_options(options),
-                                  restart->header().problem, restart->file());
-      restore_problem_options(restart->header().problem, options);
-    } catch (const CheckpointError& e) {
-      session.fail(e.option(), e.what());
-    } catch (const nlohmann::json::exception& e) {
-      session.fail("--restart",
-                   fmt::format("{}: problem options unreadable: {}", restart->file(), e.what()));
-    }
-  }
+  std::unique_ptr<CheckpointReader> restart =
+      open_restart(session, options.checkpoint, "jacobi7", problem_options(options),
+                   [&](const nlohmann::json& stored) { restore_problem_options(stored, options); });
 
   const Int3 blocks = to_int3(options.blocks);
   const Int3 cells = to_int3(options.block_cells);

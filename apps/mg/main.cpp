@@ -30,6 +30,7 @@
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/mesh/grid_view.hpp"
 #include "tessera/mesh/level_hierarchy.hpp"
+#include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::mg {
@@ -321,30 +322,18 @@ int run(int argc, char** argv) {
   }
   const CLI::App& cli = session.cli();
   // A restart takes the problem options from the checkpoint; options given must agree.
-  std::unique_ptr<CheckpointReader> restart;
-  if (options.checkpoint.restarting()) {
-    try {
-      restart = std::make_unique<CheckpointReader>(session.comm().mpi(), options.checkpoint.restart,
-                                                   options.checkpoint.dir, "mg");
-      std::vector<int> given_cells = options.block_cells;
-      if (given_cells.size() == 1) given_cells.assign(3, given_cells[0]);
-      const nlohmann::json& stored = restart->header().problem;
-      check_problem_options_agree(
-          cli,
-          problem_options(options.class_name, options.nx, options.nit, options.levels, given_cells),
-          stored, restart->file());
-      stored.at("--class").get_to(options.class_name);
-      stored.at("--nx").get_to(options.nx);
-      stored.at("--nit").get_to(options.nit);
-      stored.at("--levels").get_to(options.levels);
-      stored.at("--block-cells").get_to(options.block_cells);
-    } catch (const CheckpointError& e) {
-      session.fail(e.option(), e.what());
-    } catch (const nlohmann::json::exception& e) {
-      session.fail("--restart",
-                   fmt::format("{}: problem options unreadable: {}", restart->file(), e.what()));
-    }
-  }
+  std::vector<int> given_cells = options.block_cells;
+  if (given_cells.size() == 1) given_cells.assign(3, given_cells[0]);
+  std::unique_ptr<CheckpointReader> restart = open_restart(
+      session, options.checkpoint, "mg",
+      problem_options(options.class_name, options.nx, options.nit, options.levels, given_cells),
+      [&](const nlohmann::json& stored) {
+        stored.at("--class").get_to(options.class_name);
+        stored.at("--nx").get_to(options.nx);
+        stored.at("--nit").get_to(options.nit);
+        stored.at("--levels").get_to(options.levels);
+        stored.at("--block-cells").get_to(options.block_cells);
+      });
   const ProblemClass named = *class_definition(options.class_name[0]);
   const int nx = cli.count("--nx") > 0 || restart ? options.nx : named.nx;
   const int nit = cli.count("--nit") > 0 || restart ? options.nit : named.nit;

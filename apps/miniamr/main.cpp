@@ -3,6 +3,7 @@
 #include "driver.hpp"
 #include "options.hpp"
 #include "report.hpp"
+#include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
 int main(int argc, char** argv) {
@@ -14,20 +15,12 @@ int main(int argc, char** argv) {
   session.start();
   miniamr::validate_options(session, options, raw_objects);
   // A restart takes the problem options from the checkpoint; options given again must agree.
-  std::unique_ptr<tessera::CheckpointReader> restart;
-  if (options.checkpoint.restarting()) {
-    try {
-      restart = std::make_unique<tessera::CheckpointReader>(
-          session.comm().mpi(), options.checkpoint.restart, options.checkpoint.dir, "miniamr");
-      tessera::check_problem_options_agree(session.cli(),
-                                           miniamr::problem_options(options, raw_objects),
-                                           restart->header().problem, restart->file());
-      miniamr::restore_problem_options(restart->header().problem, options, raw_objects);
-    } catch (const tessera::CheckpointError& e) {
-      session.fail(e.option(), e.what());
-    }
-    miniamr::validate_options(session, options, raw_objects);
-  }
+  std::unique_ptr<tessera::CheckpointReader> restart = tessera::open_restart(
+      session, options.checkpoint, "miniamr", miniamr::problem_options(options, raw_objects),
+      [&](const nlohmann::json& stored) {
+        miniamr::restore_problem_options(stored, options, raw_objects);
+      });
+  if (restart) miniamr::validate_options(session, options, raw_objects);
   session.check_memory("--max_blocks/--num_refine/--num_vars/--nx/--ny/--nz",
                        miniamr::memory_needed(options, session.size()));
   return tessera::run_guarded([&] {

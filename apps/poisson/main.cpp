@@ -29,6 +29,7 @@
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
+#include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::poisson {
@@ -228,21 +229,9 @@ int run(int argc, char** argv) {
   add_options(session.cli(), options);
   session.start();
   // A restart takes the problem options from the checkpoint; options given must agree.
-  std::unique_ptr<CheckpointReader> restart;
-  if (options.checkpoint.restarting()) {
-    try {
-      restart = std::make_unique<CheckpointReader>(session.comm().mpi(), options.checkpoint.restart,
-                                                   options.checkpoint.dir, "poisson");
-      check_problem_options_agree(session.cli(), problem_options(options),
-                                  restart->header().problem, restart->file());
-      restore_problem_options(restart->header().problem, options);
-    } catch (const CheckpointError& e) {
-      session.fail(e.option(), e.what());
-    } catch (const nlohmann::json::exception& e) {
-      session.fail("--restart",
-                   fmt::format("{}: problem options unreadable: {}", restart->file(), e.what()));
-    }
-  }
+  std::unique_ptr<CheckpointReader> restart =
+      open_restart(session, options.checkpoint, "poisson", problem_options(options),
+                   [&](const nlohmann::json& stored) { restore_problem_options(stored, options); });
   validate(session, options);
 
   const Int3 cells = to_int3(options.cells);

@@ -46,4 +46,5 @@
 #include "tessera/obs/trace_recorder.hpp"
 
 #include "tessera/memory_check.hpp"
+#include "tessera/restart.hpp"
 #include "tessera/session.hpp"

@@ -1,0 +1,27 @@
+#pragma once
+// Opening the checkpoint a --restart names, the same in every app: the problem options a
+// restart continues with come from the checkpoint, and those given again on the command
+// line must agree with it.
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tessera/io/checkpoint_options.hpp"
+#include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/session.hpp"
+
+namespace tessera {
+
+/// Null when `options` do not restart. Otherwise opens the checkpoint of app `app`, checks
+/// that every problem option given on the command line agrees with the checkpoint's
+/// (`given`: the app's problem options as parsed, keyed by option name), and passes the
+/// checkpoint's problem options to `restore`, which takes them over. A missing, foreign or
+/// unreadable checkpoint or a disagreeing option stops every rank with one line naming the
+/// option (Session::fail).
+std::unique_ptr<CheckpointReader> open_restart(
+    Session& session, const CheckpointOptions& options, const std::string& app,
+    const nlohmann::json& given, const std::function<void(const nlohmann::json&)>& restore);
+
+}  // namespace tessera
