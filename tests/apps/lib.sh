@@ -21,6 +21,10 @@
 #   field REPORT KEY         prints one top-level value of a JSON report
 #   fields REPORT KEY...     prints the values of KEYs of a JSON report as one JSON list:
 #                            compare two runs' results with [[ "$(fields a ...)" == ... ]]
+#   require_smpi APP         exits 77 (ctest's skip) without SimGrid SMPI; else sets
+#                            smpi_build ($TESSERA_SMPI_BUILD, default <source>/build-smpi,
+#                            which scripts/test builds first) and builds jacobi7 and mg
+#                            there with scripts/smpi-build if it lacks APP
 bin="${1:-}"
 if [[ -d "$bin" ]]; then bin="$(cd "$bin" && pwd)"; fi  # absolute: scripts cd elsewhere
 src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -61,4 +65,17 @@ field() {
 
 fields() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in sys.argv[2:]]))" "$@"
+}
+
+require_smpi() {
+  if ! command -v smpirun >/dev/null || [[ ! -f /usr/include/smpi/mpi.h ]]; then
+    echo "SKIP: SimGrid SMPI is not installed (Debian package libsimgrid-dev; scripts/test installs it)"
+    exit 77
+  fi
+  smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
+  if [[ ! -x "$smpi_build/bin/$1" ]]; then
+    echo "building jacobi7 and mg for SMPI into $smpi_build"
+    "$src/scripts/smpi-build" "$smpi_build" --apps "jacobi7 mg" >"$tmp/build.out" 2>&1 ||
+      { tail -30 "$tmp/build.out"; fail "scripts/smpi-build $smpi_build failed"; }
+  fi
 }

@@ -7,18 +7,8 @@
 # build in $TESSERA_SMPI_BUILD (default <source>/build-smpi, which scripts/test builds
 # first); builds it with scripts/smpi-build when it lacks jacobi7 (a minute or two).
 set -euo pipefail
-if ! command -v smpirun >/dev/null || [[ ! -f /usr/include/smpi/mpi.h ]]; then
-  echo "SKIP: SimGrid SMPI is not installed (Debian package libsimgrid-dev; scripts/test installs it)"
-  exit 77
-fi
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
-smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
-
-if [[ ! -x "$smpi_build/bin/jacobi7" ]]; then
-  echo "building jacobi7 for SMPI into $smpi_build"
-  "$src/scripts/smpi-build" "$smpi_build" --apps "jacobi7 mg" >"$tmp/build.out" 2>&1 ||
-    { tail -30 "$tmp/build.out"; fail "scripts/smpi-build $smpi_build failed"; }
-fi
+require_smpi jacobi7
 
 input=(--blocks 4 4 4 --block-cells 8 8 8 --iters 30 --check-every 7 --quiet)
 invariant() { fields "$1" checksum history; }

@@ -6,18 +6,8 @@
 # build in $TESSERA_SMPI_BUILD (default <source>/build-smpi, which scripts/test builds
 # first); builds mg there with scripts/smpi-build when it is missing.
 set -euo pipefail
-if ! command -v smpirun >/dev/null || [[ ! -f /usr/include/smpi/mpi.h ]]; then
-  echo "SKIP: SimGrid SMPI is not installed (Debian package libsimgrid-dev; scripts/test installs it)"
-  exit 77
-fi
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
-smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
-
-if [[ ! -x "$smpi_build/bin/mg" ]]; then
-  echo "building jacobi7 and mg for SMPI into $smpi_build"
-  "$src/scripts/smpi-build" "$smpi_build" --apps "jacobi7 mg" >"$tmp/build.out" 2>&1 ||
-    { tail -30 "$tmp/build.out"; fail "scripts/smpi-build $smpi_build failed"; }
-fi
+require_smpi mg
 
 # Blocks of 8^3: the 32^3 grid has 64 of them, so all 8 simulated ranks hold some.
 input=(--class S --block-cells 8 --quiet)
