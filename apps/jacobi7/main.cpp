@@ -102,6 +102,12 @@ void add_options(CLI::App& cli, Options& o) {
   o.checkpoint.add_to(cli, "iterations");
 }
 
+// Iterations the submission may run ahead of the sweeps: two bands of a wavefront, so that
+// the next band is queued before the current one drains, and at least 4.
+int lookahead_iterations(const Options& o) {
+  return std::max(4, 2 * o.wavefront_depth);
+}
+
 Int3 to_int3(const std::vector<int>& v) {
   return {v[0], v[1], v[2]};
 }
@@ -133,7 +139,7 @@ class Solver {
         u_(mesh, session.runtime(), "u", 1),
         v_(mesh, session.runtime(), "v", 1),
         f_(mesh, session.runtime(), "f", 1),
-        lookahead_(std::max(4, 2 * options.wavefront_depth)),
+        lookahead_(lookahead_iterations(options)),
         // Depth 1 reuses nothing across iterations: it keeps the streaming choice.
         output_stores_(options.wavefront_depth > 1 ? OutputStores::cached
                                                    : sweep_output_stores(u_)) {
@@ -458,9 +464,7 @@ class Solver {
   std::vector<double> v_columns_;
   std::vector<Access> accesses_;  // scratch for the task being submitted
   std::vector<CheckResult> history_;
-  // Iterations the submission may run ahead: two bands of a wavefront, so that the next
-  // band is queued before the current one drains.
-  int lookahead_;
+  int lookahead_;  // lookahead_iterations
   std::unique_ptr<WavefrontOrder> wavefront_;
   OutputStores output_stores_;
   int first_iteration_ = 0;  // the restart's step, or 0
@@ -499,9 +503,8 @@ int run(int argc, char** argv) {
                  fmt::format("the x and y axes need at least 2 cells each (got {} x {})",
                              blocks.x * cells.x, blocks.y * cells.y));
   }
-  session.check_memory(
-      "--blocks/--block-cells",
-      memory_needed(blocks, cells, session.size(), std::max(4, 2 * options.wavefront_depth)));
+  session.check_memory("--blocks/--block-cells",
+                       memory_needed(blocks, cells, session.size(), lookahead_iterations(options)));
   std::unique_ptr<UniformMesh> mesh;
   try {
     mesh = std::make_unique<UniformMesh>(blocks, cells, 1, session.rank(), session.size());
