@@ -1,6 +1,7 @@
 // 02_reduction: a global sum that is the same bits on any number of ranks and threads.
 // Floating-point addition is not associative, so a sum split over tasks and ranks usually
 // depends on the split; tessera's ExactSum adds without rounding, so it does not.
+#include <CLI/CLI.hpp>  // Session::cli() is a CLI11 parser: add options with its API
 #include <cstdint>
 
 #include "tessera/tessera.hpp"

@@ -1,6 +1,7 @@
 // 03_heat1d: the 1-D heat equation u_t = u_xx on [0, 1], u = 0 at both ends. Each rank owns
 // a range of cells cut into chunks (one task per chunk and step); communication tasks fill a
 // ghost cell at each end. The checksum has the same bits for any ranks, threads and --exec.
+#include <CLI/CLI.hpp>  // Session::cli() is a CLI11 parser: add options with its API
 #include <algorithm>
 #include <cmath>
 #include <numbers>

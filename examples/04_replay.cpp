@@ -1,6 +1,7 @@
 // 04_replay: record the tasks of one iteration once, then replay them many times. Each
 // submission pays for its dependency analysis; a replay pays for it once per recorded
 // graph, which is what makes tasks of a few microseconds or less worth running as tasks.
+#include <CLI/CLI.hpp>  // Session::cli() is a CLI11 parser: add options with its API
 #include <vector>
 
 #include "tessera/tessera.hpp"

@@ -1,6 +1,7 @@
 // 05_block_mesh: 2-D diffusion on a uniform block mesh. The mesh cuts the unit square into
 // blocks dealt to the ranks; a HaloExchange fills each block's ghosts from its neighbours
 // (pack, send, receive, unpack tasks). Same checksum bits under every --exec model.
+#include <CLI/CLI.hpp>  // Session::cli() is a CLI11 parser: add options with its API
 #include <utility>
 
 #include "tessera/tessera.hpp"

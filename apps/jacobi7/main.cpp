@@ -11,6 +11,7 @@
 // cells: bitwise the same for every model, rank count, thread count and halo option.
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <array>
 #include <cmath>

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 #include <sys/resource.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>

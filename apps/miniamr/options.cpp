@@ -1,4 +1,5 @@
 #include "options.hpp"
+#include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
 

@@ -11,6 +11,7 @@
 // bitwise the same for every block size, rank count, thread count and execution model.
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>

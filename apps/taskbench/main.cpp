@@ -9,6 +9,7 @@
 // the run aborts on every rank with a non-zero exit.
 
 #include <mpi.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <stdexcept>

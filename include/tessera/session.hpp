@@ -5,14 +5,14 @@
 //
 //   tessera::Session session(argc, argv, "jacobi7", "3-D Poisson, 7-point Jacobi");
 //   int iters = 100;
-//   session.cli().add_option("--iters", iters, "iterations")->check(CLI::PositiveNumber);
+//   session.cli().add_option("--iters", iters, "iterations")  // #include <CLI/CLI.hpp>
+//       ->check(CLI::PositiveNumber);
 //   session.start();        // parse + validate; exits cleanly on every rank on bad input
 //   ... submit tasks through session.runtime() / session.comm() / session.exec() ...
 //   session.finish(app_json);  // waits, prints the summary, writes --report / --trace
 
 #include <fmt/format.h>
 #include <mpi.h>
-#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <functional>
@@ -24,6 +24,12 @@
 #include "tessera/exec/exec_model.hpp"
 #include "tessera/memory_check.hpp"
 #include "tessera/runtime/runtime.hpp"
+
+// CLI11 costs seconds of compile time per translation unit: only the files that add
+// options include <CLI/CLI.hpp>.
+namespace CLI {
+class App;
+}
 
 namespace tessera {
 
@@ -61,8 +67,9 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  /// The option parser; add app options before start().
-  CLI::App& cli() { return cli_; }
+  /// The option parser; add app options before start(). Include <CLI/CLI.hpp> to use it
+  /// (this header only declares CLI::App, to keep CLI11 out of files that add no options).
+  CLI::App& cli() { return *cli_; }
   /// Parses and validates options on every rank, then builds runtime, comm and
   /// observers. On bad input prints one line naming the option (rank 0) and exits with
   /// status 2 on every rank; on --help prints usage and exits 0.
@@ -115,7 +122,7 @@ class Session {
   void print_line(const std::string& line);
 
   std::string app_;
-  CLI::App cli_;
+  std::unique_ptr<CLI::App> cli_;
   int argc_;
   char** argv_;
   CommonOptions options_;

@@ -1,4 +1,5 @@
 #include "tessera/io/checkpoint_options.hpp"
+#include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
 

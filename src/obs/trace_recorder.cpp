@@ -45,6 +45,13 @@ using obs::ReadyMark;
 using obs::TaskSpan;
 namespace submit_words = obs::submit_words;
 
+}  // namespace
+
+// Outside the anonymous namespace: TraceRecorder::Impl (a class of the public header) holds
+// these, and a member whose type has internal linkage is an error when this file is
+// compiled inside a unity batch (-Wsubobject-linkage).
+namespace obs {
+
 /// One MPI operation from post to completion (complete_ticks < 0: not completed).
 struct CommRecord {
   CommEvent::Kind kind;
@@ -57,6 +64,12 @@ struct CommRecord {
   std::int64_t post_ticks;
   std::int64_t complete_ticks;
 };
+
+}  // namespace obs
+
+namespace {
+
+using obs::CommRecord;
 
 /// Per-rank facts rank 0 puts in the file's "tessera" section.
 struct RankSummary {

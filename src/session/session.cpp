@@ -1,6 +1,7 @@
 #include "tessera/session.hpp"
 
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <bit>
 #include <cstdio>
@@ -76,7 +77,10 @@ int world_rank() {
 }  // namespace
 
 Session::Session(int argc, char** argv, std::string app, std::string description)
-    : app_(std::move(app)), cli_(std::move(description), app_), argc_(argc), argv_(argv) {
+    : app_(std::move(app)),
+      cli_(std::make_unique<CLI::App>(std::move(description), app_)),
+      argc_(argc),
+      argv_(argv) {
   int initialized = 0;
   TESSERA_MPI_CHECK(MPI_Initialized(&initialized));
   if (!initialized) {
@@ -98,21 +102,21 @@ Session::Session(int argc, char** argv, std::string app, std::string description
   uncaught_at_construction_ = std::uncaught_exceptions();
   error_context() = {app_, rank_, "start-up"};
 
-  cli_.add_option_function<std::string>(
+  cli_->add_option_function<std::string>(
           "--exec", [this](const std::string& text) { options_.exec = *parse_exec_model(text); },
           "execution model: bsp | forkjoin | dataflow (default dataflow)")
       ->check(CLI::IsMember({"bsp", "forkjoin", "dataflow"}));
-  cli_.add_option("--threads", options_.threads,
-                  "threads per rank including the main thread (default 1)")
+  cli_->add_option("--threads", options_.threads,
+                   "threads per rank including the main thread (default 1)")
       ->check(CLI::Range(1, 1024));
-  cli_.add_option("--hang-timeout", options_.hang_timeout_s,
-                  "seconds without progress before reporting a hang and aborting; 0 disables")
+  cli_->add_option("--hang-timeout", options_.hang_timeout_s,
+                   "seconds without progress before reporting a hang and aborting; 0 disables")
       ->check(CLI::Range(0.0, 1e9));
-  cli_.add_option("--report", options_.report, "write the JSON run report to this file");
-  cli_.add_option("--trace", options_.trace, "write a Chrome/Perfetto trace to this file");
-  cli_.add_flag("--quiet", options_.quiet, "no progress lines");
-  cli_.add_option("--priorities", options_.priorities,
-                  "skeleton (boundary tasks first, dataflow only) | none")
+  cli_->add_option("--report", options_.report, "write the JSON run report to this file");
+  cli_->add_option("--trace", options_.trace, "write a Chrome/Perfetto trace to this file");
+  cli_->add_flag("--quiet", options_.quiet, "no progress lines");
+  cli_->add_option("--priorities", options_.priorities,
+                   "skeleton (boundary tasks first, dataflow only) | none")
       ->check(CLI::IsMember({"skeleton", "none"}));
 #ifdef TESSERA_SMPI
   // SimGrid's SMPI runs every simulated rank inside one process: shared-memory rings would
@@ -123,23 +127,23 @@ Session::Session(int argc, char** argv, std::string app, std::string description
 #else
   const std::vector<std::string> intranode_choices{"rings", "mpi"};
 #endif
-  cli_.add_option("--intranode", options_.intranode,
-                  "messages of up to 1008 bytes to ranks on this node: rings (tessera's "
-                  "shared-memory rings, default) | mpi (the only choice under SimGrid SMPI)")
+  cli_->add_option("--intranode", options_.intranode,
+                   "messages of up to 1008 bytes to ranks on this node: rings (tessera's "
+                   "shared-memory rings, default) | mpi (the only choice under SimGrid SMPI)")
       ->check(CLI::IsMember(intranode_choices));
-  cli_.add_option("--replay-schedule", options_.replay_schedule,
-                  "replayed iteration graphs (taskbench): fixed (each task on one thread, "
-                  "no queues, default) | balanced (work-stealing queues, for uneven tasks)")
+  cli_->add_option("--replay-schedule", options_.replay_schedule,
+                   "replayed iteration graphs (taskbench): fixed (each task on one thread, "
+                   "no queues, default) | balanced (work-stealing queues, for uneven tasks)")
       ->check(CLI::IsMember({"fixed", "balanced"}));
-  cli_.add_option("--stats", options_.stats,
-                  "run statistics: full (task and thread times, communication overlap; one "
-                  "clock read per task, default) | counts (task counts only, no clock reads; "
-                  "--trace implies full)")
+  cli_->add_option("--stats", options_.stats,
+                   "run statistics: full (task and thread times, communication overlap; one "
+                   "clock read per task, default) | counts (task counts only, no clock reads; "
+                   "--trace implies full)")
       ->check(CLI::IsMember({"full", "counts"}));
-  cli_.add_option("--steal-seed", options_.steal_seed,
-                  "seed for randomized work-stealing victims (0 = round robin)");
-  cli_.add_flag("!--no-memory-check", options_.memory_check,
-                "skip the check that the input fits in this node's memory before allocating");
+  cli_->add_option("--steal-seed", options_.steal_seed,
+                   "seed for randomized work-stealing victims (0 = round robin)");
+  cli_->add_flag("!--no-memory-check", options_.memory_check,
+                 "skip the check that the input fits in this node's memory before allocating");
 }
 
 Session::~Session() {
@@ -167,10 +171,10 @@ Session::~Session() {
 
 void Session::start() {
   try {
-    cli_.parse(argc_, argv_);
+    cli_->parse(argc_, argv_);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {
-      if (rank_ == 0) std::cout << cli_.help();
+      if (rank_ == 0) std::cout << cli_->help();
       finalize_and_exit(0);
     }
     if (rank_ == 0) std::fprintf(stderr, "%s: error: %s\n", app_.c_str(), e.what());

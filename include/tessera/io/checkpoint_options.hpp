@@ -2,11 +2,13 @@
 // The command-line options of checkpointing and restart (layer `io`), the same in every
 // app: --checkpoint-every N, --checkpoint-dir DIR, --keep K, --restart DIR|latest.
 
-#include <CLI/CLI.hpp>
-
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
+
+namespace CLI {
+class App;
+}
 
 namespace tessera {
 

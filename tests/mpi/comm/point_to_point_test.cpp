@@ -13,14 +13,15 @@
 namespace tessera {
 namespace {
 
-struct RingResult {
+struct MessageRingResult {
   std::vector<double> values;
 };
 
 // Each rank owns `width` values; in every round it sends them to the right neighbour,
 // receives the left neighbour's, and updates value = value * 0.5 + received. Submission
 // order of the send and receive tasks is shuffled with `seed`.
-RingResult run_ring(RuntimeOptions options, int rounds, int width, std::uint64_t seed) {
+MessageRingResult run_message_ring(RuntimeOptions options, int rounds, int width,
+                                   std::uint64_t seed) {
   Runtime rt(options);
   Comm comm(rt, MPI_COMM_WORLD);
   const int right = (comm.rank() + 1) % comm.size();
@@ -72,7 +73,7 @@ TEST(PointToPoint, RingPipelineMatchesSequentialUnderEveryModel) {
   for (RuntimeOptions options :
        {RuntimeOptions{.sequential = true}, RuntimeOptions{.threads = 1},
         RuntimeOptions{.threads = 2}, RuntimeOptions{.threads = 3, .steal_seed = 5}}) {
-    const RingResult got = run_ring(options, 20, 64, 99);
+    const MessageRingResult got = run_message_ring(options, 20, 64, 99);
     EXPECT_EQ(got.values, expected) << "threads " << options.threads;
   }
 }
