@@ -41,7 +41,7 @@ class CheckpointReader {
   std::vector<double> read_field(const std::string& name, std::int64_t first, std::int64_t count,
                                  std::size_t values_per_block);
   /// The same without a buffer of the whole range: reads the blocks in pieces of about
-  /// 2 MiB (at least one block) into one reused buffer and calls `unpack(i, values)` for block
+  /// 4 MiB (at least one block) into one reused buffer and calls `unpack(i, values)` for block
   /// first + i, in order, on the calling thread. The checksum is verified at the end, so on a
   /// corrupted file `unpack` has seen the bad values before the CheckpointError is thrown.
   void read_field(const std::string& name, std::int64_t first, std::int64_t count,
