@@ -72,10 +72,6 @@ Hid create_rows_dataset(hid_t parent, const std::string& name, hid_t type, std::
 
 }  // namespace
 
-void CheckpointWriter::StagingDeleter::operator()(double* p) const {
-  std::free(p);
-}
-
 // Uninitialized (the pack tasks overwrite it), aligned for direct I/O.
 std::unique_ptr<double[], CheckpointWriter::StagingDeleter> CheckpointWriter::allocate_staging(
     std::size_t doubles) {

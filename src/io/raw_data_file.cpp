@@ -74,13 +74,4 @@ std::string RawDataFile::write(std::int64_t offset, const void* data, std::size_
   return error == 0 ? std::string() : std::string(std::strerror(error));
 }
 
-void prefetch_file_range(const std::string& path, std::int64_t offset, std::int64_t bytes) {
-  if (bytes <= 0) return;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  (void)::posix_fadvise(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes),
-                        POSIX_FADV_WILLNEED);
-  ::close(fd);
-}
-
 }  // namespace tessera::detail

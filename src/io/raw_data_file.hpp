@@ -51,10 +51,4 @@ class RawDataFile {
   std::int64_t direct_bytes_ = 0;
 };
 
-/// Asks the kernel to start reading bytes [offset, offset + bytes) of `path` into the
-/// page cache in the background (posix_fadvise WILLNEED), so that a reader that checks and
-/// unpacks piece after piece finds the next piece read already. Advice only: errors are
-/// ignored.
-void prefetch_file_range(const std::string& path, std::int64_t offset, std::int64_t bytes);
-
 }  // namespace tessera::detail

@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -66,8 +67,8 @@ class CheckpointWriter {
 
  private:
   struct Pending;
-  struct StagingDeleter {
-    void operator()(double* p) const;
+  struct StagingDeleter {  // staging memory comes from std::aligned_alloc
+    void operator()(double* p) const { std::free(p); }
   };
   // Aligned for direct I/O, with room before the data to align it with its file offset.
   static std::unique_ptr<double[], StagingDeleter> allocate_staging(std::size_t doubles);
