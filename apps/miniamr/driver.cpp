@@ -199,7 +199,8 @@ void Driver::restore(tessera::AmrMeshOptions mo) {
     session_.fail("--restart",
                   fmt::format("{}: the app state is incomplete: {}", reader.file(), e.what()));
   }
-  totals_.checkpoint_read_seconds = seconds_since(read_start);
+  totals_.checkpoint_restore_seconds = seconds_since(read_start);
+  totals_.checkpoint_read_seconds = reader.read_seconds();
   session_.progress("miniamr: restarted from {} (timestep {}, {} blocks) on {} rank(s)",
                     reader.file(), totals_.restarted_from, mesh_->forest().global_count(),
                     session_.size());
@@ -541,7 +542,8 @@ nlohmann::json Driver::json() const {
                      {"written", totals_.checkpoints_written},
                      {"write_s", totals_.checkpoint_write_seconds},
                      {"bytes", totals_.checkpoint_bytes},
-                     {"read_s", totals_.checkpoint_read_seconds}};
+                     {"read_s", totals_.checkpoint_read_seconds},
+                     {"restore_s", totals_.checkpoint_restore_seconds}};
   return j;
 }
 

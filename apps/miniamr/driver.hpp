@@ -52,8 +52,9 @@ struct RunTotals {
   int restarted_from = -1;  // timestep of the checkpoint the run continued from
   int checkpoints_written = 0;
   double checkpoint_write_seconds = 0;
-  std::int64_t checkpoint_bytes = 0;   // field data of the last checkpoint written
-  double checkpoint_read_seconds = 0;  // reading the blocks at a restart
+  std::int64_t checkpoint_bytes = 0;      // field data of the last checkpoint written
+  double checkpoint_read_seconds = 0;     // reading and verifying the blocks at a restart
+  double checkpoint_restore_seconds = 0;  // the whole restore (forest rebuilt from the blocks)
 };
 
 class Driver {

@@ -34,4 +34,37 @@ inline std::uint64_t block_checksum_term(const void* data, std::size_t words,
   return checksum_mix(h ^ checksum_mix(static_cast<std::uint64_t>(curve_index)));
 }
 
+/// The terms of `count` consecutive blocks of `words` words each, `data` pointing at the
+/// first (the block at curve index `first_curve`), into `terms[0..count)`. Equal to
+/// block_checksum_term per block; FNV-1a is one chain of dependent multiplies per block,
+/// so four blocks are hashed side by side to keep the multiplier busy.
+inline void block_checksum_terms(const double* data, std::size_t words, std::size_t count,
+                                 std::int64_t first_curve, std::uint64_t* terms) {
+  std::size_t b = 0;
+  for (; b + 4 <= count; b += 4) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(data + b * words);
+    const std::size_t stride = 8 * words;
+    std::uint64_t h0 = 0xcbf29ce484222325ULL, h1 = h0, h2 = h0, h3 = h0;
+    for (std::size_t i = 0; i < words; ++i) {
+      std::uint64_t w0, w1, w2, w3;
+      std::memcpy(&w0, bytes + 8 * i, 8);
+      std::memcpy(&w1, bytes + stride + 8 * i, 8);
+      std::memcpy(&w2, bytes + 2 * stride + 8 * i, 8);
+      std::memcpy(&w3, bytes + 3 * stride + 8 * i, 8);
+      h0 = (h0 ^ w0) * 0x100000001b3ULL;
+      h1 = (h1 ^ w1) * 0x100000001b3ULL;
+      h2 = (h2 ^ w2) * 0x100000001b3ULL;
+      h3 = (h3 ^ w3) * 0x100000001b3ULL;
+    }
+    const std::uint64_t h[4] = {h0, h1, h2, h3};
+    for (std::size_t j = 0; j < 4; ++j) {
+      const auto curve = static_cast<std::uint64_t>(first_curve + static_cast<std::int64_t>(b + j));
+      terms[b + j] = checksum_mix(h[j] ^ checksum_mix(curve));
+    }
+  }
+  for (; b < count; ++b)
+    terms[b] =
+        block_checksum_term(data + b * words, words, first_curve + static_cast<std::int64_t>(b));
+}
+
 }  // namespace tessera::detail

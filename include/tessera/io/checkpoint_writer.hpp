@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -61,23 +62,31 @@ class CheckpointWriter {
   const std::map<std::string, double>& write_phase_seconds() const { return write_phases_; }
   /// Bytes of field data in the last checkpoint (all ranks).
   std::int64_t last_bytes() const { return last_bytes_; }
+  /// Bytes this rank wrote with direct I/O (bypassing the page cache) so far.
+  std::int64_t direct_bytes() const { return direct_bytes_; }
 
  private:
   struct Pending;
+  struct StagingDeleter {  // staging memory comes from std::aligned_alloc
+    void operator()(double* p) const { std::free(p); }
+  };
+  // Aligned for direct I/O, with room before the data to align it with its file offset.
+  static std::unique_ptr<double[], StagingDeleter> allocate_staging(std::size_t doubles);
   void write_file(Pending& pending);
 
   Comm& comm_;
   CheckpointOptions options_;
   MPI_Comm io_comm_ = MPI_COMM_NULL;
   std::vector<Handle> staging_;  // per local block, reused by later checkpoints
-  std::vector<std::unique_ptr<double[]>> staging_buffers_;  // per field, reused likewise
-  std::vector<std::size_t> staging_capacity_;               // doubles in each buffer
-  std::vector<std::size_t> staging_layout_;  // doubles per field of the last checkpoint
-  Handle ready_;                             // orders the checkpoints, and carries the barrier
+  std::vector<std::unique_ptr<double[], StagingDeleter>> staging_buffers_;  // per field, reused
+  std::vector<std::size_t> staging_capacity_;  // doubles in each buffer
+  std::vector<std::size_t> staging_layout_;    // doubles per field of the last checkpoint
+  Handle ready_;                               // orders the checkpoints, and carries the barrier
   int written_ = 0;
   double write_seconds_ = 0;
   std::map<std::string, double> write_phases_;
   std::int64_t last_bytes_ = 0;
+  std::int64_t direct_bytes_ = 0;
 };
 
 }  // namespace tessera
