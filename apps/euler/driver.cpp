@@ -56,6 +56,7 @@ void Driver::initialize() {
   tessera::AmrMeshOptions mo;
   mo.root_blocks = options_.root_blocks();
   mo.periodic = geo_.periodic;
+  mo.dim = options_.dim;
   mo.shape.cells = options_.block_cells;
   mo.shape.ghost = {kGhost, kGhost, options_.dim == 3 ? kGhost : 0};
   mo.shape.num_vars = 2 * kVars;

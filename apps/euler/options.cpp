@@ -146,8 +146,6 @@ void validate_options(tessera::Session& session, Options& o) {
       fmt::format("must be problem, periodic, outflow or reflecting, got '{}'", o.boundary_name));
   require(o.max_level >= 0 && o.max_level <= 10, "--max-level",
           fmt::format("must be in 0..10, got {}", o.max_level));
-  require(o.max_level == 0 || o.dim == 3, "--max-level",
-          "adaptive refinement needs --dim 3 (2-D adaptive meshes are not implemented); use 0");
   if (o.max_level > 0)
     for (int a = 0; a < o.dim; ++a)
       require(o.block_cells[static_cast<std::size_t>(a)] >= 2 * kGhost, "--block-cells",

@@ -38,6 +38,7 @@ bool is_boundary(LinkKind kind) {
 struct FaceFrame {
   int axis, t0, t1;
   int n0, n1, h0, h1;
+  int r0, r1;  // fine cells per coarse cell along t0, t1 across a level jump: 2, or 1 (flat)
   int lo0, hi0, lo1, hi1;  // tangential ranges of a same-level face (ghosts when extended)
   int n, g;                // cells and ghost layers along the axis
   int g0, g1;              // ghost layers along the tangential axes (interior offsets)
@@ -52,8 +53,10 @@ struct FaceFrame {
     t1 = axis == 2 ? 1 : 2;
     n0 = s.cells[t0];
     n1 = s.cells[t1];
-    h0 = n0 / 2;
-    h1 = n1 / 2;
+    r0 = s.ghost[t0] == 0 ? 1 : 2;
+    r1 = s.ghost[t1] == 0 ? 1 : 2;
+    h0 = n0 / r0;
+    h1 = n1 / r1;
     // With corners, a pass along `axis` carries the ghosts of the axes exchanged before it.
     const int g0 = s.ghost[t0], g1 = s.ghost[t1];
     const bool ext0 = corners && t0 < axis, ext1 = corners && t1 < axis;
@@ -94,6 +97,13 @@ struct FaceFrame {
   }
   bool extended() const { return lo0 == 0 || lo1 == 0; }
 };
+
+// Sum of the r0 x r1 fine cells at p[o] (the 3-D order of operations when both are 2).
+double face_sum(const FaceFrame& fr, const double* p, std::ptrdiff_t o) {
+  if (fr.r1 == 1) return fr.r0 == 1 ? p[o] : p[o] + p[o + fr.s0];
+  if (fr.r0 == 1) return p[o] + p[o + fr.s1];
+  return (p[o] + p[o + fr.s0]) + (p[o + fr.s1] + p[o + fr.s0 + fr.s1]);
+}
 
 int clamp_index(int x, int n) {
   return std::clamp(x, 1, n);
@@ -185,6 +195,7 @@ void unpack_prolong(const FaceFrame& fr, double* dst, int first, int vars, const
   // The receiver's own interior layers next to the face, innermost last.
   const int own0 = fr.high ? fr.g + fr.n - 1 : fr.g;
   const int inward = fr.high ? -1 : 1;
+  const double fine_weight = 1.0 / (2 * fr.r0 * fr.r1);  // exact: 1/8, 1/4 or 1/2
   for (int v = first; v < first + vars; ++v) {
     const double* var_in = in + static_cast<std::size_t>(v - first) * layer_values *
                                     static_cast<std::size_t>(fr.coarse_layers + 1);
@@ -201,12 +212,10 @@ void unpack_prolong(const FaceFrame& fr, double* dst, int first, int vars, const
           const double centre = coarse(c, u, w);
           double inner;
           if (c == 0) {
-            // Volume average of the receiver's 2x2x2 cells under this coarse cell's face.
-            const std::ptrdiff_t o = (fr.g0 + 2 * (u - 1)) * fr.s0 + (fr.g1 + 2 * (w - 1)) * fr.s1;
-            inner =
-                (((own_a[o] + own_a[o + fr.s0]) + (own_a[o + fr.s1] + own_a[o + fr.s0 + fr.s1])) +
-                 ((own_b[o] + own_b[o + fr.s0]) + (own_b[o + fr.s1] + own_b[o + fr.s0 + fr.s1]))) *
-                0.125;
+            // Volume average of the receiver's 2 x r0 x r1 cells under this coarse cell's face.
+            const std::ptrdiff_t o =
+                (fr.g0 + fr.r0 * (u - 1)) * fr.s0 + (fr.g1 + fr.r1 * (w - 1)) * fr.s1;
+            inner = (face_sum(fr, own_a, o) + face_sum(fr, own_b, o)) * fine_weight;
           } else {
             inner = coarse(c - 1, u, w);
           }
@@ -218,10 +227,13 @@ void unpack_prolong(const FaceFrame& fr, double* dst, int first, int vars, const
             if (d >= fr.g) break;
             double* gp = fr.plane(dst, v, fr.ghost_layer(d));
             const double sn = sub == 0 ? -0.25 : 0.25;  // depth 0 is the half next to the face
-            for (int a = 0; a < 2; ++a)
-              for (int b = 0; b < 2; ++b) {
-                const double su = a == 0 ? -0.25 : 0.25, sw = b == 0 ? -0.25 : 0.25;
-                gp[(fr.g0 + 2 * (u - 1) + a) * fr.s0 + (fr.g1 + 2 * (w - 1) + b) * fr.s1] =
+            // Along a flat tangential axis the one fine cell sits at the coarse centre (dw
+            // is 0 there: the sender's clamped neighbours repeat the cell).
+            for (int a = 0; a < fr.r0; ++a)
+              for (int b = 0; b < fr.r1; ++b) {
+                const double su = fr.r0 == 1 ? 0.0 : a == 0 ? -0.25 : 0.25;
+                const double sw = fr.r1 == 1 ? 0.0 : b == 0 ? -0.25 : 0.25;
+                gp[(fr.g0 + fr.r0 * (u - 1) + a) * fr.s0 + (fr.g1 + fr.r1 * (w - 1) + b) * fr.s1] =
                     centre + ((sn * dn + su * du) + sw * dw);
               }
           }
@@ -229,19 +241,18 @@ void unpack_prolong(const FaceFrame& fr, double* dst, int first, int vars, const
   }
 }
 
-// The fine sender packs, per coarse ghost depth d, the averages of its 2x2x2 cells in layers
-// 2d and 2d + 1 from the face.
+// The fine sender packs, per coarse ghost depth d, the averages of its 2 x r0 x r1 cells in
+// layers 2d and 2d + 1 from the face.
 void pack_restrict(const FaceFrame& fr, const double* src, int first, int vars, double* out) {
+  const double fine_weight = 1.0 / (2 * fr.r0 * fr.r1);  // exact: 1/8, 1/4 or 1/2
   for (int v = first; v < first + vars; ++v)
     for (int d = 0; d < fr.g; ++d) {
       const double* a = fr.plane(src, v, fr.send_layer(2 * d));
       const double* b = fr.plane(src, v, fr.send_layer(2 * d + 1));
       for (int u = 0; u < fr.h0; ++u)
         for (int w = 0; w < fr.h1; ++w) {
-          const std::ptrdiff_t o = (fr.g0 + 2 * u) * fr.s0 + (fr.g1 + 2 * w) * fr.s1;
-          *out++ = (((a[o] + a[o + fr.s0]) + (a[o + fr.s1] + a[o + fr.s0 + fr.s1])) +
-                    ((b[o] + b[o + fr.s0]) + (b[o + fr.s1] + b[o + fr.s0 + fr.s1]))) *
-                   0.125;
+          const std::ptrdiff_t o = (fr.g0 + fr.r0 * u) * fr.s0 + (fr.g1 + fr.r1 * w) * fr.s1;
+          *out++ = (face_sum(fr, a, o) + face_sum(fr, b, o)) * fine_weight;
         }
     }
 }
@@ -485,7 +496,7 @@ void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> sl
           break;
         }
         case FaceKind::finer:
-          for (int h = 0; h < 4; ++h)
+          for (int h = 0; h < nb.count(); ++h)
             add(nb.blocks[static_cast<std::size_t>(h)], {from_fine, h % 2, h / 2});
           break;
       }
