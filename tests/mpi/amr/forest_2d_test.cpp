@@ -69,8 +69,9 @@ int expect_neighbors_match_oracle(const Forest& forest) {
         const BlockPlace& p = forest.place(ref);
         EXPECT_NE(std::find(expected.begin(), expected.end(), p), expected.end());
         EXPECT_EQ(p.origin[2], 0);
-        if (nb.kind == FaceKind::finer)  // ordered by offset along the face
+        if (nb.kind == FaceKind::finer) {  // ordered by offset along the face
           EXPECT_EQ(p.origin[t0], me.origin[t0] + h * p.length());
+        }
         if (ref.ghost) {
           EXPECT_NE(forest.ghost_owner(ref.index), forest.rank());
           const auto& g = all[static_cast<std::size_t>(forest.global_index(ref))];
@@ -190,13 +191,15 @@ TEST(Forest2dTest, BalancedMarksFromRandomWishesKeepTwoToOneBalance) {
   std::int64_t splits = 0, merges = 0;
   for (int round = 0; round < 8; ++round) {
     forest.gather_families();
-    // Wishes depend on the block's place only, so they do not depend on the rank count.
+    // Wishes depend on the block's parent only (so siblings agree and families can merge),
+    // not on the rank count.
     std::vector<std::int8_t> wishes(static_cast<std::size_t>(forest.local_count()));
     const int salt = next() % 7;
     for (std::int32_t i = 0; i < forest.local_count(); ++i) {
       const BlockPlace& p = forest.local(i);
+      const std::int64_t parent = 2 * p.length();
       const std::int64_t h =
-          (p.origin[0] / 4096 * 31 + p.origin[1] / 4096 * 17 + p.level * 7 + salt) % 5;
+          (p.origin[0] / parent * 31 + p.origin[1] / parent * 17 + p.level * 7 + salt) % 5;
       wishes[static_cast<std::size_t>(i)] = h == 0 ? 1 : h < 3 ? -1 : 0;
     }
     const AdaptResult r = forest.adapt(balanced_marks(forest, wishes, 4));
