@@ -44,18 +44,34 @@ Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::array<bool, 3
 Forest::Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::span<const BlockPlace> leaves,
                std::span<const std::int64_t> offsets, std::array<bool, 3> periodic, int dim)
     : Forest(comm, root_blocks, periodic, dim) {
-  // The leaves sorted for lookup by (level, x, y, z).
-  std::vector<std::array<std::int64_t, 4>> keys;
+  // The leaves and their ancestors, sorted for lookup by (level, x, y, z). Refining only
+  // toward stored leaves keeps a list that does not tile the brick from refining a gap
+  // down to the finest level.
+  using Key = std::array<std::int64_t, 4>;
+  std::vector<Key> keys, ancestors;
   keys.reserve(leaves.size());
-  for (const BlockPlace& p : leaves)
+  for (const BlockPlace& p : leaves) {
     keys.push_back({p.level, p.origin[0], p.origin[1], p.origin[2]});
+    for (int level = 0; level < p.level; ++level) {
+      const std::int64_t length = kRootLength >> level;
+      // Origins are >= 0, so % rounds down to the ancestor's corner (z stays 0 in 2-D).
+      ancestors.push_back({level, p.origin[0] - p.origin[0] % length,
+                           p.origin[1] - p.origin[1] % length,
+                           dim == 2 ? 0 : p.origin[2] - p.origin[2] % length});
+    }
+  }
   std::sort(keys.begin(), keys.end());
-  const std::function<bool(const BlockPlace&)> is_leaf = [&keys](const BlockPlace& p) {
-    return std::binary_search(
-        keys.begin(), keys.end(),
-        std::array<std::int64_t, 4>{p.level, p.origin[0], p.origin[1], p.origin[2]});
+  std::sort(ancestors.begin(), ancestors.end());
+  ancestors.erase(std::unique(ancestors.begin(), ancestors.end()), ancestors.end());
+  const auto in = [](const std::vector<Key>& set) {
+    return [&set](const BlockPlace& p) {
+      return std::binary_search(set.begin(), set.end(),
+                                Key{p.level, p.origin[0], p.origin[1], p.origin[2]});
+    };
   };
-  int all_tile = backend_->refine_to(is_leaf, static_cast<std::int64_t>(leaves.size())) ? 1 : 0;
+  const std::function<bool(const BlockPlace&)> is_leaf = in(keys), is_ancestor = in(ancestors);
+  int all_tile =
+      backend_->refine_to(is_leaf, is_ancestor, static_cast<std::int64_t>(leaves.size())) ? 1 : 0;
   TESSERA_MPI_CHECK(
       MPI_Allreduce(MPI_IN_PLACE, &all_tile, 1, MPI_INT, MPI_MIN, backend_->communicator()));
   if (all_tile == 0)

@@ -25,10 +25,11 @@ class ForestBackend {
   virtual int size() const = 0;
   virtual MPI_Comm communicator() const = 0;
 
-  /// Collective. Refines every leaf for which `is_leaf` is false (down to kMaxForestLevel);
-  /// returns true when every local leaf afterwards satisfies it and the global count is
-  /// `expected` (this rank's view; the caller reduces).
+  /// Collective. Refines, recursively, every leaf that is not `is_leaf` but `is_ancestor`
+  /// (of some wanted leaf); returns true when every local leaf afterwards satisfies
+  /// `is_leaf` and the global count is `expected` (this rank's view; the caller reduces).
   virtual bool refine_to(const std::function<bool(const BlockPlace&)>& is_leaf,
+                         const std::function<bool(const BlockPlace&)>& is_ancestor,
                          std::int64_t expected) = 0;
   /// Collective. Marks as Forest::adapt; fills the sources in the new local order.
   virtual AdaptResult adapt(std::span<const std::int8_t> marks) = 0;

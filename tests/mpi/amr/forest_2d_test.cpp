@@ -183,24 +183,18 @@ TEST(Forest2dTest, SplitMakesFourChildrenAndMergeTakesThemBack) {
 
 TEST(Forest2dTest, BalancedMarksFromRandomWishesKeepTwoToOneBalance) {
   Forest forest(MPI_COMM_WORLD, {2, 1, 1}, {true, false, false}, 2);
-  std::uint64_t state = 12345;
-  const auto next = [&state] {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int>(state >> 33);
-  };
   std::int64_t splits = 0, merges = 0;
   for (int round = 0; round < 8; ++round) {
     forest.gather_families();
-    // Wishes depend on the block's parent only (so siblings agree and families can merge),
-    // not on the rank count.
+    // Wishes depend on the block's parent and the round only (so siblings agree and
+    // families can merge), not on the rank count.
     std::vector<std::int8_t> wishes(static_cast<std::size_t>(forest.local_count()));
-    const int salt = next() % 7;
     for (std::int32_t i = 0; i < forest.local_count(); ++i) {
       const BlockPlace& p = forest.local(i);
       const std::int64_t parent = 2 * p.length();
       const std::int64_t h =
-          (p.origin[0] / parent * 31 + p.origin[1] / parent * 17 + p.level * 7 + salt) % 5;
-      wishes[static_cast<std::size_t>(i)] = h == 0 ? 1 : h < 3 ? -1 : 0;
+          (p.origin[0] / parent * 31 + p.origin[1] / parent * 17 + p.level * 7 + round) % 3;
+      wishes[static_cast<std::size_t>(i)] = h == 0 ? 1 : h == 1 ? -1 : 0;
     }
     const AdaptResult r = forest.adapt(balanced_marks(forest, wishes, 4));
     splits += r.refined;
