@@ -8,6 +8,7 @@
 #include <limits>
 #include <numbers>
 
+#include "memory_needed.hpp"
 #include "outputs.hpp"
 #include "refinement.hpp"
 #include "riemann_exact.hpp"
@@ -56,6 +57,7 @@ void Driver::initialize() {
   tessera::AmrMeshOptions mo;
   mo.root_blocks = options_.root_blocks();
   mo.periodic = geo_.periodic;
+  mo.dim = options_.dim;
   mo.shape.cells = options_.block_cells;
   mo.shape.ghost = {kGhost, kGhost, options_.dim == 3 ? kGhost : 0};
   mo.shape.num_vars = 2 * kVars;
@@ -82,7 +84,8 @@ void Driver::initialize() {
   exec.end_phase();
   // Refine the initial state level by level, setting each new level from the problem.
   // A restart has its levels already: the forest comes from the checkpoint's leaves.
-  for (int level = 0; level < options_.max_level && !checkpoint_->restarting(); ++level) {
+  for (int level = 0; level < options_.max_level && !checkpoint_->restarting() && !failed_;
+       ++level) {
     if (!adapt_mesh()) break;
     exec.begin_phase("init");
     submit_initial_state();
@@ -166,6 +169,19 @@ bool Driver::adapt_mesh() {
   mesh.rebalance();
   exec.barrier();
   ++adaptations_;
+  // The memory check counted block_slots_per_rank slots; a run that needs more stops here.
+  long long slots = mesh.max_local_blocks();
+  MPI_Allreduce(MPI_IN_PLACE, &slots, 1, MPI_LONG_LONG, MPI_MAX, session_.comm().mpi());
+  const long long allowed = block_slots_per_rank(options_, session_.size());
+  if (slots > allowed) {
+    if (session_.rank() == 0)
+      fmt::print(stderr,
+                 "euler: error: --max-blocks-per-rank: adaptation {} (cycle {}) needs {} block "
+                 "slots on a rank, more than the {} the memory check counted; raise "
+                 "--max-blocks-per-rank or lower --max-level\n",
+                 adaptations_, cycle_, slots, allowed);
+    failed_ = true;
+  }
   if (!mesh.forest().is_face_balanced()) {
     fmt::print(stderr, "euler: error: the mesh is not 2:1 balanced after adaptation {}\n",
                adaptations_);
@@ -399,6 +415,7 @@ int Driver::run() {
       start_.conserved[static_cast<std::size_t>(v)] = state.start_totals.at(v).get<double>();
     start_.checksum = state.start_totals.at(kVars).get<double>();
     history_ = state.history;
+    pending_adaptation_ = state.adapt_pending;
   } else {
     start_ = totals();
     if (!options_.history.empty()) history_ = "cycle,t,dt,mass,mom_x,mom_y,mom_z,energy,blocks\n";
@@ -406,6 +423,21 @@ int Driver::run() {
   const auto loop_start = Clock::now();
   double dt = next_dt();
   if (!options_.history.empty() && !failed_ && !restarted) write_history_line(0);
+  if (restarted && pending_adaptation_ && !failed_ && time_ < options_.t_end &&
+      (options_.max_cycles == 0 || cycle_ < options_.max_cycles)) {
+    // The checkpoint was written at the end of a run, before that cycle's adaptation: run
+    // it as the straight run did, and rewrite the cycle's history row (it counts the blocks
+    // and totals after the adaptation).
+    if (adapt_mesh()) dt = next_dt();
+    if (!options_.history.empty() && !failed_) {
+      const std::size_t last = history_.rfind('\n', history_.size() - 2);
+      const std::string row = history_.substr(last + 1);
+      const std::size_t t_end = row.find(',', row.find(',') + 1);
+      const double step = std::stod(row.substr(t_end + 1));
+      history_.resize(last + 1);
+      write_history_line(step);
+    }
+  }
   const auto plot = [&] {
     exec.barrier();
     const std::string path = fmt::format("{}_c{:06d}.vtk", options_.plot_prefix, cycle_);
@@ -440,9 +472,9 @@ int Driver::run() {
     if (failed_) break;
     const bool more =
         time_ < options_.t_end && (options_.max_cycles == 0 || cycle_ < options_.max_cycles);
-    if (options_.max_level > 0 && cycle_ % options_.adapt_every == 0 && more && adapt_mesh())
-      dt = next_dt();  // refined blocks need a smaller step
-    if (unbalanced_) {
+    const bool adapt_due = options_.max_level > 0 && cycle_ % options_.adapt_every == 0;
+    if (adapt_due && more && adapt_mesh()) dt = next_dt();  // refined blocks need a smaller step
+    if (unbalanced_ || failed_) {
       failed_ = true;
       break;
     }
@@ -453,7 +485,7 @@ int Driver::run() {
     if (options_.plot_every > 0 && cycle_ % options_.plot_every == 0) plot();
     nlohmann::json start_totals(start_.conserved);
     start_totals.push_back(start_.checksum);
-    checkpoint_->after_cycle(*mesh_, {cycle_, time_, start_totals, history_});
+    checkpoint_->after_cycle(*mesh_, {cycle_, time_, start_totals, history_, adapt_due && !more});
   }
   checkpoint_->wait();
   exec.barrier();

@@ -101,6 +101,7 @@ class Driver {
   double sod_l1_ = -1;
   double sedov_radius_ = -1, sedov_analytic_ = -1;
   bool failed_ = false;
+  bool pending_adaptation_ = false;  // restart: the checkpointed cycle's adaptation is due
   std::unique_ptr<EulerCheckpoint> checkpoint_;
 };
 

@@ -129,6 +129,7 @@ DriverState EulerCheckpoint::restore(tessera::AmrMesh& mesh) {
     state.time = h.time;
     state.start_totals = h.state.at("start_totals");
     h.state.at("history").get_to(state.history);
+    state.adapt_pending = h.state.value("adapt_pending", false);
   } catch (const tessera::CheckpointError& e) {
     session_.fail(e.option(), e.what());
   } catch (const nlohmann::json::exception& e) {
@@ -151,7 +152,9 @@ void EulerCheckpoint::after_cycle(tessera::AmrMesh& mesh, const DriverState& sta
   header.problem = problem_options(options_);
   header.step = state.cycle;
   header.time = state.time;
-  header.state = {{"start_totals", state.start_totals}, {"history", state.history}};
+  header.state = {{"start_totals", state.start_totals},
+                  {"history", state.history},
+                  {"adapt_pending", state.adapt_pending}};
   const tessera::Forest& forest = mesh.forest();
   tessera::CheckpointBlocks blocks;
   blocks.global_count = forest.global_count();

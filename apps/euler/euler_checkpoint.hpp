@@ -33,6 +33,8 @@ struct DriverState {
   double time = 0;
   nlohmann::json start_totals;  ///< the report's totals at cycle 0
   std::string history;          ///< the --history CSV so far
+  /// The cycle's adaptation has not run (the run stopped there); a restart runs it first.
+  bool adapt_pending = false;
 };
 
 /// Writes and reads euler's checkpoints. Main thread.

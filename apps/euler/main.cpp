@@ -14,7 +14,9 @@ int main(int argc, char** argv) {
   session.start();
   auto restart = euler::open_restart(session, options);
   euler::validate_options(session, options);
-  session.check_memory("--cells/--block-cells",
+  session.check_memory(options.max_level > 0
+                           ? "--cells/--block-cells/--max-level/--max-blocks-per-rank"
+                           : "--cells/--block-cells",
                        euler::memory_needed(options, session.size(), session.runtime().threads()));
   return tessera::run_guarded([&] {
     euler::Driver driver(session, options, std::move(restart));

@@ -7,13 +7,25 @@
 
 namespace euler {
 
+long long block_slots_per_rank(const Options& o, int ranks) {
+  const auto roots = o.root_blocks();
+  const double root_count = static_cast<double>(roots[0]) * roots[1] * roots[2];
+  const double local_roots = std::ceil(root_count / std::max(ranks, 1));
+  if (o.max_level == 0) return static_cast<long long>(local_roots);
+  if (o.max_blocks_per_rank > 0) return o.max_blocks_per_rank;
+  const double children = std::ldexp(1.0, o.dim);
+  const double worst = std::ceil(root_count * std::ldexp(1.0, o.dim * o.max_level) *
+                                 (1 + 1 / children) / std::max(ranks, 1)) +
+                       children;
+  const double bound = std::max(4096.0, 8 * local_roots);
+  return static_cast<long long>(std::min(worst, bound));
+}
+
 tessera::MemoryEstimate memory_needed(const Options& o, int ranks, int threads) {
   constexpr double kDouble = sizeof(double), kHandleBytes = 256, kTaskBytes = 512;
   // p4est's quadrant, the block's place and the euler scans and faults per block.
   constexpr double kBlockBytes = 512;
-  const auto roots = o.root_blocks();
-  const double local =
-      std::ceil(static_cast<double>(roots[0]) * roots[1] * roots[2] / std::max(ranks, 1));
+  const auto local = static_cast<double>(block_slots_per_rank(o, ranks));
   double interior = 1, stored = 1, largest_face = 0;
   for (int a = 0; a < 3; ++a) {
     const double g = a < o.dim ? kGhost : 0;
@@ -27,6 +39,12 @@ tessera::MemoryEstimate memory_needed(const Options& o, int ranks, int threads) 
   tessera::MemoryEstimate need;
   need.add("fields", variables * interior * kDouble * local);
   need.add("ghosts", variables * (stored - interior) * kDouble * local);
+  if (o.max_level > 0) {
+    // A flux register per block next to a level jump: kVars fluxes on each face.
+    double face_cells = 0;
+    for (int a = 0; a < o.dim; ++a) face_cells += 2 * interior / o.block_cells[a];
+    need.add("flux registers", kVars * face_cells * kDouble * local);
+  }
   if (ranks > 1) {
     // A rank's Morton range has ~12 L^(2/3) remote faces for L blocks (6 L at most);
     // each exchange sends and receives one group of kVars variables.

@@ -35,6 +35,9 @@ void register_options(tessera::Session& session, Options& o) {
   cli.add_option("--derefine-below", o.derefine_below,
                  "coarsen where it is below this (default 0.1)");
   cli.add_option("--adapt-every", o.adapt_every, "cycles between adaptations (default 5)");
+  cli.add_option("--max-blocks-per-rank", o.max_blocks_per_rank,
+                 "most blocks a rank may hold with --max-level > 0 (the memory check counts "
+                 "them); 0 = automatic (default)");
   cli.add_option("--history", o.history,
                  "CSV file: per cycle time, dt, mass, momentum, energy, blocks");
   cli.add_option("--lineout", o.lineout, "CSV file: primitives along a line at the final time");
@@ -147,8 +150,6 @@ void validate_options(tessera::Session& session, Options& o) {
       fmt::format("must be problem, periodic, outflow or reflecting, got '{}'", o.boundary_name));
   require(o.max_level >= 0 && o.max_level <= 10, "--max-level",
           fmt::format("must be in 0..10, got {}", o.max_level));
-  require(o.max_level == 0 || o.dim == 3, "--max-level",
-          "adaptive refinement needs --dim 3 (2-D adaptive meshes are not implemented); use 0");
   if (o.max_level > 0)
     for (int a = 0; a < o.dim; ++a)
       require(o.block_cells[static_cast<std::size_t>(a)] >= 2 * kGhost, "--block-cells",
@@ -160,6 +161,8 @@ void validate_options(tessera::Session& session, Options& o) {
       std::isfinite(o.derefine_below) && o.derefine_below >= 0 && o.derefine_below < o.refine_above,
       "--derefine-below", fmt::format("must be in [0, --refine-above), got {}", o.derefine_below));
   require(o.adapt_every >= 1, "--adapt-every", fmt::format("must be >= 1, got {}", o.adapt_every));
+  require(o.max_blocks_per_rank >= 0, "--max-blocks-per-rank",
+          fmt::format("must be >= 0, got {}", o.max_blocks_per_rank));
   require(o.plot_every >= 0, "--plot-every", fmt::format("must be >= 0, got {}", o.plot_every));
   require(o.max_comm_tasks >= 0, "--max-comm-tasks",
           fmt::format("must be >= 0, got {}", o.max_comm_tasks));

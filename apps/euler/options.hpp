@@ -32,6 +32,8 @@ struct Options {
   double refine_above = 0.5;
   double derefine_below = 0.1;
   int adapt_every = 5;
+  /// Block slots one rank may hold with --max-level > 0; 0 = automatic (memory_needed.hpp).
+  long long max_blocks_per_rank = 0;
   std::string history;
   std::string lineout;
   int plot_every = 0;

@@ -52,9 +52,10 @@ RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, 
 void write_radial_profile(tessera::Session& session, const RadialProfile& profile,
                           const std::string& path);
 
-/// Legacy-VTK image data (ParaView opens it) with cell data rho, v, p, level and rank, on the
-/// level-0 cells: a refined cell shows the volume average of the primitives of the leaf cells
-/// inside it and the finest level among them.
+/// Legacy-VTK unstructured grid (ParaView opens it; rank 0 writes, atomically): every leaf
+/// cell of every block at its true size and place (VTK_PIXEL in 2-D, VTK_VOXEL in 3-D), in
+/// global block order, with cell data rho, v, p, level, rank and block (the block's global
+/// index along the curve, from which tools/plot_euler.py draws block outlines).
 void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
                const Geometry& geo, double time, const std::string& path);
 

@@ -21,20 +21,28 @@ void tangential_axes(int axis, int& t0, int& t1) {
 
 std::size_t quarter_values(const FluxRegister& r, int face, int vars) {
   const int a = face / 2;
-  return static_cast<std::size_t>(vars) * static_cast<std::size_t>(r.n0[a] / 2) *
-         static_cast<std::size_t>(r.n1[a] / 2);
+  return static_cast<std::size_t>(vars) * static_cast<std::size_t>(r.n0[a] / r.f0[a]) *
+         static_cast<std::size_t>(r.n1[a] / r.f1[a]);
 }
 
-// Means over 2x2 fine face cells of the fine block's fluxes on its face fine_face.
+// Means over the 2x2 (2-D: 2) fine face cells under each coarse face cell of the fine
+// block's fluxes on its face fine_face.
 void pack_means(const FluxRegister& r, int vars, const double* fine, int fine_face, double* out) {
   const int a = fine_face / 2;
-  const int h0 = r.n0[a] / 2, h1 = r.n1[a] / 2;
+  const int f0 = r.f0[a], f1 = r.f1[a];
+  const int h0 = r.n0[a] / f0, h1 = r.n1[a] / f1;
   for (int v = 0; v < vars; ++v)
     for (int u = 0; u < h0; ++u)
       for (int w = 0; w < h1; ++w) {
-        const double* p = fine + r.index(fine_face, v, 2 * u, 2 * w);
+        const double* p = fine + r.index(fine_face, v, f0 * u, f1 * w);
         const double* q = p + r.n1[a];
-        *out++ = ((p[0] + p[1]) + (q[0] + q[1])) * 0.25;
+        if (f1 == 1) {
+          *out++ = f0 == 1 ? p[0] : (p[0] + q[0]) * 0.5;
+        } else if (f0 == 1) {
+          *out++ = (p[0] + p[1]) * 0.5;
+        } else {
+          *out++ = ((p[0] + p[1]) + (q[0] + q[1])) * 0.25;
+        }
       }
 }
 
@@ -45,7 +53,7 @@ void apply_means(const BlockShape& s, const FluxRegister& r, int first_var, int 
   const int axis = face / 2;
   int t0, t1;
   tangential_axes(axis, t0, t1);
-  const int h0 = r.n0[axis] / 2, h1 = r.n1[axis] / 2;
+  const int h0 = r.n0[axis] / r.f0[axis], h1 = r.n1[axis] / r.f1[axis];
   const bool high = face % 2 == 1;
   // Upper face: U -= c (F_new - F_old); lower face: U += c (F_new - F_old).
   const double signed_c = high ? coefficient : -coefficient;
@@ -73,6 +81,8 @@ FluxRegister::FluxRegister(const BlockShape& shape, int vars) {
     tangential_axes(a, t0, t1);
     n0[a] = shape.cells[t0];
     n1[a] = shape.cells[t1];
+    f0[a] = shape.ghost[t0] == 0 ? 1 : 2;
+    f1[a] = shape.ghost[t1] == 0 ? 1 : 2;
     offset[static_cast<std::size_t>(f)] = total;
     total += static_cast<std::size_t>(vars) * static_cast<std::size_t>(n0[a]) *
              static_cast<std::size_t>(n1[a]);
@@ -146,7 +156,7 @@ FluxCorrection::FluxCorrection(const Forest& forest, BlockStore& store,
       if (store.shape().ghost[f / 2] == 0) continue;  // flat axis
       const FaceNeighbors& nb = forest.neighbors(b, f);
       if (nb.kind == FaceKind::finer) {
-        for (int h = 0; h < 4; ++h) {
+        for (int h = 0; h < nb.count(); ++h) {
           const BlockRef other = nb.blocks[static_cast<std::size_t>(h)];
           Coarse::Source src;
           src.face = static_cast<std::int8_t>(f);

@@ -1,7 +1,7 @@
 // Ghost exchange plan and tasks. A Link moves one face (or one quarter of a face, across a
-// level jump) from a sender block to a receiver block; the payload is what the receiver
-// stores, so one pair of functions (pack_link / unpack_link) serves messages and on-rank
-// level jumps alike (on-rank same-level faces are copied plane to plane, same values).
+// level jump) from a sender block to a receiver block; what it carries and how it is packed
+// and unpacked is in halo_payload.hpp. This file builds the plan (links, messages, buffers)
+// and submits its tasks.
 // Tasks hold raw pointers to block data taken when the plan is built: slots never move, and
 // the BlockStore's tables are only touched by the main thread.
 #include "tessera/amr/halo.hpp"
@@ -14,92 +14,17 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "amr/halo_payload.hpp"
+
 namespace tessera {
 
-namespace {
-
-enum class LinkKind : std::uint8_t {
-  same,         // same level: the sender's adjacent layers
-  from_coarse,  // receiver is finer: the sender's quarter face, spread as v/4 over 2x2
-  from_fine,    // receiver is coarser: 2x2 sums of the sender's face into one quarter
-  outflow,      // domain boundary: the receiver's own adjacent layer, in every ghost layer
-  reflecting,   // domain boundary: the receiver's own layers mirrored, normal component negated
-  prolong,      // receiver is finer, per-volume: limited-linear prolongation of coarse cells
-  average,      // receiver is coarser, per-volume: volume averages of 2x2x2 fine cells
-};
-
-bool is_boundary(LinkKind kind) {
-  return kind == LinkKind::outflow || kind == LinkKind::reflecting;
-}
-
-// Geometry of one receiver face: axis, tangential axes, index ranges and memory strides.
-// Cell (layer, u, w) of variable v sits at v * sv + layer * sa + u * s0 + w * s1. Ghost
-// layers are counted by depth d = 0 (next to the face) .. layers - 1.
-struct FaceFrame {
-  int axis, t0, t1;
-  int n0, n1, h0, h1;
-  int lo0, hi0, lo1, hi1;  // tangential ranges of a same-level face (ghosts when extended)
-  int n, g;                // cells and ghost layers along the axis
-  int g0, g1;              // ghost layers along the tangential axes (interior offsets)
-  int coarse_layers;       // coarse layers covering the fine ghosts (per-volume level jumps)
-  bool high;               // the face is the axis' upper face
-  std::ptrdiff_t sv, sa, s0, s1;
-
-  FaceFrame() = default;
-  FaceFrame(const BlockShape& s, int face, bool corners) {
-    axis = face / 2;
-    t0 = axis == 0 ? 1 : 0;
-    t1 = axis == 2 ? 1 : 2;
-    n0 = s.cells[t0];
-    n1 = s.cells[t1];
-    h0 = n0 / 2;
-    h1 = n1 / 2;
-    // With corners, a pass along `axis` carries the ghosts of the axes exchanged before it.
-    const int g0 = s.ghost[t0], g1 = s.ghost[t1];
-    const bool ext0 = corners && t0 < axis, ext1 = corners && t1 < axis;
-    lo0 = ext0 ? 0 : g0;
-    hi0 = ext0 ? n0 + 2 * g0 - 1 : g0 + n0 - 1;
-    lo1 = ext1 ? 0 : g1;
-    hi1 = ext1 ? n1 + 2 * g1 - 1 : g1 + n1 - 1;
-    n = s.cells[axis];
-    g = s.ghost[axis];
-    this->g0 = g0;
-    this->g1 = g1;
-    coarse_layers = (g + 1) / 2;
-    high = face % 2 == 1;
-    const std::ptrdiff_t stride[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
-                                      static_cast<std::ptrdiff_t>(s.stride_j()), 1};
-    sv = static_cast<std::ptrdiff_t>(s.var_stride());
-    sa = stride[axis];
-    s0 = stride[t0];
-    s1 = stride[t1];
-  }
-  /// Receiver's ghost layer at depth d.
-  int ghost_layer(int d) const { return high ? g + n + d : g - 1 - d; }
-  /// Sender's interior layer that fills ghost depth d (the sender lies beyond the face).
-  int send_layer(int d) const { return high ? g + d : g + n - 1 - d; }
-  /// Receiver's own interior layer that fills ghost depth d at a domain boundary.
-  int own_layer(LinkKind kind, int d) const {
-    if (kind == LinkKind::outflow) return high ? g + n - 1 : g;
-    return high ? g + n - 1 - d : g + d;
-  }
-  /// Start of variable v's plane `layer` along the axis.
-  template <class T>
-  T* plane(T* block, int v, int layer) const {
-    return block + v * sv + layer * sa;
-  }
-  std::size_t same_values() const {
-    return static_cast<std::size_t>(hi0 - lo0 + 1) * static_cast<std::size_t>(hi1 - lo1 + 1) *
-           static_cast<std::size_t>(g);
-  }
-  bool extended() const { return lo0 == 0 || lo1 == 0; }
-};
-
-int clamp_index(int x, int n) {
-  return std::clamp(x, 1, n);
-}
-
-}  // namespace
+using halo_payload::copy_link;
+using halo_payload::FaceFrame;
+using halo_payload::is_boundary;
+using halo_payload::LinkKind;
+using halo_payload::pack_link;
+using halo_payload::payload_values;
+using halo_payload::unpack_link;
 
 struct AmrHalo::Link {
   const double* src = nullptr;      // sender's data (set where the sender is local)
@@ -139,252 +64,6 @@ struct AmrHalo::Buffer {
 };
 
 namespace {
-
-std::size_t payload_values(const FaceFrame& fr, LinkKind kind) {
-  if (kind == LinkKind::prolong)
-    return static_cast<std::size_t>(fr.coarse_layers + 1) * static_cast<std::size_t>(fr.h0 + 2) *
-           static_cast<std::size_t>(fr.h1 + 2);
-  if (kind == LinkKind::average)
-    return static_cast<std::size_t>(fr.g) * static_cast<std::size_t>(fr.h0) *
-           static_cast<std::size_t>(fr.h1);
-  return kind == LinkKind::same || is_boundary(kind)
-             ? fr.same_values()
-             : static_cast<std::size_t>(fr.h0) * static_cast<std::size_t>(fr.h1);
-}
-
-// Slope of a limited-linear reconstruction from the two one-sided differences (zero at an
-// extremum), as Athena++ prolongs.
-double minmod(double left, double right) {
-  if (left * right <= 0) return 0.0;
-  return left > 0 ? std::min(left, right) : std::max(left, right);
-}
-
-// Per-volume level jumps. The coarse sender packs, for layers c = 0 .. coarse_layers from
-// the face, its cells over the receiver's quarter widened by one cell on each side (indices
-// clamped to its interior, so a missing side repeats the edge and limits the slope to 0).
-void pack_prolong(const FaceFrame& fr, int q0, int q1, const double* src, int first, int vars,
-                  double* out) {
-  for (int v = first; v < first + vars; ++v)
-    for (int c = 0; c <= fr.coarse_layers; ++c) {
-      const double* p = fr.plane(src, v, fr.send_layer(c));
-      for (int u = -1; u <= fr.h0; ++u) {
-        const int cu = std::clamp(q0 * fr.h0 + u, 0, fr.n0 - 1) + fr.g0;
-        for (int w = -1; w <= fr.h1; ++w) {
-          const int cw = std::clamp(q1 * fr.h1 + w, 0, fr.n1 - 1) + fr.g1;
-          *out++ = p[cu * fr.s0 + cw * fr.s1];
-        }
-      }
-    }
-}
-
-// The fine receiver fills ghost depth d from coarse layer d / 2. Slopes are per coarse cell
-// width; a fine cell centre sits a quarter of it from the coarse centre along every axis.
-void unpack_prolong(const FaceFrame& fr, double* dst, int first, int vars, const double* in) {
-  const int w0 = fr.h0 + 2, w1 = fr.h1 + 2;
-  const std::size_t layer_values = static_cast<std::size_t>(w0) * static_cast<std::size_t>(w1);
-  // The receiver's own interior layers next to the face, innermost last.
-  const int own0 = fr.high ? fr.g + fr.n - 1 : fr.g;
-  const int inward = fr.high ? -1 : 1;
-  for (int v = first; v < first + vars; ++v) {
-    const double* var_in = in + static_cast<std::size_t>(v - first) * layer_values *
-                                    static_cast<std::size_t>(fr.coarse_layers + 1);
-    const auto coarse = [&](int c, int u, int w) {
-      return var_in[static_cast<std::size_t>(c) * layer_values +
-                    static_cast<std::size_t>(u) * static_cast<std::size_t>(w1) +
-                    static_cast<std::size_t>(w)];
-    };
-    const double* own_a = fr.plane(static_cast<const double*>(dst), v, own0);
-    const double* own_b = fr.plane(static_cast<const double*>(dst), v, own0 + inward);
-    for (int c = 0; c < fr.coarse_layers; ++c)
-      for (int u = 1; u <= fr.h0; ++u)
-        for (int w = 1; w <= fr.h1; ++w) {
-          const double centre = coarse(c, u, w);
-          double inner;
-          if (c == 0) {
-            // Volume average of the receiver's 2x2x2 cells under this coarse cell's face.
-            const std::ptrdiff_t o = (fr.g0 + 2 * (u - 1)) * fr.s0 + (fr.g1 + 2 * (w - 1)) * fr.s1;
-            inner =
-                (((own_a[o] + own_a[o + fr.s0]) + (own_a[o + fr.s1] + own_a[o + fr.s0 + fr.s1])) +
-                 ((own_b[o] + own_b[o + fr.s0]) + (own_b[o + fr.s1] + own_b[o + fr.s0 + fr.s1]))) *
-                0.125;
-          } else {
-            inner = coarse(c - 1, u, w);
-          }
-          const double dn = minmod(centre - inner, coarse(c + 1, u, w) - centre);
-          const double du = minmod(centre - coarse(c, u - 1, w), coarse(c, u + 1, w) - centre);
-          const double dw = minmod(centre - coarse(c, u, w - 1), coarse(c, u, w + 1) - centre);
-          for (int sub = 0; sub < 2; ++sub) {
-            const int d = 2 * c + sub;
-            if (d >= fr.g) break;
-            double* gp = fr.plane(dst, v, fr.ghost_layer(d));
-            const double sn = sub == 0 ? -0.25 : 0.25;  // depth 0 is the half next to the face
-            for (int a = 0; a < 2; ++a)
-              for (int b = 0; b < 2; ++b) {
-                const double su = a == 0 ? -0.25 : 0.25, sw = b == 0 ? -0.25 : 0.25;
-                gp[(fr.g0 + 2 * (u - 1) + a) * fr.s0 + (fr.g1 + 2 * (w - 1) + b) * fr.s1] =
-                    centre + ((sn * dn + su * du) + sw * dw);
-              }
-          }
-        }
-  }
-}
-
-// The fine sender packs, per coarse ghost depth d, the averages of its 2x2x2 cells in layers
-// 2d and 2d + 1 from the face.
-void pack_restrict(const FaceFrame& fr, const double* src, int first, int vars, double* out) {
-  for (int v = first; v < first + vars; ++v)
-    for (int d = 0; d < fr.g; ++d) {
-      const double* a = fr.plane(src, v, fr.send_layer(2 * d));
-      const double* b = fr.plane(src, v, fr.send_layer(2 * d + 1));
-      for (int u = 0; u < fr.h0; ++u)
-        for (int w = 0; w < fr.h1; ++w) {
-          const std::ptrdiff_t o = (fr.g0 + 2 * u) * fr.s0 + (fr.g1 + 2 * w) * fr.s1;
-          *out++ = (((a[o] + a[o + fr.s0]) + (a[o + fr.s1] + a[o + fr.s0 + fr.s1])) +
-                    ((b[o] + b[o + fr.s0]) + (b[o + fr.s1] + b[o + fr.s0 + fr.s1]))) *
-                   0.125;
-        }
-    }
-}
-
-void unpack_restrict(const FaceFrame& fr, int q0, int q1, double* dst, int first, int vars,
-                     const double* in) {
-  for (int v = first; v < first + vars; ++v)
-    for (int d = 0; d < fr.g; ++d) {
-      double* gp = fr.plane(dst, v, fr.ghost_layer(d));
-      for (int u = 0; u < fr.h0; ++u)
-        for (int w = 0; w < fr.h1; ++w)
-          gp[(fr.g0 + q0 * fr.h0 + u) * fr.s0 + (fr.g1 + q1 * fr.h1 + w) * fr.s1] = *in++;
-    }
-}
-
-// Writes the payload of one link for variables first .. first + vars - 1 of `src`.
-// miniAMR's level jumps exist only with one ghost layer (the constructor checks), so their
-// cases use depth 0 and the 1-based interior indices of that layout; per-volume jumps have
-// their own functions above.
-void pack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double* src, int first,
-               int vars, double* out) {
-  if (kind == LinkKind::prolong) return pack_prolong(fr, q0, q1, src, first, vars, out);
-  if (kind == LinkKind::average) return pack_restrict(fr, src, first, vars, out);
-  const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
-  for (int v = first; v < first + vars; ++v) {
-    if (kind == LinkKind::same) {
-      for (int d = 0; d < fr.g; ++d) {
-        const double* p = fr.plane(src, v, fr.send_layer(d));
-        for (int u = fr.lo0; u <= fr.hi0; ++u) {
-          const double* row = p + u * s0;
-          for (int w = fr.lo1; w <= fr.hi1; ++w) *out++ = row[w * s1];
-        }
-      }
-      continue;
-    }
-    const double* p = fr.plane(src, v, fr.send_layer(0));
-    if (kind == LinkKind::from_coarse) {
-      for (int u = 1; u <= fr.h0; ++u) {
-        const double* row = p + (q0 * fr.h0 + u) * s0 + q1 * fr.h1 * s1;
-        for (int w = 1; w <= fr.h1; ++w) *out++ = row[w * s1];
-      }
-    } else {
-      for (int u = 1; u <= fr.h0; ++u) {
-        const double* a = p + (2 * u - 1) * s0;
-        const double* b = a + s0;
-        for (int w = 1; w <= fr.h1; ++w) {
-          const std::ptrdiff_t c = (2 * w - 1) * s1;
-          *out++ = a[c] + a[c + s1] + b[c] + b[c + s1];
-        }
-      }
-    }
-  }
-}
-
-// Edge ghosts next to the cells [ulo, uhi] x [wlo, whi] of plane `g` continue them (across a
-// level jump the sender has no matching ghost layer to send).
-void extend_edges(const FaceFrame& fr, double* g, int ulo, int uhi, int wlo, int whi) {
-  for (int u = fr.lo0; u <= fr.hi0; ++u)
-    for (int w = fr.lo1; w <= fr.hi1; ++w) {
-      const int cu = clamp_index(u, fr.n0), cw = clamp_index(w, fr.n1);
-      const bool edge = cu != u || cw != w;
-      if (edge && cu >= ulo && cu <= uhi && cw >= wlo && cw <= whi)
-        g[u * fr.s0 + w * fr.s1] = g[cu * fr.s0 + cw * fr.s1];
-    }
-}
-
-// Stores a payload made by pack_link into the receiver's ghost cells.
-void unpack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, double* dst, int first,
-                 int vars, const double* in) {
-  if (kind == LinkKind::prolong) return unpack_prolong(fr, dst, first, vars, in);
-  if (kind == LinkKind::average) return unpack_restrict(fr, q0, q1, dst, first, vars, in);
-  const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
-  for (int v = first; v < first + vars; ++v) {
-    if (kind == LinkKind::same) {
-      for (int d = 0; d < fr.g; ++d) {
-        double* g = fr.plane(dst, v, fr.ghost_layer(d));
-        for (int u = fr.lo0; u <= fr.hi0; ++u) {
-          double* row = g + u * s0;
-          for (int w = fr.lo1; w <= fr.hi1; ++w) row[w * s1] = *in++;
-        }
-      }
-      continue;
-    }
-    double* g = fr.plane(dst, v, fr.ghost_layer(0));
-    if (kind == LinkKind::from_coarse) {
-      for (int u = 1; u <= fr.h0; ++u) {
-        double* a = g + (2 * u - 1) * s0;
-        double* b = a + s0;
-        for (int w = 1; w <= fr.h1; ++w) {
-          const double value = *in++ / 4.0;
-          const std::ptrdiff_t c = (2 * w - 1) * s1;
-          a[c] = value;
-          a[c + s1] = value;
-          b[c] = value;
-          b[c + s1] = value;
-        }
-      }
-      if (fr.extended()) extend_edges(fr, g, 1, fr.n0, 1, fr.n1);
-    } else {
-      for (int u = 1; u <= fr.h0; ++u) {
-        double* row = g + (q0 * fr.h0 + u) * s0 + q1 * fr.h1 * s1;
-        for (int w = 1; w <= fr.h1; ++w) row[w * s1] = *in++;
-      }
-      if (fr.extended())
-        extend_edges(fr, g, q0 * fr.h0 + 1, q0 * fr.h0 + fr.h0, q1 * fr.h1 + 1, q1 * fr.h1 + fr.h1);
-    }
-  }
-}
-
-// An on-rank link: same-level faces and boundaries copy plane to plane; level jumps go
-// through the payload so that they give exactly what a message would. A reflecting boundary
-// negates the variables v with vector_axis[v] == the face's axis.
-void copy_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double* src, double* dst,
-               int first, int vars, const std::vector<int>& vector_axis) {
-  if (kind == LinkKind::same || is_boundary(kind)) {
-    const int count = fr.hi1 - fr.lo1 + 1;
-    for (int v = first; v < first + vars; ++v) {
-      const bool normal = static_cast<std::size_t>(v) < vector_axis.size() &&
-                          vector_axis[static_cast<std::size_t>(v)] == fr.axis;
-      const double sign = kind == LinkKind::reflecting && normal ? -1.0 : 1.0;
-      for (int d = 0; d < fr.g; ++d) {
-        const int layer = kind == LinkKind::same ? fr.send_layer(d) : fr.own_layer(kind, d);
-        const double* p = fr.plane(src, v, layer);
-        double* g = fr.plane(dst, v, fr.ghost_layer(d));
-        for (int u = fr.lo0; u <= fr.hi0; ++u) {
-          const std::ptrdiff_t row = u * fr.s0 + fr.lo1 * fr.s1;
-          if (sign < 0) {
-            for (int w = 0; w < count; ++w) g[row + w * fr.s1] = -p[row + w * fr.s1];
-          } else if (fr.s1 == 1) {  // x and y faces: rows are contiguous (short: no memmove)
-            for (int w = 0; w < count; ++w) g[row + w] = p[row + w];
-          } else {
-            for (int w = 0; w < count; ++w) g[row + w * fr.s1] = p[row + w * fr.s1];
-          }
-        }
-      }
-    }
-    return;
-  }
-  thread_local std::vector<double> payload;
-  payload.resize(payload_values(fr, kind) * static_cast<std::size_t>(vars));
-  pack_link(fr, kind, q0, q1, src, first, vars, payload.data());
-  unpack_link(fr, kind, q0, q1, dst, first, vars, payload.data());
-}
 
 // Receiver-side description of how a neighbour across `face` feeds a block.
 struct Relation {
@@ -485,7 +164,7 @@ void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> sl
           break;
         }
         case FaceKind::finer:
-          for (int h = 0; h < 4; ++h)
+          for (int h = 0; h < nb.count(); ++h)
             add(nb.blocks[static_cast<std::size_t>(h)], {from_fine, h % 2, h / 2});
           break;
       }

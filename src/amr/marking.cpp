@@ -40,9 +40,9 @@ void settle_locally(const Forest& forest, std::vector<std::int8_t>& marks,
       if (m == 1) continue;
       std::int8_t next = m;
       if (next == -1) {
-        // A family merges only if all 8 siblings agree.
+        // A family merges only if all its siblings agree.
         const std::int32_t first = forest.family_first(i);
-        for (std::int32_t s = first; s >= 0 && s < first + 8; ++s)
+        for (std::int32_t s = first; s >= 0 && s < first + forest.children(); ++s)
           if (marks[static_cast<std::size_t>(s)] >= 0) next = 0;
       }
       for (int f = 0; f < kBlockFaces; ++f) {
@@ -51,7 +51,7 @@ void settle_locally(const Forest& forest, std::vector<std::int8_t>& marks,
             mark_of(nb.blocks[0], marks, ghost_marks) == 1)
           next = 0;  // a same-level neighbour refines: coarsening would make a 2-level jump
         if (nb.kind == FaceKind::finer)
-          for (int h = 0; h < 4; ++h)
+          for (int h = 0; h < nb.count(); ++h)
             if (mark_of(nb.blocks[static_cast<std::size_t>(h)], marks, ghost_marks) == 1)
               next = 1;  // a finer neighbour refines again: follow it
       }

@@ -58,13 +58,19 @@ double minmod(double left, double right) {
   return left > 0 ? std::min(left, right) : std::max(left, right);
 }
 
-// Per-volume split of variables 0 .. vars - 1: each parent cell becomes 2x2x2 child cells
-// at a quarter cell from its centre along every axis, on minmod slopes from the parent's
-// neighbours (face ghosts at the block's edges).
+// Child cells per parent cell along axis a: 2, or 1 along a flat axis (2-D meshes).
+int refinement_factor(const BlockShape& s, int a) {
+  return s.ghost[a] == 0 ? 1 : 2;
+}
+
+// Per-volume split of variables 0 .. vars - 1: each parent cell becomes 2x2x2 (2-D: 2x2)
+// child cells at a quarter cell from its centre along every refined axis, on minmod slopes
+// from the parent's neighbours (face ghosts at the block's edges).
 void prolong_into(const BlockShape& s, int vars, const double* parent, int child, double* out) {
   const auto off = child_offset(child);
   const auto& g = s.ghost;
-  const int h[3] = {s.cells[0] / 2, s.cells[1] / 2, s.cells[2] / 2};
+  const int r[3] = {refinement_factor(s, 0), refinement_factor(s, 1), refinement_factor(s, 2)};
+  const int h[3] = {s.cells[0] / r[0], s.cells[1] / r[1], s.cells[2] / r[2]};
   const std::ptrdiff_t st[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
                                 static_cast<std::ptrdiff_t>(s.stride_j()), 1};
   for (int v = 0; v < vars; ++v)
@@ -76,38 +82,45 @@ void prolong_into(const BlockShape& s, int vars, const double* parent, int child
           const double c = parent[pc];
           double d[3];
           for (int a = 0; a < 3; ++a)
-            d[a] = minmod(c - parent[pc - static_cast<std::size_t>(st[a])],
-                          parent[pc + static_cast<std::size_t>(st[a])] - c);
-          for (int di = 0; di < 2; ++di)
-            for (int dj = 0; dj < 2; ++dj)
-              for (int dk = 0; dk < 2; ++dk) {
-                const double sx = di == 0 ? -0.25 : 0.25, sy = dj == 0 ? -0.25 : 0.25,
-                             sz = dk == 0 ? -0.25 : 0.25;
-                out[s.index(v, g[0] + 2 * i + di, g[1] + 2 * j + dj, g[2] + 2 * k + dk)] =
+            d[a] = r[a] == 1 ? 0.0
+                             : minmod(c - parent[pc - static_cast<std::size_t>(st[a])],
+                                      parent[pc + static_cast<std::size_t>(st[a])] - c);
+          const auto shift = [&](int a, int sub) {
+            return r[a] == 1 ? 0.0 : sub == 0 ? -0.25 : 0.25;
+          };
+          for (int di = 0; di < r[0]; ++di)
+            for (int dj = 0; dj < r[1]; ++dj)
+              for (int dk = 0; dk < r[2]; ++dk) {
+                const double sx = shift(0, di), sy = shift(1, dj), sz = shift(2, dk);
+                out[s.index(v, g[0] + r[0] * i + di, g[1] + r[1] * j + dj, g[2] + r[2] * k + dk)] =
                     c + ((sx * d[0] + sy * d[1]) + sz * d[2]);
               }
         }
 }
 
 // Per-volume merge of variables 0 .. vars - 1: each parent cell is the mean of its 2x2x2
-// child cells.
+// child cells (2-D, flat z: 2x2).
 void average_from(const BlockShape& s, int vars, const double* child_data, int child,
                   double* parent) {
   const auto off = child_offset(child);
   const auto& g = s.ghost;
-  const int h[3] = {s.cells[0] / 2, s.cells[1] / 2, s.cells[2] / 2};
+  const bool flat_z = refinement_factor(s, 2) == 1;
+  const int rz = flat_z ? 1 : 2;
+  const int h[3] = {s.cells[0] / 2, s.cells[1] / 2, s.cells[2] / rz};
   for (int v = 0; v < vars; ++v)
     for (int i = 0; i < h[0]; ++i)
       for (int j = 0; j < h[1]; ++j)
         for (int k = 0; k < h[2]; ++k) {
           const auto c = [&](int a, int b, int d) {
-            return child_data[s.index(v, g[0] + 2 * i + a, g[1] + 2 * j + b, g[2] + 2 * k + d)];
+            return child_data[s.index(v, g[0] + 2 * i + a, g[1] + 2 * j + b, g[2] + rz * k + d)];
           };
+          const double mean = flat_z
+                                  ? ((c(0, 0, 0) + c(1, 0, 0)) + (c(0, 1, 0) + c(1, 1, 0))) * 0.25
+                                  : (((c(0, 0, 0) + c(1, 0, 0)) + (c(0, 1, 0) + c(1, 1, 0))) +
+                                     ((c(0, 0, 1) + c(1, 0, 1)) + (c(0, 1, 1) + c(1, 1, 1)))) *
+                                        0.125;
           parent[s.index(v, g[0] + off[0] * h[0] + i, g[1] + off[1] * h[1] + j,
-                         g[2] + off[2] * h[2] + k)] =
-              (((c(0, 0, 0) + c(1, 0, 0)) + (c(0, 1, 0) + c(1, 1, 0))) +
-               ((c(0, 0, 1) + c(1, 0, 1)) + (c(0, 1, 1) + c(1, 1, 1)))) *
-              0.125;
+                         g[2] + off[2] * h[2] + k)] = mean;
         }
 }
 
@@ -139,9 +152,10 @@ AmrMesh::AmrMesh(Comm& comm, Exec& exec, AmrMeshOptions options)
       exec_(exec),
       halo_options_(options.halo),
       forest_(options.leaves.empty()
-                  ? std::make_unique<Forest>(comm.mpi(), options.root_blocks, options.periodic)
+                  ? std::make_unique<Forest>(comm.mpi(), options.root_blocks, options.periodic,
+                                             options.dim)
                   : std::make_unique<Forest>(comm.mpi(), options.root_blocks, options.leaves,
-                                             options.partition, options.periodic)),
+                                             options.partition, options.periodic, options.dim)),
       store_(comm.runtime(), options.shape),
       halo_tags_(comm.allocate_tags("amr halo", AmrHalo::tags_needed())),
       migration_tags_(comm.allocate_tags("amr migration", kMigrationTags)),
@@ -153,6 +167,9 @@ AmrMesh::AmrMesh(Comm& comm, Exec& exec, AmrMeshOptions options)
       flux_handles_(comm.runtime(), "amr.flux"),
       data_groups_(options.data_groups > 0 ? options.data_groups : options.shape.groups()),
       corrected_vars_(options.corrected_vars) {
+  if (options.dim == 2 && (options.shape.cells[2] != 1 || options.shape.ghost[2] != 0))
+    throw std::invalid_argument(
+        "AmrMesh: a 2-D mesh needs blocks one cell thick in z, no z ghosts");
   slots_.resize(static_cast<std::size_t>(forest_->local_count()));
   for (auto& slot : slots_) slot = store_.acquire();
   rebuild_halo();
@@ -172,8 +189,10 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
   const bool per_volume = halo_options_.level_jumps == LevelJumpRule::per_volume;
   if (!per_volume && store_.shape().wide_ghosts())
     throw std::logic_error("AmrMesh::adapt: needs one ghost layer per axis (BlockShape::ghost)");
+  if (!per_volume && forest_->dim() == 2)
+    throw std::logic_error("AmrMesh::adapt: per-cell amounts (miniAMR) split 3-D blocks only");
   if (per_volume)
-    for (int a = 0; a < 3; ++a)
+    for (int a = 0; a < forest_->dim(); ++a)
       if (store_.shape().ghost[a] == 0)
         throw std::logic_error("AmrMesh::adapt: per-volume split needs ghosts on every axis");
   exec_.barrier();
@@ -183,6 +202,7 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
   const BlockShape& shape = store_.shape();
   const int groups = data_groups_;
   const int vars = std::min(shape.num_vars, groups * shape.group_size);
+  const int kids = forest_->children();
   std::vector<std::int32_t> slots(result.sources.size());
   std::vector<std::int32_t> released;
   std::vector<Access> acc;
@@ -195,9 +215,9 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
     }
     acc.clear();
     if (src.kind == AdaptSource::Kind::refined) {
-      // The 8 children follow each other in the new order.
+      // The children follow each other in the new order.
       std::array<double*, 8> children{};
-      for (int c = 0; c < 8; ++c) {
+      for (int c = 0; c < kids; ++c) {
         slots[i + static_cast<std::size_t>(c)] = store_.acquire();
         children[static_cast<std::size_t>(c)] = store_.data(slots[i + static_cast<std::size_t>(c)]);
       }
@@ -205,46 +225,48 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
         acc.push_back(read(store_.interior(old_slot, g)));
         if (per_volume)
           for (int a = 0; a < 3; ++a) acc.push_back(read(store_.ghosts(old_slot, g, a)));
-        for (int c = 0; c < 8; ++c)
+        for (int c = 0; c < kids; ++c)
           acc.push_back(write(store_.interior(slots[i + static_cast<std::size_t>(c)], g)));
       }
       const double* parent = store_.data(old_slot);
-      runtime.submit(
-          "amr_split", std::span<const Access>(acc), [&shape, parent, children, per_volume, vars] {
-            for (int c = 0; c < 8; ++c) {
-              if (per_volume)
-                prolong_into(shape, vars, parent, c, children[static_cast<std::size_t>(c)]);
-              else
-                split_into(shape, parent, c, children[static_cast<std::size_t>(c)]);
-            }
-          });
+      runtime.submit("amr_split", std::span<const Access>(acc),
+                     [&shape, parent, children, per_volume, vars, kids] {
+                       for (int c = 0; c < kids; ++c) {
+                         if (per_volume)
+                           prolong_into(shape, vars, parent, c,
+                                        children[static_cast<std::size_t>(c)]);
+                         else
+                           split_into(shape, parent, c, children[static_cast<std::size_t>(c)]);
+                       }
+                     });
       released.push_back(old_slot);
-      i += 8;
+      i += static_cast<std::size_t>(kids);
     } else {
       const std::int32_t slot = store_.acquire();
       slots[i] = slot;
       std::array<const double*, 8> children{};
-      for (int c = 0; c < 8; ++c) {
+      for (int c = 0; c < kids; ++c) {
         const std::int32_t child = slots_[static_cast<std::size_t>(src.old_index + c)];
         children[static_cast<std::size_t>(c)] = store_.data(child);
         released.push_back(child);
       }
       for (int g = 0; g < groups; ++g) {
         acc.push_back(write(store_.interior(slot, g)));
-        for (int c = 0; c < 8; ++c)
+        for (int c = 0; c < kids; ++c)
           acc.push_back(
               read(store_.interior(slots_[static_cast<std::size_t>(src.old_index + c)], g)));
       }
       double* parent = store_.data(slot);
-      runtime.submit(
-          "amr_merge", std::span<const Access>(acc), [&shape, parent, children, per_volume, vars] {
-            for (int c = 0; c < 8; ++c) {
-              if (per_volume)
-                average_from(shape, vars, children[static_cast<std::size_t>(c)], c, parent);
-              else
-                merge_from(shape, children[static_cast<std::size_t>(c)], c, parent);
-            }
-          });
+      runtime.submit("amr_merge", std::span<const Access>(acc),
+                     [&shape, parent, children, per_volume, vars, kids] {
+                       for (int c = 0; c < kids; ++c) {
+                         if (per_volume)
+                           average_from(shape, vars, children[static_cast<std::size_t>(c)], c,
+                                        parent);
+                         else
+                           merge_from(shape, children[static_cast<std::size_t>(c)], c, parent);
+                       }
+                     });
       ++i;
     }
   }

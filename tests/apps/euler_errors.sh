@@ -33,7 +33,8 @@ expect_error --cfl --cfl 1
 expect_error --t-end --t-end -1
 expect_error --max-cycles --max-cycles -3
 expect_error --max-level --max-level -1
-expect_error --max-level --max-level 2
+expect_error --max-level --max-level 11
+expect_error --block-cells --dim 2 --cells 64 8 --block-cells 2 8 --max-level 1
 expect_error --block-cells --dim 3 --cells 16 16 16 --block-cells 2 2 2 --max-level 1
 expect_error --refine-above --refine-above 0
 expect_error --derefine-below --derefine-below 0.9

@@ -38,7 +38,7 @@ refused taskbench -width/-output/-scratch -steps 5 -width 100000000 -type stenci
 refused taskbench -width/-output/-scratch -steps 5 -width 1000000 -type all_to_all
 refused taskbench -width/-output/-scratch -steps 5 -width 64 -kernel memory_bound \
   -scratch 100000000000
-# The multigrid apps count every level; euler its root mesh.
+# The multigrid apps count every level; euler its root mesh (and refinement, below).
 refused mg --class/--nx/--levels/--block-cells --nx 4096
 refused mg --class/--nx/--levels/--block-cells --nx 1048576 --nit 1
 refused poisson --cells/--block-cells/--levels --dim 3 --cells 16384 16384 16384 \
@@ -46,6 +46,9 @@ refused poisson --cells/--block-cells/--levels --dim 3 --cells 16384 16384 16384
 refused poisson --cells/--block-cells/--levels --solver mg --cells 65536 65536 \
   --block-cells 64 64
 refused euler --cells/--block-cells --dim 3 --cells 65536 65536 65536 --block-cells 64 64 64
+# euler with refinement counts the block slots adaptation may use (8 x 64^3 root blocks here).
+refused euler --cells/--block-cells/--max-level/--max-blocks-per-rank --dim 3 \
+  --cells 1024 1024 1024 --block-cells 16 16 16 --max-level 3
 
 # Small inputs still run.
 timeout 60 mpirun -np 2 "$bin/jacobi7" --quiet --blocks 4 4 4 --block-cells 8 8 8 --iters 2 \

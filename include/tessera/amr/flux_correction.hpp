@@ -43,6 +43,8 @@ struct FluxRegister {
   }
   std::array<std::size_t, kBlockFaces + 1> offset{};  ///< offset[6] = doubles per block
   std::array<int, 3> n0{}, n1{};                      ///< tangential cells per face axis
+  /// Fine face cells per coarse face cell along t0, t1 per face axis: 2, or 1 on a flat axis.
+  std::array<int, 3> f0{}, f1{};
 };
 
 /// The correction plan of one mesh. Build after every change of the forest.

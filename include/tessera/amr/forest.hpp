@@ -1,11 +1,14 @@
 #pragma once
 // Forest: the distributed forest of octrees behind tessera's adaptive meshes (layer `amr`).
 //
-// A brick of root blocks covers the unit cube; every leaf of the forest is one block.
-// The forest is built on p4est (3-D p8est), which stays an implementation detail: no
-// p4est type appears here. Blocks are ordered along p4est's space-filling curve (SFC);
-// every rank owns a contiguous range of that order ("local blocks") and sees the blocks
-// of other ranks that share a face with one of its own ("ghost blocks").
+// A brick of root blocks covers the unit cube (3-D) or square (2-D); every leaf of the
+// forest is one block. The forest is built on p4est (p8est's octrees in 3-D, p4est's
+// quadtrees in 2-D), which stays an implementation detail: no p4est type appears here.
+// A 2-D forest has one root block along z, its blocks are one layer thick (origin z 0,
+// full height), split into 4 and have no z neighbours (faces 4 and 5 are boundaries). Blocks are
+// ordered along p4est's space-filling curve (SFC); every rank owns a contiguous range of that order
+// ("local blocks") and sees the blocks of other ranks that share a face with one of its own ("ghost
+// blocks").
 //
 // All members are main-thread only. Members marked *collective* must be called by every
 // rank of the communicator in the same order.
@@ -57,19 +60,20 @@ enum class FaceKind : std::uint8_t {
 /// The neighbours across one face. For `finer`, blocks[a + 2 * b] is the neighbour whose
 /// offset inside the face is a along the face's first tangential axis and b along the
 /// second (tangential axes in increasing order: x-faces (y, z), y-faces (x, z), z-faces
-/// (x, y)).
+/// (x, y)); in 2-D the second is z, so b = 0 and there are two.
 struct FaceNeighbors {
   FaceKind kind = FaceKind::boundary;
   std::array<BlockRef, 4> blocks{};
-  int count() const { return kind == FaceKind::boundary ? 0 : kind == FaceKind::finer ? 4 : 1; }
+  std::int8_t size = 0;  ///< blocks in use: 0 (boundary), 1, or 4 (3-D) / 2 (2-D) finer
+  int count() const { return size; }
 };
 
 /// Where each block after Forest::adapt came from.
 struct AdaptSource {
   enum class Kind : std::uint8_t {
     kept,     ///< the same block as old local block `old_index`
-    refined,  ///< child `child` (0..7) of old local block `old_index`
-    merged,   ///< parent of the 8 old local blocks old_index .. old_index + 7
+    refined,  ///< child `child` (0..children - 1) of old local block `old_index`
+    merged,   ///< parent of the old local blocks old_index .. old_index + children - 1
   };
   Kind kind = Kind::kept;
   std::int32_t old_index = 0;
@@ -80,7 +84,7 @@ struct AdaptSource {
 /// The result of Forest::adapt: one source per new local block, in the new local order.
 struct AdaptResult {
   std::vector<AdaptSource> sources;
-  std::int64_t refined = 0;  ///< local blocks split into 8
+  std::int64_t refined = 0;  ///< local blocks split into Forest::children()
   std::int64_t merged = 0;   ///< local families merged into 1
 };
 
@@ -103,21 +107,36 @@ struct PartitionResult {
 };
 
 /// The distributed forest. Not copyable.
+class ForestBackend;
+
+/// What a Forest knows after every change of the mesh (filled by its p4est backend).
+struct ForestTables {
+  std::vector<std::int64_t> global_offsets;
+  std::vector<BlockPlace> local;
+  std::vector<BlockPlace> ghost;
+  std::vector<int> ghost_owner;
+  std::vector<std::int64_t> ghost_global;
+  std::vector<FaceNeighbors> neighbors;  ///< kBlockFaces per local block
+  std::vector<std::int32_t> family_first;
+};
+
 class Forest {
  public:
   /// Collective. Creates the brick of root_blocks[0] x root_blocks[1] x root_blocks[2]
   /// level-0 blocks (each >= 1) over a duplicate of `comm`, split evenly along the SFC.
   /// Along a `periodic` axis the brick wraps around: its two end faces are neighbours
   /// (FaceKind::same or a level jump), not boundaries; one root block is then its own
-  /// neighbour. Initializes p4est on first use (log level: errors only).
-  Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::array<bool, 3> periodic = {});
+  /// neighbour. `dim` 2 builds a quadtree forest (root_blocks[2] must be 1, periodic[2] is
+  /// ignored), 3 an octree forest. Initializes p4est on first use (log level: errors only).
+  Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::array<bool, 3> periodic = {},
+         int dim = 3);
   /// Collective. Creates the brick and refines it until its leaves are exactly `leaves`
   /// (every block of the forest in SFC order, the same list on every rank, as a checkpoint
   /// stores them). Rank r then owns global indices [offsets[r], offsets[r + 1]) when
   /// `offsets` has size() + 1 entries, else the equal split partition() makes. Throws
   /// std::invalid_argument when the leaves do not tile the brick.
   Forest(MPI_Comm comm, std::array<int, 3> root_blocks, std::span<const BlockPlace> leaves,
-         std::span<const std::int64_t> offsets, std::array<bool, 3> periodic = {});
+         std::span<const std::int64_t> offsets, std::array<bool, 3> periodic = {}, int dim = 3);
   ~Forest();
   Forest(const Forest&) = delete;
   Forest& operator=(const Forest&) = delete;
@@ -128,35 +147,39 @@ class Forest {
   MPI_Comm communicator() const;
   std::array<int, 3> root_blocks() const { return root_blocks_; }
   std::array<bool, 3> periodic() const { return periodic_; }
+  /// 2 (quadtrees) or 3 (octrees).
+  int dim() const { return dim_; }
+  /// Blocks a split makes and a merge takes: 4 in 2-D, 8 in 3-D.
+  int children() const { return 1 << dim_; }
 
-  std::int32_t local_count() const { return static_cast<std::int32_t>(local_.size()); }
-  std::int32_t ghost_count() const { return static_cast<std::int32_t>(ghost_.size()); }
-  std::int64_t global_count() const { return global_offsets_.back(); }
+  std::int32_t local_count() const { return static_cast<std::int32_t>(t_.local.size()); }
+  std::int32_t ghost_count() const { return static_cast<std::int32_t>(t_.ghost.size()); }
+  std::int64_t global_count() const { return t_.global_offsets.back(); }
   /// SFC index of local block 0; local block i has global index global_offset() + i.
-  std::int64_t global_offset() const { return global_offsets_[rank()]; }
+  std::int64_t global_offset() const { return t_.global_offsets[rank()]; }
   /// size() + 1 entries: rank r owns global indices [offsets[r], offsets[r + 1]).
-  std::span<const std::int64_t> global_offsets() const { return global_offsets_; }
+  std::span<const std::int64_t> global_offsets() const { return t_.global_offsets; }
 
-  const BlockPlace& local(std::int32_t i) const { return local_[i]; }
-  const BlockPlace& ghost(std::int32_t g) const { return ghost_[g]; }
+  const BlockPlace& local(std::int32_t i) const { return t_.local[i]; }
+  const BlockPlace& ghost(std::int32_t g) const { return t_.ghost[g]; }
   const BlockPlace& place(BlockRef ref) const {
-    return ref.ghost ? ghost_[ref.index] : local_[ref.index];
+    return ref.ghost ? t_.ghost[ref.index] : t_.local[ref.index];
   }
   /// Rank owning ghost block g.
-  int ghost_owner(std::int32_t g) const { return ghost_owner_[g]; }
+  int ghost_owner(std::int32_t g) const { return t_.ghost_owner[g]; }
   /// Global SFC index of a local or ghost block.
   std::int64_t global_index(BlockRef ref) const;
   /// The neighbours of local block i across `face`.
   const FaceNeighbors& neighbors(std::int32_t i, int face) const {
-    return neighbors_[static_cast<std::size_t>(i) * kBlockFaces + face];
+    return t_.neighbors[static_cast<std::size_t>(i) * kBlockFaces + face];
   }
-  /// First local index of the family of 8 sibling leaves containing local block i, or -1
-  /// when i is a root block, some sibling is not a leaf, or some sibling lives on another
-  /// rank (which partition() never does and gather_families() undoes).
-  std::int32_t family_first(std::int32_t i) const { return family_first_[i]; }
+  /// First local index of the family of children() sibling leaves containing local block
+  /// i, or -1 when i is a root block, some sibling is not a leaf, or some sibling lives on
+  /// another rank (which partition() never does and gather_families() undoes).
+  std::int32_t family_first(std::int32_t i) const { return t_.family_first[i]; }
 
   /// Lower and upper corner of a block in the unit cube, [axis][0 = low, 1 = high]. The
-  /// values are exact dyadic fractions of the cube.
+  /// values are exact dyadic fractions of the cube; in 2-D every block spans z in [0, 1].
   std::array<std::array<double, 2>, 3> unit_box(const BlockPlace& place) const;
 
   /// Collective. Number of blocks on each level 0..max_level over all ranks.
@@ -169,25 +192,25 @@ class Forest {
   /// Typed form of exchange_ghost_bytes; returns one value per ghost block.
   template <class T>
   std::vector<T> exchange_ghost_values(std::span<const T> local) const {
-    std::vector<T> ghosts(ghost_.size());
+    std::vector<T> ghosts(t_.ghost.size());
     exchange_ghost_bytes(local.data(), ghosts.data(), sizeof(T));
     return ghosts;
   }
 
   /// Collective. Changes the forest by one level at most per block: marks[i] = +1 splits
-  /// local block i into 8 children, -1 merges a family of 8 local sibling leaves that are
-  /// all marked -1 (a -1 on any other block is ignored), 0 keeps it. No further
-  /// refinement is made: the caller's marks must keep 2:1 face balance (is_face_balanced
+  /// local block i into children() children, -1 merges a family of children() local
+  /// sibling leaves that are all marked -1 (a -1 on any other block is ignored), 0 keeps it. No
+  /// further refinement is made: the caller's marks must keep 2:1 face balance (is_face_balanced
   /// checks it). Rebuilds the ghost layer and the neighbour tables.
   AdaptResult adapt(std::span<const std::int8_t> marks);
 
   /// Collective. Repartitions along the SFC so that every rank holds about the same total
   /// weight (weights[i] >= 1 per local block; empty span = all 1), never splitting a
-  /// family of 8 sibling leaves. Returns which ranges move; block data must be moved by
+  /// family of sibling leaves. Returns which ranges move; block data must be moved by
   /// the caller. Rebuilds the ghost layer and the neighbour tables.
   PartitionResult partition(std::span<const std::int64_t> weights = {});
 
-  /// Collective. Moves the few blocks needed so that no family of 8 sibling leaves is split
+  /// Collective. Moves the few blocks needed so that no family of sibling leaves is split
   /// between ranks (a merge can complete a family whose siblings live on another rank);
   /// the partition is otherwise kept. Returns which ranges move (usually none).
   PartitionResult gather_families();
@@ -196,21 +219,14 @@ class Forest {
   bool is_face_balanced() const;
 
  private:
-  struct P4est;
-  void rebuild();
   PartitionResult transfers_since(const std::vector<std::int64_t>& old_offsets,
                                   std::int64_t shipped) const;
 
   std::array<int, 3> root_blocks_{};
   std::array<bool, 3> periodic_{};
-  std::unique_ptr<P4est> p4est_;
-  std::vector<std::int64_t> global_offsets_;
-  std::vector<BlockPlace> local_;
-  std::vector<BlockPlace> ghost_;
-  std::vector<int> ghost_owner_;
-  std::vector<std::int64_t> ghost_global_;
-  std::vector<FaceNeighbors> neighbors_;
-  std::vector<std::int32_t> family_first_;
+  int dim_ = 3;
+  std::unique_ptr<ForestBackend> backend_;
+  ForestTables t_;
 };
 
 }  // namespace tessera

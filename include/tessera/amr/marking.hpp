@@ -21,9 +21,9 @@
 
 namespace tessera {
 
-/// Collective. Needs every family of 8 sibling leaves on one rank (Forest::partition and
+/// Collective. Needs every family of sibling leaves on one rank (Forest::partition and
 /// Forest::gather_families ensure it). Returns one mark per local block (+1 split, -1 merge with
-/// its 7 siblings, 0 keep) for one miniAMR refinement iteration. `hit[i]` != 0 when local block i
+/// its siblings, 0 keep) for one miniAMR refinement iteration. `hit[i]` != 0 when local block i
 /// asks to refine (an object intersects it, or uniform refinement); `finest_level` is miniAMR's
 /// num_refine. The marks keep 2:1 face balance, so Forest::adapt can apply them as they are.
 std::vector<std::int8_t> refinement_marks(const Forest& forest, std::span<const std::uint8_t> hit,

@@ -8,8 +8,8 @@
 //   per_volume (densities)     children get the parent's limited-linear prolongation (minmod
 //                              slopes per axis from the parent's face neighbours, its face
 //                              ghosts included: exchange the data groups before adapt), so
-//                              the 8 child cells average to the parent cell; parent = the
-//                              mean of its 2x2x2 child cells.
+//                              the 8 (2-D: 4) child cells average to the parent cell;
+//                              parent = the mean of its 2x2x2 (2-D: 2x2) child cells.
 //
 // All members are main-thread only; members that change the mesh are collective.
 
@@ -33,6 +33,9 @@ namespace tessera {
 struct AmrMeshOptions {
   std::array<int, 3> root_blocks{1, 1, 1};  ///< level-0 blocks along x, y, z
   std::array<bool, 3> periodic{};           ///< axes along which the domain wraps around
+  /// 3: octree forest; 2: quadtree forest (root_blocks[2] 1, shape one cell thick in z with
+  /// no z ghosts, per-volume level jumps only).
+  int dim = 3;
   BlockShape shape;
   AmrHaloOptions halo;
   /// When not empty: start from these leaves (all blocks in SFC order, e.g. read from a
@@ -49,8 +52,8 @@ struct AmrMeshOptions {
 
 /// What one call to AmrMesh::adapt did on this rank.
 struct AdaptCounts {
-  std::int64_t split = 0;   ///< blocks split into 8
-  std::int64_t merged = 0;  ///< families of 8 merged into 1
+  std::int64_t split = 0;   ///< blocks split (into 8, 2-D: 4)
+  std::int64_t merged = 0;  ///< families merged into 1
 };
 
 /// The adaptive mesh with its data. Not copyable. adapt() with per-cell amounts needs one
@@ -99,7 +102,7 @@ class AmrMesh {
   std::int64_t rebalance();
 
   /// Collective. Waits for every task and moves the few blocks needed so that no family
-  /// of 8 sibling leaves is split between ranks (see Forest::gather_families); call before
+  /// of sibling leaves is split between ranks (see Forest::gather_families); call before
   /// computing refinement marks. Returns the number of blocks moved, over all ranks.
   std::int64_t gather_families();
 

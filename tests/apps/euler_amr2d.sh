@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# euler with adaptive refinement in 2-D (p4est quadtrees): a periodic blast that splits and
+# merges blocks over two levels and a periodic Kelvin-Helmholtz run conserve mass, momentum
+# and energy to 1e-13 relative and stay 2:1 face balanced after every adaptation (the app
+# checks it each time); checksums, conserved totals and time are bitwise identical for
+# bsp / forkjoin / dataflow on 1, 2, 4 ranks with 1 and 2 threads; Sod along x and along y
+# with one refined level matches the uniform mesh of its finest cells; an adaptive restart
+# on another rank count gives the straight run's bits; the VTK output holds every leaf cell
+# at its true size with its level and block, and tools/plot_euler.py draws it; adaptation
+# beyond --max-blocks-per-rank stops the run naming the option.
+# Usage: euler_amr2d.sh <build>/bin
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+
+run() {
+  local name="$1" np="$2"
+  shift 2
+  launch "$np" "$bin/euler" --quiet --hang-timeout 30 --report "$tmp/$name.json" "$@" \
+    >"$tmp/$name.out" 2>&1 ||
+    { cat "$tmp/$name.out"; fail "$name: euler $* on $np rank(s) exited non-zero"; }
+}
+invariant() {
+  fields "$tmp/$1.json" checksum conserved_hex time cycles blocks_by_level
+}
+# conserved NAME MIN_ADAPTATIONS NEED_MERGES: drift <= 1e-13 of the larger of the total and
+# the mass (momentum totals are ~0), adapted, balanced.
+conserved() {
+  /usr/bin/python3 - "$tmp/$1.json" "$2" "$3" <<'PY' || fail "$1: conservation with adaptation"
+import json, sys
+r = json.load(open(sys.argv[1]))
+def flat(t): return [t["mass"], *t["momentum"], t["energy"]]
+a, b = flat(r["totals_start"]), flat(r["totals_end"])
+ok = True
+for v, name in enumerate(["mass", "mom_x", "mom_y", "mom_z", "energy"]):
+    drift = abs(b[v] - a[v]) / max(abs(a[v]), abs(a[0]))
+    print(f"  {name}: start {a[v]!r} end {b[v]!r} drift {drift:.3g}")
+    ok = ok and drift <= 1e-13
+print(f"  adaptations {r['adaptations']} split {r['blocks_split']} merged {r['families_merged']} "
+      f"levels {r['blocks_by_level']} balanced {r['face_balanced']}")
+ok = ok and r["adaptations"] >= int(sys.argv[2]) and r["blocks_split"] > 0
+ok = ok and (sys.argv[3] == "0" or r["families_merged"] > 0)
+ok = ok and r["face_balanced"] is True and r["blocks_by_level"][-1] > 0
+sys.exit(0 if ok else 1)
+PY
+}
+
+# A periodic blast over two levels whose front crosses blocks: they split and merge.
+blast=(--problem blast --dim 2 --cells 16 16 --block-cells 4 4 --max-level 2 --adapt-every 1
+  --refine-above 0.5 --derefine-below 0.45 --blast-radius 0.2)
+kh=(--problem kh --dim 2 --cells 32 32 --block-cells 8 8 --max-level 2 --adapt-every 2
+  --refine-above 0.1 --derefine-below 0.05)
+
+run blast_conserve 2 --exec dataflow --threads 1 "${blast[@]}" --max-cycles 30 \
+  --history "$tmp/blast_conserve.csv"
+conserved blast_conserve 5 1
+/usr/bin/python3 -c "import csv,sys; sys.exit(0 if len({r['blocks'] for r in csv.DictReader(open(sys.argv[1]))}) >= 2 else 1)" \
+  "$tmp/blast_conserve.csv" || fail "the blast's block count never changed"
+run kh_conserve 2 --exec dataflow --threads 1 "${kh[@]}" --max-cycles 40
+conserved kh_conserve 1 0
+echo "ok: periodic 2-D blast and kh with adaptation conserve mass, momentum and energy; 2:1 balanced"
+
+# Bitwise matrix: every model on 1, 2 and 4 ranks, 2 threads on each rank count.
+runs=()
+matrix() {
+  local np="$1" model="$2" threads="$3"
+  run "${model}_np${np}_t${threads}" "$np" --exec "$model" --threads "$threads" "${blast[@]}" \
+    --max-cycles 16
+  runs+=("${model}_np${np}_t${threads}")
+}
+matrix 1 bsp 1
+matrix 2 bsp 1
+matrix 4 bsp 1
+matrix 1 forkjoin 2
+matrix 2 forkjoin 1
+matrix 4 forkjoin 2
+matrix 1 dataflow 2
+matrix 2 dataflow 2
+matrix 4 dataflow 1
+matrix 4 dataflow 2
+run no_replay 2 --exec dataflow --threads 2 --no-replay "${blast[@]}" --max-cycles 16
+runs+=(no_replay)
+[[ "$(field "$tmp/bsp_np1_t1.json" adaptations)" -ge 5 ]] || fail "the matrix input adapts fewer than 5 times"
+reference="$(invariant bsp_np1_t1)"
+for r in "${runs[@]}"; do
+  got="$(invariant "$r")"
+  [[ "$got" == "$reference" ]] || fail "$r: $got differs from bsp on 1 rank: $reference"
+done
+run kh_bsp 1 --exec bsp "${kh[@]}" --max-cycles 10
+run kh_dataflow 4 --exec dataflow --threads 2 "${kh[@]}" --max-cycles 10
+[[ "$(invariant kh_dataflow)" == "$(invariant kh_bsp)" ]] ||
+  fail "kh: dataflow on 4 ranks $(invariant kh_dataflow) differs from bsp on 1 $(invariant kh_bsp)"
+echo "ok: $((${#runs[@]} + 1)) adaptive 2-D runs agree bitwise with bsp on 1 rank: $reference"
+
+# Sod with one refined level along x and along y against the uniform mesh of its finest
+# cells (measured at commit time: 4.04e-3 adaptive, 4.07e-3 uniform 128, 7.61e-3 uniform 64).
+sod=(--problem sod --dim 2 --block-cells 8 8)
+adapt=(--max-level 1 --adapt-every 2 --refine-above 0.05 --derefine-below 0.01)
+run sod_64 2 "${sod[@]}" --cells 64 8
+run sod_128 2 "${sod[@]}" --cells 128 16
+run sod_x 2 "${sod[@]}" --cells 64 8 "${adapt[@]}"
+run sod_y 2 "${sod[@]}" --axis y --cells 8 64 "${adapt[@]}"
+/usr/bin/python3 - "$tmp"/sod_{64,128,x,y}.json <<'PY' || fail "2-D sod with refinement"
+import json, sys
+e = [json.load(open(f))["sod_l1_density_error"] for f in sys.argv[1:]]
+print(f"  L1: uniform 64 {e[0]:.4g}, uniform 128 {e[1]:.4g}, 64 + 1 level along x {e[2]:.4g}, along y {e[3]:.4g}")
+ok = e[2] < 1.1 * e[1] and e[2] < 0.6 * e[0] and abs(e[3] - e[2]) <= 1e-12 * e[2]
+sys.exit(0 if ok else 1)
+PY
+echo "ok: 2-D sod along x and y with one refined level matches the uniform finest mesh"
+
+# Restart: the forest is rebuilt from the stored 2-D leaves on another rank count.
+run straight 2 "${blast[@]}" --max-cycles 16 --history "$tmp/straight.csv"
+run first 2 "${blast[@]}" --max-cycles 8 --checkpoint-every 8 --checkpoint-dir "$tmp/ck" \
+  --history "$tmp/first.csv"
+run restarted 3 --restart latest --checkpoint-dir "$tmp/ck" --max-cycles 16 --threads 2 \
+  --history "$tmp/restarted.csv"
+[[ "$(invariant restarted)" == "$(invariant straight)" ]] ||
+  fail "restarted $(invariant restarted) differs from straight $(invariant straight)"
+cmp -s "$tmp/restarted.csv" "$tmp/straight.csv" || fail "the restarted history differs"
+echo "ok: an adaptive 2-D restart on 3 ranks gives the straight run's bits"
+
+# VTK: every leaf cell at its true size, levels and blocks as the report counts them.
+run plot 2 "${blast[@]}" --max-cycles 10 --plot-every 10 --plot-prefix "$tmp/plot"
+/usr/bin/python3 - "$tmp/plot_c000010.vtk" "$tmp/plot.json" <<'PY' || fail "the VTK output"
+import json, sys
+tokens = open(sys.argv[1]).read().split()
+r = json.load(open(sys.argv[2]))
+i = tokens.index("POINTS"); n = int(tokens[i + 1]); pts = tokens[i + 3:i + 3 + 3 * n]
+pts = [tuple(map(float, pts[3 * k:3 * k + 3])) for k in range(n)]
+cells = n // 4
+def scalars(name):
+    k = tokens.index(name, tokens.index("CELL_DATA"))
+    return [float(v) for v in tokens[k + 5:k + 5 + cells]]  # name type 1 LOOKUP_TABLE default
+level, block = scalars("level"), scalars("block")
+area, ok = 0.0, True
+for c in range(cells):
+    xs = [p[0] for p in pts[4 * c:4 * c + 4]]; ys = [p[1] for p in pts[4 * c:4 * c + 4]]
+    dx, dy = max(xs) - min(xs), max(ys) - min(ys)
+    want = 1.0 / 16 / 2 ** int(level[c])
+    ok = ok and abs(dx - want) < 1e-15 and abs(dy - want) < 1e-15
+    area += dx * dy
+by_level = [0] * len(r["blocks_by_level"])
+for b in set(block):
+    by_level[int(level[block.index(b)])] += 1
+print(f"  {cells} cells, area {area!r}, blocks by level {by_level} (report {r['blocks_by_level']})")
+ok = ok and abs(area - 1.0) < 1e-12 and by_level == r["blocks_by_level"] and by_level[2] > 0
+ok = ok and cells == sum(r["blocks_by_level"]) * 16
+sys.exit(0 if ok else 1)
+PY
+/usr/bin/python3 "$src/tools/plot_euler.py" "$tmp/plot_c000010.vtk" -o "$tmp/plot.png" >/dev/null ||
+  fail "tools/plot_euler.py failed"
+[[ -s "$tmp/plot.png" ]] || fail "tools/plot_euler.py wrote no PNG"
+echo "ok: VTK cells at their true size on every level; plot_euler.py draws them"
+
+# Adaptation beyond the block slots the memory check counted stops the run, naming the option.
+set +e
+launch 2 "$bin/euler" --quiet "${blast[@]}" --max-cycles 10 --max-blocks-per-rank 30 \
+  >"$tmp/cap.out" 2>"$tmp/cap.err"
+code=$?
+set -e
+[[ $code -ne 0 && $code -ne 124 ]] || fail "a run over --max-blocks-per-rank exited $code"
+grep -q "^euler: error: --max-blocks-per-rank: adaptation" "$tmp/cap.err" ||
+  { cat "$tmp/cap.err"; fail "no error line naming --max-blocks-per-rank"; }
+echo "ok: adaptation beyond --max-blocks-per-rank stops the run"
+echo "euler_amr2d: PASS"

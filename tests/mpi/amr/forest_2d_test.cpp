@@ -1,0 +1,240 @@
+// Forest in 2-D (p4est's quadtrees): geometry, neighbour tables across level jumps and
+// ranks (checked against brute force), split into 4 and merge, 2:1 balance of the marks
+// from random wishes, partitions that keep families of 4 together, periodic wrap-around.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "forest_oracle.hpp"
+#include "tessera/amr/forest.hpp"
+#include "tessera/amr/marking.hpp"
+
+namespace tessera {
+namespace {
+
+using amr_test::gather_all;
+using amr_test::GlobalBlock;
+using amr_test::touching;
+
+// Refines, over a few miniAMR iterations, the blocks containing `point` (x, y).
+void refine_around(Forest& forest, std::array<double, 2> point, int iterations, int finest) {
+  for (int it = 0; it < iterations; ++it) {
+    std::vector<std::uint8_t> hit(static_cast<std::size_t>(forest.local_count()));
+    for (std::int32_t i = 0; i < forest.local_count(); ++i) {
+      const auto box = forest.unit_box(forest.local(i));
+      bool inside = true;
+      for (int a = 0; a < 2; ++a) inside = inside && box[a][0] <= point[a] && point[a] <= box[a][1];
+      hit[static_cast<std::size_t>(i)] = inside;
+    }
+    forest.adapt(refinement_marks(forest, hit, finest));
+    forest.partition();
+  }
+}
+
+// Checks every face of every local block against the brute-force oracle; returns the
+// number of level jumps seen over all ranks.
+int expect_neighbors_match_oracle(const Forest& forest) {
+  const auto all = gather_all(forest);
+  int jumps = 0;
+  for (std::int32_t i = 0; i < forest.local_count(); ++i) {
+    const BlockPlace& me = forest.local(i);
+    for (int f = 0; f < kBlockFaces; ++f) {
+      const FaceNeighbors& nb = forest.neighbors(i, f);
+      if (f >= 4) {
+        EXPECT_EQ(nb.kind, FaceKind::boundary) << "2-D blocks have no z neighbours";
+        continue;
+      }
+      std::vector<BlockPlace> expected = touching(all, me, f);
+      const auto periodic = forest.periodic();
+      if (periodic[static_cast<std::size_t>(f / 2)] && expected.empty()) {
+        // Across the wrapped end face: the blocks touching the shifted copy of me.
+        BlockPlace shifted = me;
+        const std::int64_t extent = forest.root_blocks()[f / 2] * kRootLength;
+        shifted.origin[f / 2] += f % 2 == 1 ? -extent : extent;
+        for (BlockPlace p : touching(all, shifted, f)) expected.push_back(p);
+      }
+      EXPECT_EQ(static_cast<std::size_t>(nb.count()), expected.size())
+          << "block " << i << " face " << f;
+      if (nb.kind == FaceKind::boundary) continue;
+      EXPECT_EQ(nb.count(), nb.kind == FaceKind::finer ? 2 : 1);
+      const int level = forest.place(nb.blocks[0]).level;
+      EXPECT_EQ(level, me.level + (nb.kind == FaceKind::finer) - (nb.kind == FaceKind::coarser));
+      if (nb.kind != FaceKind::same) ++jumps;
+      const int t0 = f / 2 == 0 ? 1 : 0;
+      for (int h = 0; h < nb.count(); ++h) {
+        const BlockRef ref = nb.blocks[static_cast<std::size_t>(h)];
+        const BlockPlace& p = forest.place(ref);
+        EXPECT_NE(std::find(expected.begin(), expected.end(), p), expected.end());
+        EXPECT_EQ(p.origin[2], 0);
+        if (nb.kind == FaceKind::finer) {  // ordered by offset along the face
+          EXPECT_EQ(p.origin[t0], me.origin[t0] + h * p.length());
+        }
+        if (ref.ghost) {
+          EXPECT_NE(forest.ghost_owner(ref.index), forest.rank());
+          const auto& g = all[static_cast<std::size_t>(forest.global_index(ref))];
+          EXPECT_EQ(g.place, p);
+          EXPECT_EQ(g.owner, forest.ghost_owner(ref.index));
+        }
+      }
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &jumps, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return jumps;
+}
+
+// Every complete family of 4 sibling leaves lives on one rank.
+void expect_families_together(const std::vector<GlobalBlock>& all) {
+  for (std::size_t i = 0; i + 4 <= all.size(); ++i) {
+    const BlockPlace& first = all[i].place;
+    if (first.level == 0) continue;
+    const std::int64_t parent_length = 2 * first.length();
+    bool family = true;
+    for (std::size_t c = 0; c < 4 && family; ++c) {
+      const BlockPlace& p = all[i + c].place;
+      family = p.level == first.level;
+      for (int a = 0; a < 2 && family; ++a)
+        family = p.origin[a] / parent_length == first.origin[a] / parent_length;
+    }
+    if (!family) continue;
+    for (std::size_t c = 1; c < 4; ++c)
+      EXPECT_EQ(all[i + c].owner, all[i].owner) << "family at " << i;
+  }
+}
+
+TEST(Forest2dTest, BrickIsCoveredOnceAndBlocksSpanTheWholeHeight) {
+  Forest forest(MPI_COMM_WORLD, {3, 2, 1}, {}, 2);
+  EXPECT_EQ(forest.dim(), 2);
+  EXPECT_EQ(forest.children(), 4);
+  EXPECT_EQ(forest.global_count(), 6);
+  std::set<std::tuple<std::int64_t, std::int64_t>> seen;
+  for (const GlobalBlock& b : gather_all(forest)) {
+    EXPECT_EQ(b.place.level, 0);
+    EXPECT_EQ(b.place.origin[2], 0);
+    seen.insert({b.place.origin[0], b.place.origin[1]});
+  }
+  EXPECT_EQ(seen.size(), 6u);
+  const auto box = forest.unit_box(BlockPlace{2, {kRootLength, kRootLength / 4, 0}});
+  EXPECT_DOUBLE_EQ(box[0][0], 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(box[0][1], 1.25 / 3.0);
+  EXPECT_DOUBLE_EQ(box[1][0], 0.125);
+  EXPECT_DOUBLE_EQ(box[1][1], 0.25);
+  EXPECT_DOUBLE_EQ(box[2][0], 0.0);
+  EXPECT_DOUBLE_EQ(box[2][1], 1.0);
+  EXPECT_THROW(Forest(MPI_COMM_WORLD, {2, 2, 2}, {}, 2), std::invalid_argument);
+}
+
+TEST(Forest2dTest, FaceNeighborsMatchBruteForceAcrossLevelJumpsAndRanks) {
+  Forest forest(MPI_COMM_WORLD, {3, 2, 1}, {}, 2);
+  refine_around(forest, {0.4, 0.3}, 3, 3);
+  refine_around(forest, {0.9, 0.9}, 2, 3);
+  ASSERT_TRUE(forest.is_face_balanced());
+  EXPECT_GT(expect_neighbors_match_oracle(forest), 0);
+}
+
+TEST(Forest2dTest, PeriodicBrickWrapsAroundAcrossLevelJumps) {
+  Forest forest(MPI_COMM_WORLD, {2, 2, 1}, {true, true, true}, 2);
+  EXPECT_FALSE(forest.periodic()[2]);  // a 2-D forest has no z wrap
+  refine_around(forest, {0.01, 0.01}, 2, 2);
+  ASSERT_TRUE(forest.is_face_balanced());
+  EXPECT_GT(expect_neighbors_match_oracle(forest), 0);
+  for (std::int32_t i = 0; i < forest.local_count(); ++i)
+    for (int f = 0; f < 4; ++f) EXPECT_NE(forest.neighbors(i, f).kind, FaceKind::boundary);
+}
+
+TEST(Forest2dTest, SplitMakesFourChildrenAndMergeTakesThemBack) {
+  Forest forest(MPI_COMM_WORLD, {2, 2, 1}, {}, 2);
+  std::vector<BlockPlace> before;
+  for (std::int32_t i = 0; i < forest.local_count(); ++i) before.push_back(forest.local(i));
+  const AdaptResult refined =
+      forest.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(forest.local_count()), 1));
+  EXPECT_EQ(refined.refined, static_cast<std::int64_t>(before.size()));
+  ASSERT_EQ(refined.sources.size(), 4 * before.size());
+  for (std::size_t i = 0; i < refined.sources.size(); ++i) {
+    const AdaptSource& s = refined.sources[i];
+    EXPECT_EQ(s.kind, AdaptSource::Kind::refined);
+    EXPECT_EQ(s.old_index, static_cast<std::int32_t>(i / 4));
+    EXPECT_EQ(s.child, static_cast<int>(i % 4));
+    const BlockPlace& parent = before[static_cast<std::size_t>(s.old_index)];
+    const BlockPlace& child = forest.local(static_cast<std::int32_t>(i));
+    EXPECT_EQ(child.level, parent.level + 1);
+    EXPECT_EQ(child.origin[0], parent.origin[0] + (s.child % 2) * child.length());
+    EXPECT_EQ(child.origin[1], parent.origin[1] + (s.child / 2) * child.length());
+    EXPECT_EQ(child.origin[2], 0);
+    EXPECT_EQ(forest.family_first(static_cast<std::int32_t>(i)),
+              static_cast<std::int32_t>(i / 4 * 4));
+  }
+  // Merge all families but the first one, whose block 2 votes against.
+  std::vector<std::int8_t> marks(static_cast<std::size_t>(forest.local_count()), -1);
+  if (!marks.empty()) marks[2] = 0;
+  const AdaptResult merged = forest.adapt(marks);
+  const auto families = static_cast<std::int64_t>(before.size());
+  EXPECT_EQ(merged.merged, families > 0 ? families - 1 : 0);
+  ASSERT_EQ(static_cast<std::int64_t>(merged.sources.size()), families > 0 ? 4 + families - 1 : 0);
+  for (std::size_t i = 4; i < merged.sources.size(); ++i) {
+    EXPECT_EQ(merged.sources[i].kind, AdaptSource::Kind::merged);
+    EXPECT_EQ(merged.sources[i].old_index, static_cast<std::int32_t>(4 * (i - 3)));
+    EXPECT_EQ(forest.local(static_cast<std::int32_t>(i)), before[i - 3]);
+  }
+  EXPECT_TRUE(forest.is_face_balanced());
+}
+
+TEST(Forest2dTest, BalancedMarksFromRandomWishesKeepTwoToOneBalance) {
+  Forest forest(MPI_COMM_WORLD, {2, 1, 1}, {true, false, false}, 2);
+  std::int64_t splits = 0, merges = 0;
+  for (int round = 0; round < 8; ++round) {
+    forest.gather_families();
+    // Wishes depend on the block's parent and the round only (so siblings agree and
+    // families can merge), not on the rank count.
+    std::vector<std::int8_t> wishes(static_cast<std::size_t>(forest.local_count()));
+    for (std::int32_t i = 0; i < forest.local_count(); ++i) {
+      const BlockPlace& p = forest.local(i);
+      const std::int64_t parent = 2 * p.length();
+      const std::int64_t h =
+          (p.origin[0] / parent * 31 + p.origin[1] / parent * 17 + p.level * 7 + round) % 3;
+      wishes[static_cast<std::size_t>(i)] = h == 0 ? 1 : h == 1 ? -1 : 0;
+    }
+    const AdaptResult r = forest.adapt(balanced_marks(forest, wishes, 4));
+    splits += r.refined;
+    merges += r.merged;
+    ASSERT_TRUE(forest.is_face_balanced()) << "round " << round;
+    forest.partition();
+    expect_families_together(gather_all(forest));
+    expect_neighbors_match_oracle(forest);
+  }
+  std::int64_t totals[2] = {splits, merges};
+  MPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_GT(totals[0], 0);
+  EXPECT_GT(totals[1], 0);
+}
+
+TEST(Forest2dTest, StoredLeavesRebuildTheSameForestOnAnyPartition) {
+  Forest forest(MPI_COMM_WORLD, {2, 2, 1}, {}, 2);
+  refine_around(forest, {0.3, 0.7}, 3, 3);
+  std::vector<BlockPlace> leaves;
+  for (const GlobalBlock& b : gather_all(forest)) leaves.push_back(b.place);
+  Forest rebuilt(MPI_COMM_WORLD, {2, 2, 1}, leaves, {}, {}, 2);
+  ASSERT_EQ(rebuilt.global_count(), static_cast<std::int64_t>(leaves.size()));
+  std::vector<BlockPlace> again;
+  for (const GlobalBlock& b : gather_all(rebuilt)) again.push_back(b.place);
+  EXPECT_EQ(again, leaves);
+  leaves.pop_back();
+  EXPECT_THROW(Forest(MPI_COMM_WORLD, {2, 2, 1}, leaves, {}, {}, 2), std::invalid_argument);
+}
+
+TEST(Forest2dTest, GhostValuesArriveFromTheirOwners) {
+  Forest forest(MPI_COMM_WORLD, {2, 2, 1}, {}, 2);
+  refine_around(forest, {0.3, 0.6}, 2, 2);
+  std::vector<std::int64_t> ids(static_cast<std::size_t>(forest.local_count()));
+  for (std::int32_t i = 0; i < forest.local_count(); ++i)
+    ids[static_cast<std::size_t>(i)] = forest.global_offset() + i;
+  const std::vector<std::int64_t> ghosts = forest.exchange_ghost_values<std::int64_t>(ids);
+  ASSERT_EQ(ghosts.size(), static_cast<std::size_t>(forest.ghost_count()));
+  for (std::int32_t g = 0; g < forest.ghost_count(); ++g)
+    EXPECT_EQ(ghosts[static_cast<std::size_t>(g)], forest.global_index(BlockRef{true, g}));
+}
+
+}  // namespace
+}  // namespace tessera
