@@ -86,23 +86,6 @@ int expect_neighbors_match_oracle(const Forest& forest) {
 }
 
 // Every complete family of 4 sibling leaves lives on one rank.
-void expect_families_together(const std::vector<GlobalBlock>& all) {
-  for (std::size_t i = 0; i + 4 <= all.size(); ++i) {
-    const BlockPlace& first = all[i].place;
-    if (first.level == 0) continue;
-    const std::int64_t parent_length = 2 * first.length();
-    bool family = true;
-    for (std::size_t c = 0; c < 4 && family; ++c) {
-      const BlockPlace& p = all[i + c].place;
-      family = p.level == first.level;
-      for (int a = 0; a < 2 && family; ++a)
-        family = p.origin[a] / parent_length == first.origin[a] / parent_length;
-    }
-    if (!family) continue;
-    for (std::size_t c = 1; c < 4; ++c)
-      EXPECT_EQ(all[i + c].owner, all[i].owner) << "family at " << i;
-  }
-}
 
 TEST(Forest2dTest, BrickIsCoveredOnceAndBlocksSpanTheWholeHeight) {
   Forest forest(MPI_COMM_WORLD, {3, 2, 1}, {}, 2);
@@ -201,7 +184,7 @@ TEST(Forest2dTest, BalancedMarksFromRandomWishesKeepTwoToOneBalance) {
     merges += r.merged;
     ASSERT_TRUE(forest.is_face_balanced()) << "round " << round;
     forest.partition();
-    expect_families_together(gather_all(forest));
+    EXPECT_EQ(amr_test::split_families(gather_all(forest), 2), std::vector<std::size_t>{});
     expect_neighbors_match_oracle(forest);
   }
   std::int64_t totals[2] = {splits, merges};

@@ -63,4 +63,30 @@ inline std::vector<BlockPlace> touching(const std::vector<GlobalBlock>& all, con
   return out;
 }
 
+/// The first positions (in `all`) of complete families of 2^dim sibling blocks whose
+/// members are not all on one rank; empty when every family is together.
+inline std::vector<std::size_t> split_families(const std::vector<GlobalBlock>& all, int dim) {
+  const std::size_t children = std::size_t{1} << dim;
+  std::vector<std::size_t> split;
+  for (std::size_t i = 0; i + children <= all.size(); ++i) {
+    const BlockPlace& first = all[i].place;
+    if (first.level == 0) continue;
+    const std::int64_t parent_length = 2 * first.length();
+    bool family = true;
+    for (std::size_t c = 0; c < children && family; ++c) {
+      const BlockPlace& p = all[i + c].place;
+      family = p.level == first.level;
+      for (int a = 0; a < dim && family; ++a)
+        family = p.origin[a] / parent_length == first.origin[a] / parent_length;
+    }
+    if (!family) continue;
+    for (std::size_t c = 1; c < children; ++c)
+      if (all[i + c].owner != all[i].owner) {
+        split.push_back(i);
+        break;
+      }
+  }
+  return split;
+}
+
 }  // namespace tessera::amr_test
