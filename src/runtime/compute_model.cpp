@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -65,7 +66,19 @@ std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
 #endif
 }
 
-ComputeModel::ComputeModel(Mode mode, std::string file) : mode_(mode), file_(std::move(file)) {}
+ComputeModel::ComputeModel(Mode mode, std::string file) : mode_(mode), file_(std::move(file)) {
+  if (mode_ != Mode::calibrate) return;
+  // Reading the thread's CPU clock is a system call (~0.5 us): what two reads around
+  // nothing take is subtracted from every sample, or the smallest bodies would be charged
+  // several times their cost.
+  std::vector<double> empty(1001);
+  for (double& e : empty) {
+    const double begin = thread_cpu_seconds();
+    e = thread_cpu_seconds() - begin;
+  }
+  std::nth_element(empty.begin(), empty.begin() + 500, empty.end());
+  clock_cost_ = empty[500];
+}
 
 ComputeModel::~ComputeModel() {
   if (mode_ != Mode::calibrate) return;
@@ -94,7 +107,6 @@ void ComputeModel::load() {
   try {
     in >> j;
     if (j.at("format").get<std::string>() != kFormat) throw std::runtime_error("unknown format");
-    std::unordered_map<std::string, std::pair<double, double>> totals;  // seconds, work
     for (const auto& t : j.at("tasks")) {
       const auto name = t.at("name").get<std::string>();
       const auto work = t.at("work").get<std::int64_t>();
@@ -102,10 +114,7 @@ void ComputeModel::load() {
       const auto count = t.at("samples").get<double>();
       if (work <= 0 || !(seconds >= 0) || !(count > 0)) throw std::runtime_error("bad entry");
       costs_[name].by_work[work] = seconds;
-      totals[name].first += seconds * count;
-      totals[name].second += static_cast<double>(work) * count;
     }
-    for (auto& [name, cost] : costs_) cost.seconds_per_work = totals[name].first / totals[name].second;
   } catch (const std::exception& e) {
     throw std::invalid_argument(fmt::format("{}: '{}' is not a calibration of format {}: {}",
                                             kModelVariable, file_, kFormat, e.what()));
@@ -126,7 +135,9 @@ void ComputeModel::write() const {
                      {"min_seconds", sorted.front()}});
   }
   std::ofstream out(file_);
-  out << nlohmann::json{{"format", kFormat}, {"tasks", tasks}}.dump(1) << '\n';
+  out << nlohmann::json{{"format", kFormat}, {"clock_read_seconds", clock_cost_}, {"tasks", tasks}}
+             .dump(1)
+      << '\n';
   if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", file_));
 }
 
@@ -139,11 +150,25 @@ const ComputeModel::NameCost* ComputeModel::cost_of(const char* name) {
   return cost;
 }
 
+double ComputeModel::seconds_of(const NameCost& cost, std::int64_t work) {
+  // The calibrated size, or linear between the two around it; below the smallest its time
+  // (a body's fixed cost does not shrink with its work), above the largest in proportion.
+  const auto above = cost.by_work.lower_bound(work);
+  if (above != cost.by_work.end() && above->first == work) return above->second;
+  if (above == cost.by_work.begin()) return above->second;
+  const auto below = std::prev(above);
+  const auto w = static_cast<double>(work);
+  if (above == cost.by_work.end()) return below->second * w / static_cast<double>(below->first);
+  const double t = (w - static_cast<double>(below->first)) /
+                   static_cast<double>(above->first - below->first);
+  return below->second + t * (above->second - below->second);
+}
+
 void ComputeModel::run(const char* name, std::int64_t work, void (*invoke)(void*), void* body) {
   if (mode_ == Mode::calibrate) {
     const double begin = thread_cpu_seconds();
     invoke(body);
-    samples_[{name, work}].push_back(thread_cpu_seconds() - begin);
+    samples_[{name, work}].push_back(std::max(0.0, thread_cpu_seconds() - begin - clock_cost_));
     return;
   }
   const NameCost* cost = cost_of(name);
@@ -153,10 +178,7 @@ void ComputeModel::run(const char* name, std::int64_t work, void (*invoke)(void*
     return;
   }
   ++modelled_;
-  const auto exact = cost->by_work.find(work);
-  const double seconds = exact != cost->by_work.end()
-                             ? exact->second
-                             : cost->seconds_per_work * static_cast<double>(work);
+  const double seconds = seconds_of(*cost, work);
 #ifdef TESSERA_SMPI
   // The code since the last MPI call is charged as measured; the body's own time is not
   // measured (the timer restarts after it) but charged from the calibration.

@@ -36,12 +36,11 @@ class ComputeModel {
 
  private:
   enum class Mode { calibrate, model };
-  // One task name's calibration: the median seconds of each work size seen, and the total
-  // seconds per unit of work over all of them (for a size the calibration did not run).
+  // One task name's calibration: the median seconds of each work size seen.
   struct NameCost {
     std::map<std::int64_t, double> by_work;
-    double seconds_per_work = 0;
   };
+  static double seconds_of(const NameCost& cost, std::int64_t work);
   ComputeModel(Mode mode, std::string file);
   void load();
   void write() const;
@@ -50,6 +49,7 @@ class ComputeModel {
 
   Mode mode_;
   std::string file_;
+  double clock_cost_ = 0;  // calibrate: seconds of two back-to-back reads of the clock
   // calibrate: samples per (name, work)
   std::map<std::pair<std::string, std::int64_t>, std::vector<double>> samples_;
   // model: costs by name, and a cache by the name's address (names are string literals,
