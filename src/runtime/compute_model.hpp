@@ -19,8 +19,9 @@ namespace tessera::detail {
 class ComputeModel {
  public:
   /// From the environment: TESSERA_COMPUTE_CALIBRATE=FILE records the thread CPU time of
-  /// every body with work > 0 and writes their medians per (task name, work) to FILE when
-  /// the runtime ends (run it on one rank); TESSERA_COMPUTE_MODEL=FILE (SMPI builds only)
+  /// every body with work > 0 on world rank 0 and writes their medians per (task name,
+  /// work) to FILE when the runtime ends (a warm run: one simulated rank, or real ranks on
+  /// cores of their own); TESSERA_COMPUTE_MODEL=FILE (SMPI builds only)
   /// charges those bodies from such a file. nullptr when neither is set; a bad value throws
   /// std::invalid_argument naming the variable.
   static std::unique_ptr<ComputeModel> from_environment();

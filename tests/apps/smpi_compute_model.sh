@@ -4,7 +4,8 @@
 # charged from it (TESSERA_COMPUTE_MODEL), bsp and dataflow, give the measured runs'
 # checksum / rnm2 bits and say "modelled" in their reports; a calibration with 1 ms per
 # sweep makes the simulated solve take at least that long (the charge is applied); bad
-# settings fail on every rank with a message naming the variable.
+# settings fail on every rank with a message naming the variable; a real 2-rank run
+# calibrates kernels and halo packing (rank 0 writes).
 # Usage: smpi_compute_model.sh <build>/bin
 # Skipped (exit 77) without SimGrid; uses the SMPI build as smpi_jacobi7.sh does.
 set -euo pipefail
@@ -85,5 +86,13 @@ expect_failure bad_file "TESSERA_COMPUTE_MODEL=$tmp/bad.json" "$src/scripts/smpi
 expect_failure two_ranks "TESSERA_COMPUTE_CALIBRATE=$tmp/x.json" "$src/scripts/smpi-run" 2 "$j7" "${input[@]}"
 if [[ -x "$bin/jacobi7" ]]; then
   expect_failure real_build "TESSERA_COMPUTE_MODEL=$tmp/j7.json" "$bin/jacobi7" "${input[@]}"
+  # A real run calibrates on several ranks (rank 0 writes): packing is timed too.
+  TESSERA_COMPUTE_CALIBRATE="$tmp/real.json" launch 2 "$bin/jacobi7" --exec bsp --intranode mpi \
+    --blocks 4 2 2 --block-cells 8 8 8 --iters 20 --check-every 0 --quiet >"$tmp/real.out" 2>&1 ||
+    { cat "$tmp/real.out"; fail "real 2-rank calibration exited non-zero"; }
+  names="$(/usr/bin/python3 -c "import json,sys; print(' '.join(sorted({t['name'] for t in json.load(open(sys.argv[1]))['tasks']})))" "$tmp/real.json")"
+  [[ "$names" == "halo.pack halo.unpack jacobi" ]] ||
+    fail "real 2-rank calibration lists $names"
+  echo "ok: real 2-rank calibration times $names"
 fi
 echo "PASS: modelled compute keeps the bits, charges the calibration and refuses bad settings"
