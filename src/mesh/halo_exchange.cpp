@@ -100,8 +100,9 @@ void HaloExchange::submit_packs(BlockField& field, int group) {
     accesses_.push_back(read(field.interior(section.block)));
     const double* block = field.data(section.block);
     double* out = send_buffer_.data() + section.offset * nvars_;
-    TaskAttributes attributes(exec_.skeleton_priority(),
-                              {plan_.mesh().local_block(section.block).id, section.direction.index()});
+    TaskAttributes attributes(
+        exec_.skeleton_priority(),
+        {plan_.mesh().local_block(section.block).id, section.direction.index()});
     attributes.work = section.cells * nvars_;  // values copied (modelled compute)
     runtime.submit(
         "halo.pack", std::span<const Access>(accesses_),
@@ -215,8 +216,9 @@ void HaloExchange::submit_unpacks(BlockField& field, int group) {
     const HaloSection& section = side.sections[s];
     if (side.messages[section.message].group != group) continue;
     const double* in = receive_buffer_.data() + section.offset * nvars_;
-    TaskAttributes attributes(exec_.skeleton_priority(),
-                              {plan_.mesh().local_block(section.block).id, section.direction.index()});
+    TaskAttributes attributes(
+        exec_.skeleton_priority(),
+        {plan_.mesh().local_block(section.block).id, section.direction.index()});
     attributes.work = section.cells * nvars_;  // values copied (modelled compute)
     runtime.submit(
         "halo.unpack", {read(receive_handles_[s]), readwrite(field.ghosts(section.block))},

@@ -19,7 +19,7 @@ namespace tessera::detail {
 class ComputeModel {
  public:
   /// From the environment: TESSERA_COMPUTE_CALIBRATE=FILE records the thread CPU time of
-  /// every body with work > 0 on world rank 0 and writes their medians per (task name,
+  /// every body with work > 0 on world rank 0 and writes its 10th percentile per (task name,
   /// work) to FILE when the runtime ends (a warm run: one simulated rank, or real ranks on
   /// cores of their own); TESSERA_COMPUTE_MODEL=FILE (SMPI builds only)
   /// charges those bodies from such a file. nullptr when neither is set; a bad value throws
@@ -37,7 +37,7 @@ class ComputeModel {
 
  private:
   enum class Mode { calibrate, model };
-  // One task name's calibration: the median seconds of each work size seen.
+  // One task name's calibration: the charged seconds of each work size seen.
   struct NameCost {
     std::map<std::int64_t, double> by_work;
   };
