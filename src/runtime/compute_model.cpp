@@ -101,6 +101,7 @@ ComputeModel::~ComputeModel() {
 }
 
 std::string ComputeModel::description() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
   if (mode_ == Mode::calibrate) return fmt::format("calibrating {}", file_);
   return fmt::format("modelled from {} ({} bodies charged, {} timed)", file_, modelled_,
                      unmodelled_);
@@ -180,16 +181,21 @@ void ComputeModel::run(const char* name, std::int64_t work, void (*invoke)(void*
   if (mode_ == Mode::calibrate) {
     const double begin = thread_cpu_seconds();
     invoke(body);
-    samples_[{name, work}].push_back(std::max(0.0, thread_cpu_seconds() - begin - clock_cost_));
+    const double seconds = std::max(0.0, thread_cpu_seconds() - begin - clock_cost_);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    samples_[{name, work}].push_back(seconds);
     return;
   }
-  const NameCost* cost = cost_of(name);
+  const NameCost* cost = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    cost = cost_of(name);
+    ++(cost ? modelled_ : unmodelled_);
+  }
   if (!cost) {
-    ++unmodelled_;
     invoke(body);
     return;
   }
-  ++modelled_;
   const double seconds = seconds_of(*cost, work);
 #ifdef TESSERA_SMPI
   // The code since the last MPI call is charged as measured; the body's own time is not

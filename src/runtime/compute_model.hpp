@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -59,6 +60,8 @@ class ComputeModel {
   std::unordered_map<const char*, const NameCost*> by_address_;
   std::uint64_t modelled_ = 0;
   std::uint64_t unmodelled_ = 0;
+  // Bodies run on every worker thread: the tables and counts are shared.
+  mutable std::mutex mutex_;
 };
 
 }  // namespace tessera::detail
