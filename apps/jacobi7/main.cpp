@@ -380,6 +380,7 @@ class Solver {
       // A wavefront orders every sweep; skeleton blocks then go in their layer's turn.
       TaskAttributes attributes(wavefront_ ? Priority::normal : priority, {block.id, it});
       if (wavefront_) attributes.order = wavefront_->key(b, it);
+      attributes.work = static_cast<std::int64_t>(cells_per_block());  // modelled compute
       runtime.submit(
           "jacobi", std::span<const Access>(accesses_),
           [layout = &u.layout(), c, in = u.data(b), faces = &faces_of(u)[b], rhs = f_.data(b),

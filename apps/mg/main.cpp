@@ -243,6 +243,13 @@ class Solver {
                                                             : Priority::normal;
   }
 
+  // psinv's attributes, with its work in cells (modelled compute, docs/scaling-sim.md).
+  TaskAttributes smooth_attributes(const UniformMesh& mesh, LocalBlockIndex b, int level) const {
+    TaskAttributes attributes(priority_of(mesh, b), {mesh.local_block(b).id, level});
+    attributes.work = product(mesh.block_cells());
+    return attributes;
+  }
+
   void submit_residual(int level, const BlockField& u, const BlockField& v, BlockField& r) {
     session_.exec().begin_phase("resid");
     for (LocalBlockIndex b = 0; b < hierarchy_.mesh(level).local_block_count(); ++b) {
@@ -259,7 +266,8 @@ class Solver {
     const ConstGridView uv = block_view(u.layout(), u.data(b));
     const ConstGridView vv = block_view(v.layout(), v.data(b));
     const GridView rv = block_view(r.layout(), r.data(b));
-    const TaskAttributes attributes(priority_of(mesh, b), {mesh.local_block(b).id, level});
+    TaskAttributes attributes(priority_of(mesh, b), {mesh.local_block(b).id, level});
+    attributes.work = product(n);  // cells (modelled compute, docs/scaling-sim.md)
     const bool stream = level == 0 && &v != &r && stream_finest_;
     const auto body = [uv, vv, rv, n, a = &a_, stream] { residual(uv, vv, rv, n, *a, stream); };
     if (&v == &r) {
@@ -285,7 +293,7 @@ class Solver {
           "psinv", {read(r.interior(b)), read(r.ghosts(b)), readwrite(u.interior(b))},
           [rv = block_view(r.layout(), r.data(b)), uv = block_view(u.layout(), u.data(b)), n,
            c = &c_, zero_first] { smooth(rv, uv, n, *c, zero_first); },
-          TaskAttributes(priority_of(mesh, b), {mesh.local_block(b).id, level}));
+          smooth_attributes(mesh, b, level));
     }
     session_.exec().end_phase();
     hierarchy_.halo(level).exchange(u);

@@ -100,11 +100,14 @@ void HaloExchange::submit_packs(BlockField& field, int group) {
     accesses_.push_back(read(field.interior(section.block)));
     const double* block = field.data(section.block);
     double* out = send_buffer_.data() + section.offset * nvars_;
+    TaskAttributes attributes(
+        exec_.skeleton_priority(),
+        {plan_.mesh().local_block(section.block).id, section.direction.index()});
+    attributes.work = section.cells * nvars_;  // values copied (modelled compute)
     runtime.submit(
         "halo.pack", std::span<const Access>(accesses_),
         [layout, block, region = section.region, out] { pack_region(*layout, block, region, out); },
-        TaskAttributes(exec_.skeleton_priority(),
-                       {plan_.mesh().local_block(section.block).id, section.direction.index()}));
+        attributes);
   }
 }
 
@@ -151,13 +154,15 @@ void HaloExchange::submit_copies(BlockField& field) {
     const MeshBlock& target = plan_.mesh().local_block(copy.target);
     const Priority priority =
         target.is_skeleton(plan_.options().shape) ? exec_.skeleton_priority() : Priority::normal;
+    TaskAttributes attributes(priority, {target.id, copy.direction.index()});
+    attributes.work = layout->ghost_region(copy.direction).cells();  // modelled compute
     runtime.submit(
         "halo.copy", {read(field.interior(copy.source)), readwrite(field.ghosts(copy.target))},
         [layout, from = field.data(copy.source), to = field.data(copy.target), d = copy.direction] {
           copy_region(*layout, from, layout->send_region(d.opposite()), to,
                       layout->ghost_region(d));
         },
-        TaskAttributes(priority, {target.id, copy.direction.index()}));
+        attributes);
   }
 }
 
@@ -184,6 +189,10 @@ void HaloExchange::submit_block_copies(BlockField& field) {
     const MeshBlock& block = plan_.mesh().local_block(target);
     const Priority priority =
         block.is_skeleton(plan_.options().shape) ? exec_.skeleton_priority() : Priority::normal;
+    TaskAttributes attributes(priority, {block.id});
+    for (std::size_t c = first; c < last; ++c) {
+      attributes.work += field.layout().ghost_region(copies[c].direction).cells();
+    }
     runtime.submit(
         "halo.copy", std::span<const Access>(accesses_),
         [f = &field, list = copies.data() + first, count = last - first] {
@@ -194,7 +203,7 @@ void HaloExchange::submit_block_copies(BlockField& field) {
                         f->data(copy.target), layout.ghost_region(copy.direction));
           }
         },
-        TaskAttributes(priority, {block.id}));
+        attributes);
     first = last;
   }
 }
@@ -207,13 +216,16 @@ void HaloExchange::submit_unpacks(BlockField& field, int group) {
     const HaloSection& section = side.sections[s];
     if (side.messages[section.message].group != group) continue;
     const double* in = receive_buffer_.data() + section.offset * nvars_;
+    TaskAttributes attributes(
+        exec_.skeleton_priority(),
+        {plan_.mesh().local_block(section.block).id, section.direction.index()});
+    attributes.work = section.cells * nvars_;  // values copied (modelled compute)
     runtime.submit(
         "halo.unpack", {read(receive_handles_[s]), readwrite(field.ghosts(section.block))},
         [layout, block = field.data(section.block), region = section.region, in] {
           unpack_region(*layout, block, region, in);
         },
-        TaskAttributes(exec_.skeleton_priority(),
-                       {plan_.mesh().local_block(section.block).id, section.direction.index()}));
+        attributes);
   }
 }
 

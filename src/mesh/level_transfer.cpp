@@ -171,6 +171,14 @@ void check_field(const BlockField& field, const UniformMesh& mesh, const char* r
 
 }  // namespace
 
+namespace {
+// Attributes with the body's work stated in cells (modelled compute, docs/scaling-sim.md).
+TaskAttributes with_work(TaskAttributes attributes, Int3 cells) {
+  attributes.work = product(cells);
+  return attributes;
+}
+}  // namespace
+
 void LevelTransfer::restrict_field(const BlockField& fine, BlockField& coarse,
                                    RestrictionKernel kernel) {
   check_field(fine, fine_, "fine");
@@ -192,14 +200,15 @@ void LevelTransfer::restrict_field(const BlockField& fine, BlockField& coarse,
           [k, from, extent,
            to = GridView{&to(p.coarse_box.lo.x, p.coarse_box.lo.y, p.coarse_box.lo.z), to.stride_y,
                          to.stride_z}] { (*k)(from, to, extent); },
-          TaskAttributes(Priority::normal, {p.fine_id}));
+          with_work(TaskAttributes(Priority::normal, {p.fine_id}), extent));
     } else {
       const GridView to{p.restrict_buffer.data(), extent.x, std::ptrdiff_t{extent.x} * extent.y};
       runtime.submit(
           "restrict",
           {read(fine.interior(p.fine_local)), read(fine.ghosts(p.fine_local)),
            write(p.restrict_handle)},
-          [k, from, to, extent] { (*k)(from, to, extent); }, TaskAttributes(skeleton, {p.fine_id}));
+          [k, from, to, extent] { (*k)(from, to, extent); },
+          with_work(TaskAttributes(skeleton, {p.fine_id}), extent));
     }
   }
   for (Pair& p : pairs_) {
@@ -275,7 +284,7 @@ void LevelTransfer::prolong_field(const BlockField& coarse, BlockField& fine,
       runtime.submit(
           "prolong", std::span<const Access>(accesses_),
           [k, from, to, cells] { (*k)(from, to, cells); },
-          TaskAttributes(Priority::normal, {p.fine_id}));
+          with_work(TaskAttributes(Priority::normal, {p.fine_id}), cells));
     } else {
       const Int3 e = p.grown_box.extent();
       const std::ptrdiff_t sy = e.x;
@@ -287,7 +296,8 @@ void LevelTransfer::prolong_field(const BlockField& coarse, BlockField& fine,
       if (fine_ghosts) accesses_.push_back(readwrite(fine.ghosts(p.fine_local)));
       runtime.submit(
           "prolong", std::span<const Access>(accesses_),
-          [k, from, to, cells] { (*k)(from, to, cells); }, TaskAttributes(skeleton, {p.fine_id}));
+          [k, from, to, cells] { (*k)(from, to, cells); },
+          with_work(TaskAttributes(skeleton, {p.fine_id}), cells));
     }
     if (after_block) after_block(p.fine_local);
   }

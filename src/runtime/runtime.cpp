@@ -73,6 +73,10 @@ void* TaskContext::reduction_slot_ptr(Handle h) {
   return detail::Scheduler::reduction_slot(task_, h.state());
 }
 
+std::string Runtime::compute_timing() const {
+  return scheduler_->compute_timing();
+}
+
 Runtime::Runtime(RuntimeOptions options)
     : options_(std::move(options)), scheduler_(std::make_unique<detail::Scheduler>(options_)) {
   if (options_.sequential) options_.threads = 1;

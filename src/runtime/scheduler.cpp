@@ -48,6 +48,7 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   }
   if (options_.sequential) options_.threads = 1;
   if (options_.idle_spin_rounds < 1) options_.idle_spin_rounds = 1;
+  compute_model_ = ComputeModel::from_environment();
   // More threads than cores: a spinning thread would keep the one with work off its core
   // (OpenMPI likewise yields when oversubscribed). The process's own threads count against
   // the cores its affinity mask allows (mpirun binds ranks to one core by default).
@@ -115,6 +116,7 @@ Task* Scheduler::new_task(const char* name, const TaskAttributes& attributes) {
   t->main_only = attributes.main_thread_only;
   t->ordered = attributes.order != TaskAttributes::kUnordered;
   t->order_key = attributes.order;
+  t->work = attributes.work;
   t->id = ++submitted_;
   return t;
 }
@@ -299,10 +301,13 @@ void Scheduler::execute_body(Task* task, Worker& self, bool straight_after) {
   // communication tasks: peers wait for their messages and would otherwise hang.
   if (task->main_only || !failed_.load(std::memory_order_relaxed)) {
     try {
-      if (task->replay) {
-        task->replay->graph.nodes[task->node].task->body(ctx);
+      Task& source = task->replay ? *task->replay->graph.nodes[task->node].task : *task;
+      if (compute_model_ && source.work > 0) {
+        auto call = [&] { source.body(ctx); };
+        compute_model_->run(
+            task->name, source.work, [](void* f) { (*static_cast<decltype(call)*>(f))(); }, &call);
       } else {
-        task->body(ctx);
+        source.body(ctx);
       }
     } catch (...) {
       record_error(task->name, std::current_exception());

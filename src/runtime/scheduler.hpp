@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/compute_model.hpp"
 #include "runtime/owned_counter.hpp"
 #include "runtime/recorded_graph.hpp"
 #include "runtime/task.hpp"
@@ -73,6 +74,11 @@ class Scheduler {
   std::shared_ptr<const RecordedGraph> end_recording();
   bool recording() const { return recording_ != nullptr; }
   void replay(const RecordedGraph& graph, std::int64_t first, std::int64_t count);
+
+  /// Runtime::compute_timing.
+  std::string compute_timing() const {
+    return compute_model_ ? compute_model_->description() : "measured";
+  }
 
   void set_observer(Observer* observer) {
     observer_ = observer;
@@ -199,7 +205,7 @@ class Scheduler {
   void run_observed(std::uint64_t id, const char* name, std::span<const Access> accesses,
                     const TaskAttributes& attributes, void (*invoke)(void*), void* body);
   /// run_at_submission's body run, capturing what it throws.
-  void run_body(const char* name, void (*invoke)(void*), void* body);
+  void run_body(const char* name, std::int64_t work, void (*invoke)(void*), void* body);
   /// Accesses an observer's description of a task holds on the stack; a task running
   /// at submission without a node may have no more when observed.
   static constexpr std::size_t kMaxDescribedAccesses = 16;
@@ -260,6 +266,8 @@ class Scheduler {
   TaskInfo info_of(Task* task, std::span<AccessInfo> scratch) const;
 
   RuntimeOptions options_;
+  // TESSERA_COMPUTE_CALIBRATE / TESSERA_COMPUTE_MODEL, or none (bodies timed as they run).
+  std::unique_ptr<ComputeModel> compute_model_;
   bool single_thread_ = false;  // one thread: no thieves, no contention
   std::thread::id main_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;

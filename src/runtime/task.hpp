@@ -117,6 +117,7 @@ struct Task {
   bool main_only = false;
   bool ordered = false;        // TaskAttributes::order was given
   std::int64_t order_key = 0;  // its value
+  std::int64_t work = 0;       // TaskAttributes::work
   AccessRecord inline_records[kInlineAccesses];
   std::unique_ptr<AccessRecord[]> extra_records;
   // A replayed task (an instance of a recorded node) runs its node's body and releases

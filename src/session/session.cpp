@@ -337,6 +337,7 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   report["exec"] = std::string(to_string(options_.exec));
   report["ranks"] = size_;
   report["threads"] = runtime_->threads();
+  report["compute"] = runtime_->compute_timing();  // "measured" unless a simulation's model
   report["replay_schedule"] = options_.replay_schedule;
   report["mpi_thread_level"] = thread_level_ == MPI_THREAD_SINGLE       ? "single"
                                : thread_level_ == MPI_THREAD_FUNNELED   ? "funneled"

@@ -88,6 +88,11 @@ struct TaskAttributes {
   /// in cache (WavefrontOrder). Ordered tasks never run inline at submission.
   static constexpr std::int64_t kUnordered = std::numeric_limits<std::int64_t>::min();
   std::int64_t order = kUnordered;
+  /// The body's work in units of the caller's choosing (cells swept, values packed); 0 =
+  /// unstated. Only simulated runs use it: with modelled compute (docs/scaling-sim.md) a
+  /// body with work > 0 is charged from a calibration of its name and work instead of
+  /// being timed. Bodies that call MPI must leave it 0.
+  std::int64_t work = 0;
   TaskAttributes() = default;
   TaskAttributes(Priority p) : priority(p) {}  // NOLINT: implicit by design
   TaskAttributes(Priority p, TaskTags t, bool main_only = false)
@@ -330,6 +335,10 @@ class Runtime {
   int threads() const { return options_.threads; }
   bool sequential() const { return options_.sequential; }
   const RuntimeOptions& options() const { return options_; }
+  /// How task bodies are timed, for reports: "measured" (as they run), or, when set in the
+  /// environment (docs/scaling-sim.md), "calibrating FILE" or "modelled from FILE" with
+  /// how many of this rank's bodies were charged from the calibration and how many timed.
+  std::string compute_timing() const;
   /// Tasks completed so far (monotone).
   std::uint64_t tasks_completed() const;
   /// Tasks submitted so far.
