@@ -32,51 +32,6 @@ int message_count(std::size_t bytes, const char* what) {
   return static_cast<int>(bytes);
 }
 
-// MPI reduction over ExactSum limbs (+ one word of special-value flags): integer
-// addition, hence exact, associative and commutative.
-void exact_sum_op(void* in, void* inout, int* len, MPI_Datatype* type) {
-  auto* a = static_cast<std::int64_t*>(in);
-  auto* b = static_cast<std::int64_t*>(inout);
-  constexpr int kWords = ExactSum::kLimbs + 1;
-  // Items of the contiguous exact type, or (the SMPI build's transport, see Comm::post)
-  // whole accumulators' worth of MPI_INT64_T words.
-  int items = *len;
-  if (*type == MPI_INT64_T) {
-    if (*len % kWords != 0) {
-      std::fprintf(stderr, "tessera: exact-sum reduction split inside an accumulator (%d words)\n",
-                   *len);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    items = *len / kWords;
-  }
-  for (int item = 0; item < items; ++item) {
-    ExactSum sum;
-    for (int i = 0; i < ExactSum::kLimbs; ++i) {
-      sum.limbs()[i] = a[item * kWords + i] + b[item * kWords + i];
-    }
-    sum.normalize();
-    for (int i = 0; i < ExactSum::kLimbs; ++i) b[item * kWords + i] = sum.limbs()[i];
-    b[item * kWords + ExactSum::kLimbs] |= a[item * kWords + ExactSum::kLimbs];
-  }
-}
-
-// TESSERA_COLLECTIVES: "tree" posts collectives as point-to-point trees, "mpi" as MPI's
-// non-blocking collectives. SMPI's are linear all-to-alls (P^2 messages per all-reduce:
-// 13 s of real time per call on 128 simulated ranks), so trees are an SMPI build's default.
-bool tree_collectives_wanted() {
-#ifdef TESSERA_SMPI
-  constexpr bool kDefault = true;
-#else
-  constexpr bool kDefault = false;
-#endif
-  const char* env = std::getenv("TESSERA_COLLECTIVES");
-  if (env == nullptr || *env == '\0') return kDefault;
-  if (std::strcmp(env, "tree") == 0) return true;
-  if (std::strcmp(env, "mpi") == 0) return false;
-  throw std::invalid_argument(
-      fmt::format("TESSERA_COLLECTIVES: expected 'mpi' or 'tree', got '{}'", env));
-}
-
 }  // namespace
 
 std::string_view to_string(CommEvent::Kind kind) {
@@ -110,7 +65,7 @@ std::string_view to_string(Intranode intranode) {
 detail::CommLane::CommLane(Runtime& runtime, MPI_Comm comm, Intranode intranode)
     : runtime_(runtime), comm_(comm), intranode_(intranode) {
   // Before any MPI object exists: a bad setting throws without leaving one behind.
-  tree_collectives_ = tree_collectives_wanted();
+  tree_collectives_ = detail::tree_collectives_wanted();
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   int* ub = nullptr;
@@ -120,7 +75,7 @@ detail::CommLane::CommLane(Runtime& runtime, MPI_Comm comm, Intranode intranode)
   check_mpi(MPI_Type_contiguous(ExactSum::kLimbs + 1, MPI_INT64_T, &exact_type_),
             "MPI_Type_contiguous");
   check_mpi(MPI_Type_commit(&exact_type_), "MPI_Type_commit");
-  check_mpi(MPI_Op_create(&exact_sum_op, 1, &exact_op_), "MPI_Op_create");
+  check_mpi(MPI_Op_create(&detail::exact_sum_op, 1, &exact_op_), "MPI_Op_create");
   if (tree_collectives_) check_mpi(MPI_Comm_dup(comm_, &tree_comm_), "MPI_Comm_dup");
   const obs::TickReference reference = obs::TickReference::now();
   reference_ticks_ = reference.ticks;
@@ -335,57 +290,6 @@ void detail::CommLane::post(const Operation& o, TaskContext& body, CompletionTok
   track(request, std::move(pending));
 }
 
-void detail::CommLane::post_tree(const Operation& o, TaskContext& body, Pending& pending,
-                                 const void* data, std::size_t bytes) {
-  pending.event.bytes = bytes;
-  pending.event.id = next_id();
-  std::vector<std::byte> buffer(bytes);
-  if (bytes > 0) std::memcpy(buffer.data(), data, bytes);
-  TreeAllreduce::Combine combine;
-  if (o.kind == CommEvent::Kind::allreduce && o.op == exact_op_) {
-    combine = [](const std::byte* in, std::byte* inout) {
-      int words = ExactSum::kLimbs + 1;
-      MPI_Datatype type = MPI_INT64_T;
-      exact_sum_op(const_cast<std::byte*>(in), inout, &words, &type);
-    };
-  } else if (o.kind == CommEvent::Kind::allreduce) {
-    combine = [count = o.count, type = o.type, op = o.op](const std::byte* in, std::byte* inout) {
-      check_mpi(MPI_Reduce_local(in, inout, count, type, op), "MPI_Reduce_local");
-    };
-  }
-  const int tag = static_cast<int>(tree_sequence_++ % (static_cast<std::uint64_t>(tag_ub_) + 1));
-  auto& entry = trees_.emplace_back();
-  entry.tree = std::make_unique<TreeAllreduce>(tree_comm_, tag, std::move(buffer), combine);
-  entry.out = pending.scratch ? static_cast<void*>(pending.scratch->data()) : o.data;
-  if (!pending.token.valid()) pending.token = body.hold();
-  entry.top = std::move(pending);
-  announce(entry.top);
-  step_tree(std::prev(trees_.end()));
-}
-
-void detail::CommLane::step_tree(std::list<TreeInFlight>::iterator it) {
-  TreeInFlight& entry = *it;
-  if (entry.tree->advance()) {
-    const std::vector<std::byte>& result = entry.tree->data();
-    if (!result.empty()) std::memcpy(entry.out, result.data(), result.size());
-    entry.top.event.completed_ticks = obs::fast_ticks();
-    finish(entry.top, 0);
-    trees_.erase(it);
-    return;
-  }
-  // The step's messages are the lane's requests, so MPI_Waitsome covers them too; they
-  // are the collective's inner workings, not operations of their own for the observers.
-  const std::span<MPI_Request> step = entry.tree->requests();
-  entry.outstanding = static_cast<int>(step.size());
-  for (MPI_Request request : step) {
-    requests_.push_back(request);
-    pending_.push_back(Pending{CompletionToken(),
-                               CommEvent{CommEvent::Kind::recv, -1, 0, 0, 0, "tree collective step",
-                                         entry.top.event.posted_ticks},
-                               nullptr, nullptr, &entry});
-  }
-}
-
 void detail::CommLane::isend(std::span<const Access> accesses, const void* data, std::size_t bytes,
                              int peer, int tag, TaskAttributes attributes, const char* name) {
   // MPI_Isend does not write the buffer; the shared path only needs a non-const pointer
@@ -405,25 +309,6 @@ void detail::CommLane::submit_point_to_point(CommEvent::Kind kind, std::span<con
   const int count = message_count(bytes, kind == CommEvent::Kind::send ? "isend" : "irecv");
   submit_ordered(name, accesses, attributes,
                  Operation{data, MPI_BYTE, MPI_OP_NULL, count, peer, tag, kind});
-}
-
-void detail::CommLane::iallreduce_sum(Handle h, ExactSum* sum, TaskAttributes attributes) {
-  const Access access = readwrite(h);
-  submit_ordered("allreduce_sum", {&access, 1}, attributes,
-                 Operation{sum, exact_type_, exact_op_, 1, -1, 0, CommEvent::Kind::allreduce});
-}
-
-void detail::CommLane::iallreduce(Handle h, void* data, int count, MPI_Datatype type, MPI_Op op,
-                                  TaskAttributes attributes) {
-  const Access access = readwrite(h);
-  submit_ordered("allreduce", {&access, 1}, attributes,
-                 Operation{data, type, op, count, -1, 0, CommEvent::Kind::allreduce});
-}
-
-void detail::CommLane::ibarrier(Handle h, TaskAttributes attributes) {
-  const Access access = readwrite(h);
-  submit_ordered("barrier", {&access, 1}, attributes,
-                 Operation{nullptr, MPI_BYTE, MPI_OP_NULL, 0, -1, 0, CommEvent::Kind::barrier});
 }
 
 void detail::CommLane::bind(TaskContext& ctx, MPI_Request request, CommEvent::Kind kind, int peer,

@@ -22,6 +22,13 @@
 
 namespace tessera::detail {
 
+/// MPI reduction over ExactSum accumulators (limbs and a word of special-value flags):
+/// integer addition, hence exact, associative and commutative (comm_collectives.cpp).
+void exact_sum_op(void* in, void* inout, int* len, MPI_Datatype* type);
+/// Whether collectives go as point-to-point trees: TESSERA_COLLECTIVES=tree|mpi, by
+/// default trees in an SMPI build only; throws std::invalid_argument on another value.
+bool tree_collectives_wanted();
+
 class IntranodeRings;
 class TreeAllreduce;
 
