@@ -17,22 +17,8 @@ namespace {
 
 using amr_test::gather_all;
 using amr_test::GlobalBlock;
+using amr_test::refine_around;
 using amr_test::touching;
-
-// Refines, over a few miniAMR iterations, the blocks containing `point` (x, y).
-void refine_around(Forest& forest, std::array<double, 2> point, int iterations, int finest) {
-  for (int it = 0; it < iterations; ++it) {
-    std::vector<std::uint8_t> hit(static_cast<std::size_t>(forest.local_count()));
-    for (std::int32_t i = 0; i < forest.local_count(); ++i) {
-      const auto box = forest.unit_box(forest.local(i));
-      bool inside = true;
-      for (int a = 0; a < 2; ++a) inside = inside && box[a][0] <= point[a] && point[a] <= box[a][1];
-      hit[static_cast<std::size_t>(i)] = inside;
-    }
-    forest.adapt(refinement_marks(forest, hit, finest));
-    forest.partition();
-  }
-}
 
 // Checks every face of every local block against the brute-force oracle; returns the
 // number of level jumps seen over all ranks.

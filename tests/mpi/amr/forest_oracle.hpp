@@ -1,6 +1,6 @@
 #pragma once
-// Test oracle for the amr layer: the whole forest gathered on every rank, and a
-// brute-force geometric answer to "which blocks touch this face".
+// Test oracle for the amr layer: the whole forest gathered on every rank, a brute-force
+// geometric answer to "which blocks touch this face", and a way to grow level jumps.
 
 #include <mpi.h>
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tessera/amr/forest.hpp"
+#include "tessera/amr/marking.hpp"
 
 namespace tessera::amr_test {
 
@@ -87,6 +88,25 @@ inline std::vector<std::size_t> split_families(const std::vector<GlobalBlock>& a
       }
   }
   return split;
+}
+
+/// Refines, over a few miniAMR iterations, the blocks containing `point` (its first
+/// point.size() coordinates, unit cube), so that the forest gets level jumps in every
+/// direction while staying 2:1 balanced; repartitions after each (collective).
+inline void refine_around(Forest& forest, const std::vector<double>& point, int iterations,
+                          int finest) {
+  for (int it = 0; it < iterations; ++it) {
+    std::vector<std::uint8_t> hit(static_cast<std::size_t>(forest.local_count()));
+    for (std::int32_t i = 0; i < forest.local_count(); ++i) {
+      const auto box = forest.unit_box(forest.local(i));
+      bool inside = true;
+      for (std::size_t a = 0; a < point.size(); ++a)
+        inside = inside && box[a][0] <= point[a] && point[a] <= box[a][1];
+      hit[static_cast<std::size_t>(i)] = inside;
+    }
+    forest.adapt(refinement_marks(forest, hit, finest));
+    forest.partition();
+  }
 }
 
 }  // namespace tessera::amr_test

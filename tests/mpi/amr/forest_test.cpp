@@ -16,26 +16,11 @@ namespace {
 
 using amr_test::gather_all;
 using amr_test::GlobalBlock;
+using amr_test::refine_around;
 using amr_test::touching;
 
 std::tuple<int, std::int64_t, std::int64_t, std::int64_t> key(const BlockPlace& p) {
   return {p.level, p.origin[0], p.origin[1], p.origin[2]};
-}
-
-// Refines, over a few miniAMR iterations, the blocks containing `point` (so the forest
-// gets level jumps in every direction while staying 2:1 balanced).
-void refine_around(Forest& forest, std::array<double, 3> point, int iterations, int finest) {
-  for (int it = 0; it < iterations; ++it) {
-    std::vector<std::uint8_t> hit(static_cast<std::size_t>(forest.local_count()));
-    for (std::int32_t i = 0; i < forest.local_count(); ++i) {
-      const auto box = forest.unit_box(forest.local(i));
-      bool inside = true;
-      for (int a = 0; a < 3; ++a) inside = inside && box[a][0] <= point[a] && point[a] <= box[a][1];
-      hit[static_cast<std::size_t>(i)] = inside;
-    }
-    forest.adapt(refinement_marks(forest, hit, finest));
-    forest.partition();
-  }
 }
 
 TEST(ForestTest, BrickIsCoveredOnceAndSplitEvenlyAlongTheCurve) {
