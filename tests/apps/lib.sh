@@ -67,6 +67,36 @@ fields() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in sys.argv[2:]]))" "$@"
 }
 
+# euler_conserved REPORT MIN_ADAPTATIONS NEED_MERGES [HISTORY]: an adaptive euler run's
+# conserved totals drift by <= 1e-13 of the larger of the total and the mass (momentum
+# totals are ~0); it adapted at least MIN_ADAPTATIONS times, split blocks (and merged
+# families unless NEED_MERGES is 0), ended 2:1 balanced with blocks on its finest level,
+# and (given its --history CSV) its block count changed during the run.
+euler_conserved() {
+  /usr/bin/python3 - "$1" "$2" "$3" "${4:-}" <<'PY' || fail "$1: conservation with adaptation"
+import json, sys
+r = json.load(open(sys.argv[1]))
+def flat(t): return [t["mass"], *t["momentum"], t["energy"]]
+a, b = flat(r["totals_start"]), flat(r["totals_end"])
+ok = True
+for v, name in enumerate(["mass", "mom_x", "mom_y", "mom_z", "energy"]):
+    drift = abs(b[v] - a[v]) / max(abs(a[v]), abs(a[0]))
+    print(f"  {name}: start {a[v]!r} end {b[v]!r} drift {drift:.3g}")
+    ok = ok and drift <= 1e-13
+print(f"  adaptations {r['adaptations']} split {r['blocks_split']} merged {r['families_merged']} "
+      f"levels {r['blocks_by_level']} balanced {r['face_balanced']}")
+ok = ok and r["adaptations"] >= int(sys.argv[2]) and r["blocks_split"] > 0
+ok = ok and (sys.argv[3] == "0" or r["families_merged"] > 0)
+ok = ok and r["face_balanced"] is True and r["blocks_by_level"][-1] > 0
+if sys.argv[4]:
+    import csv
+    blocks = {row["blocks"] for row in csv.DictReader(open(sys.argv[4]))}
+    print(f"  block counts seen: {len(blocks)}")
+    ok = ok and len(blocks) >= 2
+sys.exit(0 if ok else 1)
+PY
+}
+
 require_smpi() {
   if ! command -v smpirun >/dev/null || [[ ! -f /usr/include/smpi/mpi.h ]]; then
     echo "SKIP: SimGrid SMPI is not installed (Debian package libsimgrid-dev; scripts/test installs it)"
