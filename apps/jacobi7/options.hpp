@@ -1,0 +1,39 @@
+#pragma once
+// jacobi7's command-line options: what they hold, which of them define the problem (a
+// restart takes those from the checkpoint), and their registration with the parser.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tessera/io/checkpoint_options.hpp"
+#include "tessera/mesh/halo_plan.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace tessera::jacobi7 {
+
+struct Options {
+  std::vector<int> blocks{4, 4, 4};
+  std::vector<int> block_cells{16, 16, 16};
+  int iters = 100;
+  int check_every = 10;
+  // Local faces are read in place by the kernels unless --copy-local-ghosts.
+  HaloOptions halo{.copy_local = false};
+  std::string work = "full";
+  int wavefront_depth = 0;  // 0: sweeps in plain dependency order
+  CheckpointOptions checkpoint;
+};
+
+/// The options that define the problem (a restart takes them from the checkpoint); the
+/// run length, halo options and run-time options may change between runs.
+nlohmann::json problem_options(const Options& o);
+/// Sets the problem-defining options of `o` from a checkpoint's `problem_options`.
+void restore_problem_options(const nlohmann::json& j, Options& o);
+/// Registers every jacobi7 option (and the checkpoint options) on `cli`, bound to `o`.
+void add_options(CLI::App& cli, Options& o);
+
+}  // namespace tessera::jacobi7
