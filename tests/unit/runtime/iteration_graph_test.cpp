@@ -86,8 +86,9 @@ TEST(IterationGraph, ReplayMatchesSubmission) {
 // the successor the other thread releases; fixed: reads its completion count), and, with
 // four threads, with more threads than cores.
 // Iterations of the crossing-chains replay: enough for the replay's three iteration slots
-// to wrap around thousands of times. Sanitizer trees set fewer (tests/CMakeLists.txt), where
-// four spinning threads run tens of times slower; the slots still wrap hundreds of times.
+// to wrap around thousands of times. The test command sets fewer (tests/CMakeLists.txt,
+// STRESS_COUNTS), most of all under a sanitizer, where four spinning threads run tens of
+// times slower; the slots still wrap hundreds of times. The `long` suite runs this count.
 int crossing_iterations() {
   if (const char* env = std::getenv("TESSERA_CROSSING_ITERATIONS")) return std::atoi(env);
   return 20000;
