@@ -14,6 +14,8 @@ namespace euler {
 enum class Problem { sod, blast, sedov, kh };
 enum class Reconstruct { pcm, plm };
 enum class Riemann { hllc, hlle };
+/// How a block's VL2 stage is submitted: one task, or a task per piece (driver.hpp).
+enum class StageTasks { fused, split };
 
 struct Options {
   int dim = 2;
@@ -40,6 +42,7 @@ struct Options {
   std::string plot_prefix = "euler";
   int progress_every = 10;
   bool replay = true;
+  std::string stage_tasks_name = "split";
   bool send_faces = false;
   int max_comm_tasks = 0;
   bool separate_buffers = false;
@@ -56,6 +59,7 @@ struct Options {
   int axis = 0;
   Reconstruct reconstruct = Reconstruct::plm;
   Riemann riemann = Riemann::hllc;
+  StageTasks stage_tasks = StageTasks::split;
   std::array<int, 3> cells{1, 1, 1};        ///< level-0 cells of the domain (1 on a flat z)
   std::array<int, 3> block_cells{1, 1, 1};  ///< cells per block (1 on a flat z)
   std::array<int, 3> root_blocks() const {
