@@ -275,34 +275,53 @@ void axis_fluxes(const AxisArgs& args) {
     }
 }
 
+namespace {
+
+// Calls row(c, t, len) for each run of `len` interior cells contiguous in both the block
+// (first index c of variable 0) and a term (first index t of variable 0): a k row, or in
+// 2-D (flat z) a whole j row.
+template <typename Row>
+void for_each_interior_row(const tessera::BlockShape& s, Row&& row) {
+  const std::array<int, 3> n = s.cells, g = s.ghost;
+  const bool flat_z = n[2] == 1 && g[2] == 0;
+  const int rows = flat_z ? 1 : n[1];
+  const int len = flat_z ? n[1] : n[2];
+  for (int i = 0; i < n[0]; ++i)
+    for (int j = 0; j < rows; ++j)
+      row(s.index(0, i + g[0], j + g[1], g[2]), term_index(s, i, j, 0), len);
+}
+
+}  // namespace
+
 void apply_terms(const tessera::BlockShape& s, int dim, double* block, int base_group,
                  int dst_group, const std::array<const double*, 3>& terms) {
   const std::size_t sv = s.var_stride();
   const double* base = block + static_cast<std::size_t>(base_group * kVars) * sv;
   double* dst = block + static_cast<std::size_t>(dst_group * kVars) * sv;
-  const std::array<int, 3> n = s.cells, g = s.ghost;
   const std::size_t cells = s.interior_cells();
   for (int v = 0; v < kVars; ++v) {
-    const std::size_t vo = static_cast<std::size_t>(v) * cells;
-    for (int i = 0; i < n[0]; ++i)
-      for (int j = 0; j < n[1]; ++j)
-        for (int k = 0; k < n[2]; ++k) {
-          const std::size_t c = s.index(v, i + g[0], j + g[1], k + g[2]);
-          const std::size_t t = vo + term_index(s, i, j, k);
-          // The fused stage's running sum, term by term from 0 (0 - t, not -t: the same
-          // signed zeros).
-          double du = 0.0 - terms[0][t];
-          du -= terms[1][t];
-          if (dim == 3) du -= terms[2][t];
-          dst[c] = base[c] + du;
-        }
+    const std::size_t vc = static_cast<std::size_t>(v) * sv;
+    const std::size_t vt = static_cast<std::size_t>(v) * cells;
+    for_each_interior_row(s, [&](std::size_t c, std::size_t t, int len) {
+      const double* b = base + vc + c;
+      double* d = dst + vc + c;
+      const double* t0 = terms[0] + vt + t;
+      const double* t1 = terms[1] + vt + t;
+      if (dim == 3) {
+        const double* t2 = terms[2] + vt + t;
+        // The fused stage's running sum, term by term from 0 (0 - t, not -t: the same
+        // signed zeros).
+        for (int m = 0; m < len; ++m) d[m] = b[m] + (((0.0 - t0[m]) - t1[m]) - t2[m]);
+      } else {
+        for (int m = 0; m < len; ++m) d[m] = b[m] + ((0.0 - t0[m]) - t1[m]);
+      }
+    });
   }
 }
 
 CellFault hydro_stage(const StageArgs& args) {
   const tessera::BlockShape& s = *args.shape;
   const std::size_t sv = s.var_stride();
-  const std::array<int, 3> n = s.cells, g = s.ghost;
   thread_local StageScratch scratch;
   const std::size_t cells = s.interior_cells();
   scratch.w.resize(kFields * sv);
@@ -327,14 +346,13 @@ CellFault hydro_stage(const StageArgs& args) {
   }
   const double* base = args.block + static_cast<std::size_t>(args.base_group * kVars) * sv;
   double* dst = args.block + static_cast<std::size_t>(args.dst_group * kVars) * sv;
-  for (int v = 0; v < kVars; ++v)
-    for (int i = 0; i < n[0]; ++i)
-      for (int j = 0; j < n[1]; ++j)
-        for (int k = 0; k < n[2]; ++k) {
-          const std::size_t c = s.index(v, i + g[0], j + g[1], k + g[2]);
-          dst[c] =
-              base[c] + scratch.du[static_cast<std::size_t>(v) * cells + term_index(s, i, j, k)];
-        }
+  for (int v = 0; v < kVars; ++v) {
+    const std::size_t vc = static_cast<std::size_t>(v) * sv;
+    const double* du = scratch.du.data() + static_cast<std::size_t>(v) * cells;
+    for_each_interior_row(s, [&](std::size_t c, std::size_t t, int len) {
+      for (int m = 0; m < len; ++m) dst[vc + c + m] = base[vc + c + m] + du[t + m];
+    });
+  }
   return {};
 }
 
