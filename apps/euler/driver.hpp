@@ -15,11 +15,12 @@
 // initial state is refined max-level times, each new level set from the problem.
 // A block's two states live in one BlockStore slot: variables 0-4 (U) and 5-9 (U*), two
 // communication groups with their own handles.
-// A block's stage is one task (--stage-tasks fused) or, by default (split), a task per
-// piece on per-block buffers: primitives (reads U or U* and its face ghosts, writes W),
-// one flux task per axis (reads W, writes that axis's term dt/dx dF and its two faces'
-// fluxes; the axes run concurrently), the update (reads the terms, writes the new state and
-// the flux register). The next exchange of a group waits only for the primitive task.
+// A block's stage is one task (--stage-tasks fused) or a task per piece (split; auto
+// splits blocks of at least kSplitStageCells cells) on per-block buffers: primitives
+// (reads U or U* and its face ghosts, writes W), one flux task per axis (reads W, writes
+// that axis's term dt/dx dF and its two faces' fluxes; the axes run concurrently), the
+// update (reads the terms, writes the new state and the flux register). The next
+// exchange of a group waits only for the primitive task.
 
 #include <array>
 #include <cstdint>

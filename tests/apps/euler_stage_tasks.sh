@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# euler's two forms of a block's stage, --stage-tasks split (the default: primitive, one
-# flux task per axis, update) and fused (one task), give the same bits (checksum, conserved
-# totals, time, cycles) on an adaptive 3-D blast (flux correction at level jumps; 2 ranks,
-# dataflow, 2 threads) and an adaptive 2-D Kelvin-Helmholtz run (forkjoin, 2 threads); a
-# split run has one primitive task and dim flux tasks per update task, a fused run none;
-# and a cell with non-positive pressure stops both forms with the same message, exit 1.
+# euler's two forms of a block's stage, --stage-tasks split (primitive, one flux task per
+# axis, update) and fused (one task), give the same bits (checksum, conserved totals, time,
+# cycles) on an adaptive 3-D blast (flux correction at level jumps; 2 ranks, dataflow, 2
+# threads) and an adaptive 2-D Kelvin-Helmholtz run (forkjoin, 2 threads); a split run has
+# one primitive task and dim flux tasks per update task, a fused run none; the default
+# (auto) fuses blocks under 4096 cells and splits 16^3 blocks; and a cell with
+# non-positive pressure stops both forms with the same message, exit 1.
 # Usage: euler_stage_tasks.sh <build>/bin
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -40,18 +41,23 @@ inputs=("2 --exec dataflow --threads 2 --problem blast --dim 3 --cells 16 16 16 
 for i in "${!inputs[@]}"; do
   read -r np dim_args <<<"${inputs[$i]}"
   read -r -a input <<<"$dim_args"
-  run "in${i}_split" "$np" "${input[@]}"
-  run "in${i}_fused" "$np" --stage-tasks fused "${input[@]}"
+  run "in${i}_split" "$np" --stage-tasks split "${input[@]}"
+  run "in${i}_fused" "$np" "${input[@]}"
   [[ "$(stage_form "$tmp/in${i}_split.json")" == split* ]] ||
-    fail "in$i: default run: $(stage_form "$tmp/in${i}_split.json")"
+    fail "in$i: --stage-tasks split: $(stage_form "$tmp/in${i}_split.json")"
   [[ "$(stage_form "$tmp/in${i}_fused.json")" == fused ]] ||
-    fail "in$i: --stage-tasks fused: $(stage_form "$tmp/in${i}_fused.json")"
+    fail "in$i: default (auto) on small blocks: $(stage_form "$tmp/in${i}_fused.json")"
   [[ "$(field "$tmp/in${i}_split.json" adaptations)" -gt 0 ]] || fail "in$i: no adaptation"
   split="$(invariant "$tmp/in${i}_split.json")"
   fused="$(invariant "$tmp/in${i}_fused.json")"
   [[ "$split" == "$fused" ]] || fail "in$i: split $split differs from fused $fused"
   echo "ok: ${inputs[$i]}: split and fused agree: $split"
 done
+
+run big_blocks 1 --problem blast --dim 3 --cells 32 16 16 --block-cells 16 16 16 --max-cycles 2
+[[ "$(stage_form "$tmp/big_blocks.json")" == "split 3" ]] ||
+  fail "default (auto) on 16^3 blocks: $(stage_form "$tmp/big_blocks.json")"
+echo "ok: the default splits the stages of 16^3 blocks"
 
 # A Courant number near 1 on a strong blast makes a pressure negative at cycle 29.
 bad=(--problem blast --dim 2 --cells 32 32 --block-cells 8 8 --blast-pressure-ratio 1e4 --cfl 0.99
