@@ -1,9 +1,10 @@
-// VL2 stage kernels. A block is processed pencil by pencil along each axis: the pencil's
-// conserved variables (interior plus ghosts along that axis only, so edge and corner ghosts
-// are never read) become primitives in a frame rotated so that the pencil's axis is
-// "normal"; faces get reconstructed left/right states and a Riemann flux; the flux
-// differences accumulate into the update. Formulas are written so that a mirror image of the
-// data gives the mirror image of the result bit for bit (the blast symmetry test).
+// VL2 stage kernels. The block's conserved variables (interior and face ghosts; edge and
+// corner ghosts are never read) become primitives once; then the block is processed pencil
+// by pencil along each axis, in a frame rotated so that the pencil's axis is "normal":
+// faces get reconstructed left/right states and a Riemann flux, and the flux differences
+// times dt/dx form that axis's term of the update (summed in axis order from 0, whether
+// the axes run in one task or in several). Formulas are written so that a mirror image of
+// the data gives the mirror image of the result bit for bit (the blast symmetry test).
 #include "hydro.hpp"
 
 #include <algorithm>
