@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -100,6 +101,30 @@ void Driver::resize_block_arrays() {
   for (auto& faults : stage_faults_) faults.assign(blocks, CellFault{});
   for (std::size_t b = scan_handles_.size(); b < blocks; ++b)
     scan_handles_.push_back(session_.runtime().create_handle(fmt::format("euler.scan{}", b)));
+  if (options_.stage_tasks != StageTasks::split) return;
+  // The split stage's buffers: a slot keeps its allocation while the rank holds that many
+  // blocks (every block has the same shape), so a recorded cycle's pointers stay valid.
+  const tessera::BlockShape& shape = mesh_->shape();
+  const tessera::FluxRegister layout(shape, kVars);
+  const bool registers = options_.max_level > 0;  // flux correction at level jumps
+  stage_buffers_.resize(blocks);
+  for (StageBuffers& buf : stage_buffers_) {
+    if (!buf.w.empty()) continue;
+    buf.w.resize(kVars * shape.var_stride());
+    for (int a = 0; a < options_.dim; ++a) {
+      const auto axis = static_cast<std::size_t>(a);
+      buf.term[axis].resize(kVars * shape.interior_cells());
+      if (registers) buf.faces[axis].resize(layout.offset[2 * axis + 2] - layout.offset[2 * axis]);
+    }
+  }
+  for (std::size_t b = w_handles_.size(); b < blocks; ++b) {
+    w_handles_.push_back(session_.runtime().create_handle(fmt::format("euler.w{}", b)));
+    std::array<tessera::Handle, 3> terms;
+    for (int a = 0; a < 3; ++a)
+      terms[static_cast<std::size_t>(a)] =
+          session_.runtime().create_handle(fmt::format("euler.term{}.{}", b, "xyz"[a]));
+    term_handles_.push_back(terms);
+  }
 }
 
 void Driver::submit_initial_state() {
@@ -226,6 +251,12 @@ void Driver::submit_stage(int stage) {
       args.face_flux = flux->fluxes(b);
       args.flux_layout = &flux->layout();
     }
+    const tessera::Priority priority =
+        mesh.is_skeleton(b) ? exec.skeleton_priority() : tessera::Priority::normal;
+    if (options_.stage_tasks == StageTasks::split) {
+      submit_split_stage(b, stage, args, dx, priority);
+      continue;
+    }
     acc.clear();
     acc.push_back(tessera::read(mesh.interior(b, src)));
     for (int a = 0; a < options_.dim; ++a) acc.push_back(tessera::read(mesh.ghosts(b, src, a)));
@@ -243,12 +274,95 @@ void Driver::submit_stage(int stage) {
           for (int axis = 0; axis < 3; ++axis) a.dt_dx[axis] = factor * *step / dx[axis];
           *fault = hydro_stage(a);
         },
-        mesh.is_skeleton(b) ? exec.skeleton_priority() : tessera::Priority::normal);
+        priority);
   }
   // Coarse blocks next to finer ones take the fine fluxes on those faces.
   if (mesh.flux_correction() != nullptr)
     mesh.flux_correction()->submit(stage == 0 ? 1 : 0, stage, step, factor, geo_.dx, exec);
   exec.end_phase();
+}
+
+void Driver::submit_split_stage(std::int32_t b, int stage, const StageArgs& args,
+                                const std::array<double, 3>& dx, tessera::Priority priority) {
+  tessera::Runtime& runtime = session_.runtime();
+  tessera::AmrMesh& mesh = *mesh_;
+  const auto i = static_cast<std::size_t>(b);
+  StageBuffers& buf = stage_buffers_[i];
+  const tessera::Handle w_handle = w_handles_[i];
+  const std::array<tessera::Handle, 3>& term_handles = term_handles_[i];
+  CellFault* fault = &stage_faults_[stage][i];
+  const int dim = options_.dim;
+  const double factor = stage == 0 ? 0.5 : 1.0;
+  const double* step = &step_;
+  double* w = buf.w.data();
+  std::vector<tessera::Access> acc;
+  acc.push_back(tessera::read(mesh.interior(b, args.src_group)));
+  for (int a = 0; a < dim; ++a) acc.push_back(tessera::read(mesh.ghosts(b, args.src_group, a)));
+  acc.push_back(tessera::write(w_handle));
+  runtime.submit(
+      "euler_primitives", std::span<const tessera::Access>(acc),
+      [args, w, fault] {
+        *fault = recover_primitives(*args.shape, args.block, args.src_group, args.gamma, w);
+      },
+      priority);
+  static constexpr const char* kFluxNames[3] = {"euler_flux_x", "euler_flux_y", "euler_flux_z"};
+  std::array<const double*, 3> terms{};
+  std::array<const double*, 3> faces{};
+  for (int a = 0; a < dim; ++a) {
+    const auto axis = static_cast<std::size_t>(a);
+    AxisArgs ax;
+    ax.shape = args.shape;
+    ax.axis = a;
+    ax.w = w;
+    ax.reconstruct = args.reconstruct;
+    ax.riemann = args.riemann;
+    ax.gamma = args.gamma;
+    ax.term = buf.term[axis].data();
+    terms[axis] = ax.term;
+    if (args.face_flux != nullptr) {
+      ax.face_flux = buf.faces[axis].data();
+      ax.flux_layout = args.flux_layout;
+      ax.face_offset = args.flux_layout->offset[2 * axis];
+      faces[axis] = ax.face_flux;
+    }
+    const double dx_a = dx[axis];
+    runtime.submit(
+        kFluxNames[axis], {tessera::read(w_handle), tessera::write(term_handles[axis])},
+        [ax, fault, step, factor, dx_a] {
+          if (fault->bad) return;  // the stage stops; the driver names the cell
+          AxisArgs a = ax;
+          a.dt_dx = factor * *step / dx_a;
+          axis_fluxes(a);
+        },
+        priority);
+  }
+  acc.clear();
+  for (int a = 0; a < dim; ++a)
+    acc.push_back(tessera::read(term_handles[static_cast<std::size_t>(a)]));
+  if (stage == 0) {
+    acc.push_back(tessera::read(mesh.interior(b, args.base_group)));
+    acc.push_back(tessera::write(mesh.interior(b, args.dst_group)));
+  } else {
+    acc.push_back(tessera::readwrite(mesh.interior(b, args.dst_group)));
+  }
+  if (args.face_flux != nullptr)
+    acc.push_back(tessera::write(mesh.flux_correction()->fluxes_handle(b)));
+  runtime.submit(
+      stage == 0 ? "euler_predict" : "euler_correct", std::span<const tessera::Access>(acc),
+      [args, fault, terms, faces, dim] {
+        if (fault->bad) return;
+        apply_terms(*args.shape, dim, args.block, args.base_group, args.dst_group, terms);
+        if (args.face_flux == nullptr) return;
+        // Each axis's two faces are consecutive in the register.
+        const tessera::FluxRegister& layout = *args.flux_layout;
+        for (int a = 0; a < dim; ++a) {
+          const auto axis = static_cast<std::size_t>(a);
+          std::copy(faces[axis],
+                    faces[axis] + (layout.offset[2 * axis + 2] - layout.offset[2 * axis]),
+                    args.face_flux + layout.offset[2 * axis]);
+        }
+      },
+      priority);
 }
 
 void Driver::submit_scan() {

@@ -15,6 +15,12 @@
 // initial state is refined max-level times, each new level set from the problem.
 // A block's two states live in one BlockStore slot: variables 0-4 (U) and 5-9 (U*), two
 // communication groups with their own handles.
+// A block's stage is one task (--stage-tasks fused) or a task per piece (split; auto
+// splits blocks of at least kSplitStageCells cells) on per-block buffers: primitives
+// (reads U or U* and its face ghosts, writes W), one flux task per axis (reads W, writes
+// that axis's term dt/dx dF and its two faces' fluxes; the axes run concurrently), the
+// update (reads the terms, writes the new state and the flux register). The next
+// exchange of a group waits only for the primitive task.
 
 #include <array>
 #include <cstdint>
@@ -61,6 +67,9 @@ class Driver {
   double global_cells() const;
   /// Submits stage 0 (predictor) or 1 (corrector) of a cycle with step *step_.
   void submit_stage(int stage);
+  /// Submits block b's stage as primitive, per-axis flux and update tasks.
+  void submit_split_stage(std::int32_t b, int stage, const StageArgs& args,
+                          const std::array<double, 3>& dx, tessera::Priority priority);
   /// Submits the scans, the minimum over blocks and the all-reduce into dt_reduce_.
   void submit_scan();
   /// After the all-reduce: the CFL step, or 0 after a fault (every faulty rank printed
@@ -80,8 +89,19 @@ class Driver {
   std::vector<CellFault> stage_faults_[2];
   std::vector<ScanResult> scans_;
   std::vector<tessera::Handle> scan_handles_;  // per local block
-  std::vector<std::int8_t> wishes_;            // per local block: the criterion's wish
-  double step_ = 0;                            // the step the stage tasks read
+  // Split stages, per local block: the primitives W (kVars variables, BlockShape layout),
+  // each axis's term (kVars x interior cells) and, with --max-level > 0, the fluxes of its
+  // two faces (the flux register's part for that axis). Allocated once per block slot,
+  // freed when the rank holds fewer blocks; empty with --stage-tasks fused.
+  struct StageBuffers {
+    std::vector<double> w;
+    std::array<std::vector<double>, 3> term, faces;
+  };
+  std::vector<StageBuffers> stage_buffers_;
+  std::vector<tessera::Handle> w_handles_;                    // per local block
+  std::vector<std::array<tessera::Handle, 3>> term_handles_;  // per local block and axis
+  std::vector<std::int8_t> wishes_;  // per local block: the criterion's wish
+  double step_ = 0;                  // the step the stage tasks read
   bool replay_ = false;
   std::unique_ptr<tessera::IterationGraph> cycle_graph_;
   tessera::Handle dt_handle_;

@@ -1,9 +1,10 @@
-// VL2 stage kernels. A block is processed pencil by pencil along each axis: the pencil's
-// conserved variables (interior plus ghosts along that axis only, so edge and corner ghosts
-// are never read) become primitives in a frame rotated so that the pencil's axis is
-// "normal"; faces get reconstructed left/right states and a Riemann flux; the flux
-// differences accumulate into the update. Formulas are written so that a mirror image of the
-// data gives the mirror image of the result bit for bit (the blast symmetry test).
+// VL2 stage kernels. The block's conserved variables (interior and face ghosts; edge and
+// corner ghosts are never read) become primitives once; then the block is processed pencil
+// by pencil along each axis, in a frame rotated so that the pencil's axis is "normal":
+// faces get reconstructed left/right states and a Riemann flux, and the flux differences
+// times dt/dx form that axis's term of the update (summed in axis order from 0, whether
+// the axes run in one task or in several). Formulas are written so that a mirror image of
+// the data gives the mirror image of the result bit for bit (the blast symmetry test).
 #include "hydro.hpp"
 
 #include <algorithm>
@@ -124,40 +125,29 @@ void tangential(int axis, int& t0, int& t1) {
   t1 = axis == 2 ? 1 : 2;
 }
 
-// One pencil as structure of arrays: primitives q[field][m] and their limited slopes.
+// One pencil as structure of arrays: primitives q[field][m], their limited slopes and the
+// face fluxes. Per thread: a flux task needs only its pencil.
 constexpr int kFields = 5;  // rho, vn, vt0, vt1, p
-struct Scratch {
+struct PencilScratch {
   std::vector<double> q[kFields], dq[kFields];
   std::vector<Flux> flux;
+};
+
+// The fused stage's block-sized scratch, per thread.
+struct StageScratch {
   std::vector<double> du;
   std::vector<double> w;  // primitives rho, vx, vy, vz, p of the block (BlockShape layout)
 };
 
 }  // namespace
 
-CellFault hydro_stage(const StageArgs& args) {
-  const tessera::BlockShape& s = *args.shape;
-  const double gamma = args.gamma;
+CellFault recover_primitives(const tessera::BlockShape& s, const double* block, int group,
+                             double gamma, double* wp) {
   const std::size_t sv = s.var_stride();
-  double* src = args.block + static_cast<std::size_t>(args.src_group * kVars) * sv;
-  const double* base = args.block + static_cast<std::size_t>(args.base_group * kVars) * sv;
-  double* dst = args.block + static_cast<std::size_t>(args.dst_group * kVars) * sv;
+  const double* src = block + static_cast<std::size_t>(group * kVars) * sv;
   const std::array<int, 3> n = s.cells, g = s.ghost;
-
-  thread_local Scratch scratch;
-  const std::size_t cells = s.interior_cells();
-  scratch.du.assign(cells * kVars, 0.0);
-  const auto du_index = [&](int v, int i, int j, int k) {
-    return static_cast<std::size_t>(v) * cells +
-           (static_cast<std::size_t>(i) * static_cast<std::size_t>(n[1]) +
-            static_cast<std::size_t>(j)) *
-               static_cast<std::size_t>(n[2]) +
-           static_cast<std::size_t>(k);
-  };
   // Primitives once per cell: the interior and the face ghosts (edge and corner ghosts are
   // never read). Interior cells are checked for positivity on the way.
-  scratch.w.resize(kFields * sv);
-  double* wp = scratch.w.data();
   for (int i = 0; i < s.extent(0); ++i)
     for (int j = 0; j < s.extent(1); ++j) {
       const int outside_ij = (i < g[0] || i >= g[0] + n[0]) + (j < g[1] || j >= g[1] + n[1]);
@@ -177,105 +167,193 @@ CellFault hydro_stage(const StageArgs& args) {
         wp[c + 4 * sv] = w.p;
       }
     }
+  return {};
+}
+
+void axis_fluxes(const AxisArgs& args) {
+  const tessera::BlockShape& s = *args.shape;
+  const double gamma = args.gamma;
+  const std::size_t sv = s.var_stride();
+  const std::array<int, 3> n = s.cells, g = s.ghost;
+  const int axis = args.axis;
+  const std::size_t cells = s.interior_cells();
   const bool plm = args.reconstruct == Reconstruct::plm;
   const std::ptrdiff_t strides[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
                                      static_cast<std::ptrdiff_t>(s.stride_j()), 1};
-
-  for (int axis = 0; axis < args.dim; ++axis) {
-    int t0, t1;
-    tangential(axis, t0, t1);
-    const int len = n[axis] + 2 * g[axis];
-    const std::ptrdiff_t sa = strides[axis];
-    for (int f = 0; f < kFields; ++f) {
-      scratch.q[f].resize(static_cast<std::size_t>(len));
-      scratch.dq[f].assign(static_cast<std::size_t>(len), 0.0);
-    }
-    scratch.flux.resize(static_cast<std::size_t>(n[axis] + 1));
-    const double dt_dx = args.dt_dx[axis];
-    double* q[kFields];
-    double* dq[kFields];
-    for (int f = 0; f < kFields; ++f) {
-      q[f] = scratch.q[f].data();
-      dq[f] = scratch.dq[f].data();
-    }
-    for (int p = 0; p < n[t0]; ++p)
-      for (int r = 0; r < n[t1]; ++r) {
-        int c0[3];
-        c0[axis] = 0;
-        c0[t0] = p + g[t0];
-        c0[t1] = r + g[t1];
-        const double* w0 = wp + s.index(0, c0[0], c0[1], c0[2]);
-        const double* wn = w0 + (1 + axis) * sv;
-        const double* wt0 = w0 + (1 + t0) * sv;
-        const double* wt1 = w0 + (1 + t1) * sv;
-        const double* wpr = w0 + 4 * sv;
-        for (int m = 0; m < len; ++m) {
-          const std::ptrdiff_t o = m * sa;
-          q[0][m] = w0[o];
-          q[1][m] = wn[o];
-          q[2][m] = wt0[o];
-          q[3][m] = wt1[o];
-          q[4][m] = wpr[o];
-        }
-        if (plm)
-          for (int f = 0; f < kFields; ++f)
-            for (int m = 1; m < len - 1; ++m)
-              dq[f][m] = van_leer(q[f][m] - q[f][m - 1], q[f][m + 1] - q[f][m]);
-        // Face e (0..n) lies between cells g - 1 + e and g + e of the pencil.
-        for (int e = 0; e <= n[axis]; ++e) {
-          const int a = g[axis] - 1 + e, b = a + 1;
-          Prim l{q[0][a], q[1][a], q[2][a], q[3][a], q[4][a]};
-          Prim rr{q[0][b], q[1][b], q[2][b], q[3][b], q[4][b]};
-          if (plm) {
-            Prim ls{l.rho + 0.5 * dq[0][a], l.vn + 0.5 * dq[1][a], l.vt0 + 0.5 * dq[2][a],
-                    l.vt1 + 0.5 * dq[3][a], l.p + 0.5 * dq[4][a]};
-            Prim rs{rr.rho - 0.5 * dq[0][b], rr.vn - 0.5 * dq[1][b], rr.vt0 - 0.5 * dq[2][b],
-                    rr.vt1 - 0.5 * dq[3][b], rr.p - 0.5 * dq[4][b]};
-            // PLM states of positive cells can still be non-positive; use the cells there.
-            if (!bad_state(ls.rho, ls.p) && !bad_state(rs.rho, rs.p)) {
-              l = ls;
-              rr = rs;
-            }
-          }
-          scratch.flux[static_cast<std::size_t>(e)] =
-              args.riemann == Riemann::hllc ? hllc(l, rr, gamma) : hlle(l, rr, gamma);
-        }
-        int vmap[5];
-        vmap[0] = 0;
-        vmap[1] = 1 + axis;
-        vmap[2] = 1 + t0;
-        vmap[3] = 1 + t1;
-        vmap[4] = 4;
-        if (args.face_flux != nullptr) {
-          // The fluxes through the block's two faces on this pencil, for flux correction.
-          for (int side = 0; side < 2; ++side) {
-            const Flux& f = scratch.flux[static_cast<std::size_t>(side == 0 ? 0 : n[axis])];
-            const double comp[5] = {f.rho, f.mn, f.mt0, f.mt1, f.e};
-            for (int v = 0; v < 5; ++v)
-              args.face_flux[args.flux_layout->index(2 * axis + side, vmap[v], p, r)] = comp[v];
+  thread_local PencilScratch scratch;
+  int t0, t1;
+  tangential(axis, t0, t1);
+  const int len = n[axis] + 2 * g[axis];
+  const std::ptrdiff_t sa = strides[axis];
+  for (int f = 0; f < kFields; ++f) {
+    scratch.q[f].resize(static_cast<std::size_t>(len));
+    scratch.dq[f].assign(static_cast<std::size_t>(len), 0.0);
+  }
+  scratch.flux.resize(static_cast<std::size_t>(n[axis] + 1));
+  const double dt_dx = args.dt_dx;
+  double* q[kFields];
+  double* dq[kFields];
+  for (int f = 0; f < kFields; ++f) {
+    q[f] = scratch.q[f].data();
+    dq[f] = scratch.dq[f].data();
+  }
+  int vmap[5];
+  vmap[0] = 0;
+  vmap[1] = 1 + axis;
+  vmap[2] = 1 + t0;
+  vmap[3] = 1 + t1;
+  vmap[4] = 4;
+  for (int p = 0; p < n[t0]; ++p)
+    for (int r = 0; r < n[t1]; ++r) {
+      int c0[3];
+      c0[axis] = 0;
+      c0[t0] = p + g[t0];
+      c0[t1] = r + g[t1];
+      const double* w0 = args.w + s.index(0, c0[0], c0[1], c0[2]);
+      const double* wn = w0 + (1 + axis) * sv;
+      const double* wt0 = w0 + (1 + t0) * sv;
+      const double* wt1 = w0 + (1 + t1) * sv;
+      const double* wpr = w0 + 4 * sv;
+      for (int m = 0; m < len; ++m) {
+        const std::ptrdiff_t o = m * sa;
+        q[0][m] = w0[o];
+        q[1][m] = wn[o];
+        q[2][m] = wt0[o];
+        q[3][m] = wt1[o];
+        q[4][m] = wpr[o];
+      }
+      if (plm)
+        for (int f = 0; f < kFields; ++f)
+          for (int m = 1; m < len - 1; ++m)
+            dq[f][m] = van_leer(q[f][m] - q[f][m - 1], q[f][m + 1] - q[f][m]);
+      // Face e (0..n) lies between cells g - 1 + e and g + e of the pencil.
+      for (int e = 0; e <= n[axis]; ++e) {
+        const int a = g[axis] - 1 + e, b = a + 1;
+        Prim l{q[0][a], q[1][a], q[2][a], q[3][a], q[4][a]};
+        Prim rr{q[0][b], q[1][b], q[2][b], q[3][b], q[4][b]};
+        if (plm) {
+          Prim ls{l.rho + 0.5 * dq[0][a], l.vn + 0.5 * dq[1][a], l.vt0 + 0.5 * dq[2][a],
+                  l.vt1 + 0.5 * dq[3][a], l.p + 0.5 * dq[4][a]};
+          Prim rs{rr.rho - 0.5 * dq[0][b], rr.vn - 0.5 * dq[1][b], rr.vt0 - 0.5 * dq[2][b],
+                  rr.vt1 - 0.5 * dq[3][b], rr.p - 0.5 * dq[4][b]};
+          // PLM states of positive cells can still be non-positive; use the cells there.
+          if (!bad_state(ls.rho, ls.p) && !bad_state(rs.rho, rs.p)) {
+            l = ls;
+            rr = rs;
           }
         }
-        for (int m = 0; m < n[axis]; ++m) {
-          int ci[3];
-          ci[axis] = m;
-          ci[t0] = p;
-          ci[t1] = r;
-          const Flux& lo = scratch.flux[static_cast<std::size_t>(m)];
-          const Flux& hi = scratch.flux[static_cast<std::size_t>(m + 1)];
-          const double diff[5] = {hi.rho - lo.rho, hi.mn - lo.mn, hi.mt0 - lo.mt0, hi.mt1 - lo.mt1,
-                                  hi.e - lo.e};
+        scratch.flux[static_cast<std::size_t>(e)] =
+            args.riemann == Riemann::hllc ? hllc(l, rr, gamma) : hlle(l, rr, gamma);
+      }
+      if (args.face_flux != nullptr) {
+        // The fluxes through the block's two faces on this pencil, for flux correction.
+        for (int side = 0; side < 2; ++side) {
+          const Flux& f = scratch.flux[static_cast<std::size_t>(side == 0 ? 0 : n[axis])];
+          const double comp[5] = {f.rho, f.mn, f.mt0, f.mt1, f.e};
           for (int v = 0; v < 5; ++v)
-            scratch.du[du_index(vmap[v], ci[0], ci[1], ci[2])] -= dt_dx * diff[v];
+            args.face_flux[args.flux_layout->index(2 * axis + side, vmap[v], p, r) -
+                           args.face_offset] = comp[v];
         }
       }
-  }
-  for (int v = 0; v < kVars; ++v)
-    for (int i = 0; i < n[0]; ++i)
-      for (int j = 0; j < n[1]; ++j)
-        for (int k = 0; k < n[2]; ++k) {
-          const std::size_t c = s.index(v, i + g[0], j + g[1], k + g[2]);
-          dst[c] = base[c] + scratch.du[du_index(v, i, j, k)];
+      for (int m = 0; m < n[axis]; ++m) {
+        int ci[3];
+        ci[axis] = m;
+        ci[t0] = p;
+        ci[t1] = r;
+        const std::size_t c = term_index(s, ci[0], ci[1], ci[2]);
+        const Flux& lo = scratch.flux[static_cast<std::size_t>(m)];
+        const Flux& hi = scratch.flux[static_cast<std::size_t>(m + 1)];
+        const double diff[5] = {hi.rho - lo.rho, hi.mn - lo.mn, hi.mt0 - lo.mt0, hi.mt1 - lo.mt1,
+                                hi.e - lo.e};
+        if (args.accumulate) {
+          for (int v = 0; v < 5; ++v)
+            args.term[static_cast<std::size_t>(vmap[v]) * cells + c] -= dt_dx * diff[v];
+        } else {
+          for (int v = 0; v < 5; ++v)
+            args.term[static_cast<std::size_t>(vmap[v]) * cells + c] = dt_dx * diff[v];
         }
+      }
+    }
+}
+
+namespace {
+
+// Calls row(c, t, len) for each run of `len` interior cells contiguous in both the block
+// (first index c of variable 0) and a term (first index t of variable 0): a k row, or in
+// 2-D (flat z) a whole j row.
+template <typename Row>
+void for_each_interior_row(const tessera::BlockShape& s, Row&& row) {
+  const std::array<int, 3> n = s.cells, g = s.ghost;
+  const bool flat_z = n[2] == 1 && g[2] == 0;
+  const int rows = flat_z ? 1 : n[1];
+  const int len = flat_z ? n[1] : n[2];
+  for (int i = 0; i < n[0]; ++i)
+    for (int j = 0; j < rows; ++j)
+      row(s.index(0, i + g[0], j + g[1], g[2]), term_index(s, i, j, 0), len);
+}
+
+}  // namespace
+
+void apply_terms(const tessera::BlockShape& s, int dim, double* block, int base_group,
+                 int dst_group, const std::array<const double*, 3>& terms) {
+  const std::size_t sv = s.var_stride();
+  const double* base = block + static_cast<std::size_t>(base_group * kVars) * sv;
+  double* dst = block + static_cast<std::size_t>(dst_group * kVars) * sv;
+  const std::size_t cells = s.interior_cells();
+  for (int v = 0; v < kVars; ++v) {
+    const std::size_t vc = static_cast<std::size_t>(v) * sv;
+    const std::size_t vt = static_cast<std::size_t>(v) * cells;
+    for_each_interior_row(s, [&](std::size_t c, std::size_t t, int len) {
+      const double* b = base + vc + c;
+      double* d = dst + vc + c;
+      const double* t0 = terms[0] + vt + t;
+      const double* t1 = terms[1] + vt + t;
+      if (dim == 3) {
+        const double* t2 = terms[2] + vt + t;
+        // The fused stage's running sum, term by term from 0 (0 - t, not -t: the same
+        // signed zeros).
+        for (int m = 0; m < len; ++m) d[m] = b[m] + (((0.0 - t0[m]) - t1[m]) - t2[m]);
+      } else {
+        for (int m = 0; m < len; ++m) d[m] = b[m] + ((0.0 - t0[m]) - t1[m]);
+      }
+    });
+  }
+}
+
+CellFault hydro_stage(const StageArgs& args) {
+  const tessera::BlockShape& s = *args.shape;
+  const std::size_t sv = s.var_stride();
+  thread_local StageScratch scratch;
+  const std::size_t cells = s.interior_cells();
+  scratch.w.resize(kFields * sv);
+  const CellFault fault =
+      recover_primitives(s, args.block, args.src_group, args.gamma, scratch.w.data());
+  if (fault.bad) return fault;
+  scratch.du.assign(cells * kVars, 0.0);
+  for (int axis = 0; axis < args.dim; ++axis) {
+    AxisArgs a;
+    a.shape = &s;
+    a.axis = axis;
+    a.w = scratch.w.data();
+    a.dt_dx = args.dt_dx[axis];
+    a.reconstruct = args.reconstruct;
+    a.riemann = args.riemann;
+    a.gamma = args.gamma;
+    a.term = scratch.du.data();
+    a.accumulate = true;
+    a.face_flux = args.face_flux;
+    a.flux_layout = args.flux_layout;
+    axis_fluxes(a);
+  }
+  const double* base = args.block + static_cast<std::size_t>(args.base_group * kVars) * sv;
+  double* dst = args.block + static_cast<std::size_t>(args.dst_group * kVars) * sv;
+  for (int v = 0; v < kVars; ++v) {
+    const std::size_t vc = static_cast<std::size_t>(v) * sv;
+    const double* du = scratch.du.data() + static_cast<std::size_t>(v) * cells;
+    for_each_interior_row(s, [&](std::size_t c, std::size_t t, int len) {
+      for (int m = 0; m < len; ++m) dst[vc + c + m] = base[vc + c + m] + du[t + m];
+    });
+  }
   return {};
 }
 

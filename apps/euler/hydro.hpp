@@ -1,10 +1,11 @@
 #pragma once
 // The finite-volume kernels of the euler app, per block: one VL2 stage (primitive
-// recovery, reconstruction, Riemann fluxes per direction, conservative update) and the
-// time-step / positivity scan. Pure functions of a block's data: a block gives the same
-// bits wherever it lives and whichever thread runs it.
+// recovery, reconstruction, Riemann fluxes per direction, conservative update), whole or
+// piece by piece, and the time-step / positivity scan. Pure functions of a block's data: a block
+// gives the same bits wherever it lives and whichever thread runs it.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "options.hpp"
@@ -20,8 +21,54 @@ struct CellFault {
   double rho = 0, p = 0;
 };
 
-/// One VL2 stage on a block. The block's slot holds groups of kVars variables; `src_group`
-/// (with filled face ghosts) gives the fluxes, and
+/// The pieces of one VL2 stage on a block, which the driver runs as one task (fused) or as
+/// a task each (split): primitive recovery, fluxes along each axis, the update
+///   dst = base + (((0 - term_x) - term_y) - term_z),  term_a = dt_dx[a] * (F[i + 1/2] - F[i -
+///   1/2])
+/// for the interior cells, in this order in both forms, so both give the same bits.
+
+/// Primitive recovery: rho, vx, vy, vz, p of variable group `group` into `w` (kVars
+/// variables, BlockShape layout) for the interior and the face ghosts (edge and corner
+/// ghosts are never read and stay unset). Returns the first interior cell with a
+/// non-positive density or pressure (w is then only partly written).
+CellFault recover_primitives(const tessera::BlockShape& shape, const double* block, int group,
+                             double gamma, double* w);
+
+/// Values per variable of a stage term: the block's interior cells, index term_index.
+inline std::size_t term_index(const tessera::BlockShape& s, int i, int j, int k) {
+  return (static_cast<std::size_t>(i) * static_cast<std::size_t>(s.cells[1]) +
+          static_cast<std::size_t>(j)) *
+             static_cast<std::size_t>(s.cells[2]) +
+         static_cast<std::size_t>(k);
+}
+
+/// Reconstruction and Riemann fluxes along `axis` from the primitives `w`. With
+/// `accumulate`, term[v * cells + c] -= dt_dx * dF (the fused stage's running sum); else
+/// term[...] = dt_dx * dF. With `face_flux`, the fluxes through the block's two faces
+/// normal to `axis` go to face_flux[flux_layout->index(face, v, u, w) - face_offset].
+struct AxisArgs {
+  const tessera::BlockShape* shape = nullptr;
+  int axis = 0;
+  const double* w = nullptr;
+  double dt_dx = 0;
+  Reconstruct reconstruct = Reconstruct::plm;
+  Riemann riemann = Riemann::hllc;
+  double gamma = 1.4;
+  double* term = nullptr;
+  bool accumulate = false;
+  double* face_flux = nullptr;
+  const tessera::FluxRegister* flux_layout = nullptr;
+  std::size_t face_offset = 0;
+};
+void axis_fluxes(const AxisArgs& args);
+
+/// The update from the terms of axes 0..dim-1 (split form): for each interior cell and
+/// variable, dst = base + (((0 - t[0]) - t[1]) - t[2]). dst may be base.
+void apply_terms(const tessera::BlockShape& shape, int dim, double* block, int base_group,
+                 int dst_group, const std::array<const double*, 3>& terms);
+
+/// One whole VL2 stage on a block (the fused form). The block's slot holds groups of kVars
+/// variables; `src_group` (with filled face ghosts) gives the fluxes, and
 ///   dst = base - sum over axes of dt_dx[a] * (F[i + 1/2] - F[i - 1/2])
 /// for the interior cells (dst may be base). Returns the first interior cell of src with a
 /// non-positive density or pressure, in which case dst is left unchanged. With `face_flux`,

@@ -36,13 +36,13 @@ tessera::MemoryEstimate memory_needed(const Options& o, int ranks, int threads) 
     largest_face = std::max(largest_face, interior / o.block_cells[a] * kGhost);
   }
   const double variables = 2 * kVars;  // the state U and the stage's U*
+  double face_cells = 0;               // one cell layer on each face
+  for (int a = 0; a < o.dim; ++a) face_cells += 2 * interior / o.block_cells[a];
   tessera::MemoryEstimate need;
   need.add("fields", variables * interior * kDouble * local);
   need.add("ghosts", variables * (stored - interior) * kDouble * local);
   if (o.max_level > 0) {
     // A flux register per block next to a level jump: kVars fluxes on each face.
-    double face_cells = 0;
-    for (int a = 0; a < o.dim; ++a) face_cells += 2 * interior / o.block_cells[a];
     need.add("flux registers", kVars * face_cells * kDouble * local);
   }
   if (ranks > 1) {
@@ -53,9 +53,23 @@ tessera::MemoryEstimate memory_needed(const Options& o, int ranks, int threads) 
         std::min(2 * dims * local, 4 * dims * std::pow(local, (dims - 1) / dims));
     need.add("message buffers", 2 * kVars * remote_faces * largest_face * kDouble);
   }
-  // A stage's scratch per thread: primitives, slopes, fluxes and the update of one block.
-  need.add("scratch", threads * (3 * kVars * stored) * kDouble);
-  need.add("metadata", local * (kBlockBytes + 4 * kHandleBytes + 8 * kTaskBytes));
+  double handles = 4, tasks = 8;  // per block: the slot's handles, a cycle's tasks
+  if (o.stage_tasks == StageTasks::fused) {
+    // A stage's scratch per thread: primitives, slopes, fluxes and the update of one block.
+    need.add("scratch", threads * (3 * kVars * stored) * kDouble);
+  } else {
+    // Per block: the primitives (with ghosts), each axis's term and, for flux correction,
+    // each axis's face fluxes; per thread a pencil's primitives, slopes and fluxes.
+    const double faces = o.max_level > 0 ? kVars * face_cells : 0;
+    need.add("stage buffers",
+             (kVars * stored + o.dim * kVars * interior + faces) * kDouble * local);
+    double longest = 0;
+    for (int a = 0; a < o.dim; ++a) longest = std::max(longest, o.block_cells[a] + 2.0 * kGhost);
+    need.add("scratch", threads * (3 * kVars * longest) * kDouble);
+    handles += 1 + o.dim;
+    tasks += 2 * (1 + o.dim);  // a stage's one task becomes dim + 2
+  }
+  need.add("metadata", local * (kBlockBytes + handles * kHandleBytes + tasks * kTaskBytes));
   return need;
 }
 

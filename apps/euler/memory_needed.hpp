@@ -17,7 +17,8 @@ long long block_slots_per_rank(const Options& options, int ranks);
 
 /// One rank's bytes for block_slots_per_rank blocks (validated options): two groups of
 /// kVars variables per cell with kGhost ghost layers, flux registers at level jumps, halo
-/// message buffers, per-thread stage scratch and per-block metadata.
+/// message buffers, the split stage's per-block buffers (--stage-tasks split) or the fused
+/// stage's per-thread scratch, and per-block metadata.
 tessera::MemoryEstimate memory_needed(const Options& options, int ranks, int threads);
 
 }  // namespace euler

@@ -14,6 +14,8 @@ namespace euler {
 enum class Problem { sod, blast, sedov, kh };
 enum class Reconstruct { pcm, plm };
 enum class Riemann { hllc, hlle };
+/// How a block's VL2 stage is submitted: one task, or a task per piece (driver.hpp).
+enum class StageTasks { fused, split };
 
 struct Options {
   int dim = 2;
@@ -40,6 +42,7 @@ struct Options {
   std::string plot_prefix = "euler";
   int progress_every = 10;
   bool replay = true;
+  std::string stage_tasks_name = "auto";
   bool send_faces = false;
   int max_comm_tasks = 0;
   bool separate_buffers = false;
@@ -56,8 +59,9 @@ struct Options {
   int axis = 0;
   Reconstruct reconstruct = Reconstruct::plm;
   Riemann riemann = Riemann::hllc;
-  std::array<int, 3> cells{1, 1, 1};        ///< level-0 cells of the domain (1 on a flat z)
-  std::array<int, 3> block_cells{1, 1, 1};  ///< cells per block (1 on a flat z)
+  StageTasks stage_tasks = StageTasks::split;  ///< auto: split for blocks of >= 4096 cells
+  std::array<int, 3> cells{1, 1, 1};           ///< level-0 cells of the domain (1 on a flat z)
+  std::array<int, 3> block_cells{1, 1, 1};     ///< cells per block (1 on a flat z)
   std::array<int, 3> root_blocks() const {
     return {cells[0] / block_cells[0], cells[1] / block_cells[1], cells[2] / block_cells[2]};
   }
@@ -65,6 +69,8 @@ struct Options {
 
 /// Ghost layers the scheme needs (PLM reads two cells beyond a face).
 inline constexpr int kGhost = 2;
+/// --stage-tasks auto splits the stages of blocks with at least this many cells.
+inline constexpr long long kSplitStageCells = 4096;
 
 void register_options(tessera::Session& session, Options& o);
 /// Fails through session.fail (one line naming the option, exit 2 on every rank) on bad

@@ -4,7 +4,8 @@
 # correction at coarse-fine faces), the mesh is 2:1 face balanced after every adaptation
 # (the app checks it each time and fails otherwise), and checksums, conserved totals and
 # time are bitwise identical for 3 models x 1, 2, 4 ranks x 1, 2 threads (plus --no-replay
-# and per-face messages). A refined blast line-out matches the uniform fine mesh; Sod with
+# and per-face messages; the 2-thread runs split each block's stage into tasks, the others
+# run it fused). A refined blast line-out matches the uniform fine mesh; Sod with
 # one level of refinement beats the uniform base mesh's L1 density error and matches twice
 # its resolution's.
 # Usage: euler_amr.sh <build>/bin
@@ -39,13 +40,17 @@ for np in 1 2 4; do
   runs+=("bsp_np${np}")
   for model in forkjoin dataflow; do
     for threads in 1 2; do
-      run "${model}_np${np}_t${threads}" "$np" --exec "$model" --threads "$threads" "${blast[@]}" --max-cycles 10
+      stage=()
+      [[ $threads -eq 1 ]] || stage=(--stage-tasks split)
+      run "${model}_np${np}_t${threads}" "$np" --exec "$model" --threads "$threads" "${stage[@]}" \
+        "${blast[@]}" --max-cycles 10
       runs+=("${model}_np${np}_t${threads}")
     done
   done
 done
-run no_replay 4 --exec dataflow --threads 2 --no-replay "${blast[@]}" --max-cycles 10
-run send_faces 2 --exec dataflow --threads 2 --send-faces --separate-buffers "${blast[@]}" --max-cycles 10
+run no_replay 4 --exec dataflow --threads 2 --no-replay --stage-tasks split "${blast[@]}" --max-cycles 10
+run send_faces 2 --exec dataflow --threads 2 --send-faces --separate-buffers --stage-tasks split \
+  "${blast[@]}" --max-cycles 10
 runs+=(no_replay send_faces)
 [[ "$(run_field bsp_np1 adaptations)" -ge 3 ]] || fail "the matrix input adapts fewer than 3 times"
 reference="$(invariant "$tmp/bsp_np1.json")"

@@ -36,12 +36,14 @@ run kh_conserve 2 --exec dataflow --threads 1 "${kh[@]}" --max-cycles 40
 euler_conserved "$tmp/kh_conserve.json" 1 0
 echo "ok: periodic 2-D blast and kh with adaptation conserve mass, momentum and energy; 2:1 balanced"
 
-# Bitwise matrix: every model on 1, 2 and 4 ranks, 2 threads on each rank count.
+# Bitwise matrix: every model on 1, 2 and 4 ranks, 2 threads on each rank count; the
+# 2-thread runs split each block's stage into tasks, the others run it fused.
 runs=()
 matrix() {
-  local np="$1" model="$2" threads="$3"
-  run "${model}_np${np}_t${threads}" "$np" --exec "$model" --threads "$threads" "${blast[@]}" \
-    --max-cycles 16
+  local np="$1" model="$2" threads="$3" stage=()
+  [[ $threads -eq 1 ]] || stage=(--stage-tasks split)
+  run "${model}_np${np}_t${threads}" "$np" --exec "$model" --threads "$threads" "${stage[@]}" \
+    "${blast[@]}" --max-cycles 16
   runs+=("${model}_np${np}_t${threads}")
 }
 matrix 1 bsp 1
@@ -54,7 +56,7 @@ matrix 1 dataflow 2
 matrix 2 dataflow 2
 matrix 4 dataflow 1
 matrix 4 dataflow 2
-run no_replay 2 --exec dataflow --threads 2 --no-replay "${blast[@]}" --max-cycles 16
+run no_replay 2 --exec dataflow --threads 2 --no-replay --stage-tasks split "${blast[@]}" --max-cycles 16
 runs+=(no_replay)
 [[ "$(field "$tmp/bsp_np1_t1.json" adaptations)" -ge 5 ]] || fail "the matrix input adapts fewer than 5 times"
 reference="$(invariant bsp_np1_t1)"

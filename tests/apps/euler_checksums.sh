@@ -5,6 +5,8 @@
 # reflecting walls (so every boundary kind and both dimensions), small grids. The
 # dataflow runs replay the recorded cycle, one run submits every cycle (--no-replay), and
 # the halo message options (--send-faces, --max-comm-tasks, --separate-buffers) agree too.
+# The small blocks run their stages fused (--stage-tasks auto), except the 2-thread runs,
+# --no-replay and --send-faces, which split them (primitive, per-axis flux, update tasks).
 # Usage: euler_checksums.sh <build>/bin
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -30,14 +32,18 @@ for i in "${!inputs[@]}"; do
     [[ $i -eq 0 || $np -eq 4 ]] || continue
     for model in forkjoin dataflow; do
       for threads in 1 2; do
-        run "in${i}_${model}_np${np}_t${threads}" "$np" --exec "$model" --threads "$threads" "${input[@]}"
+        stage=()
+        [[ $threads -eq 1 ]] || stage=(--stage-tasks split)
+        run "in${i}_${model}_np${np}_t${threads}" "$np" --exec "$model" --threads "$threads" \
+          "${stage[@]}" "${input[@]}"
         runs+=("in${i}_${model}_np${np}_t${threads}")
       done
     done
   done
   run "in${i}_priorities_none" 2 --exec dataflow --threads 2 --priorities none "${input[@]}"
-  run "in${i}_no_replay" 4 --exec dataflow --threads 2 --no-replay "${input[@]}"
-  run "in${i}_send_faces" 4 --exec dataflow --threads 2 --send-faces --separate-buffers "${input[@]}"
+  run "in${i}_no_replay" 4 --exec dataflow --threads 2 --no-replay --stage-tasks split "${input[@]}"
+  run "in${i}_send_faces" 4 --exec dataflow --threads 2 --send-faces --separate-buffers \
+    --stage-tasks split "${input[@]}"
   run "in${i}_max_comm_tasks" 2 --exec bsp --max-comm-tasks 2 "${input[@]}"
   runs+=("in${i}_priorities_none" "in${i}_no_replay" "in${i}_send_faces" "in${i}_max_comm_tasks")
   reference="$(invariant "$tmp/in${i}_bsp_np1.json")"
