@@ -12,13 +12,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
-run() {
-  local name="$1" np="$2"
-  shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/euler" --quiet --hang-timeout 30 \
-    --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
-    { cat "$tmp/$name.out"; fail "$name: euler $* on $np rank(s) exited non-zero"; }
-}
+run() { run_app euler "$@"; }
 run_field() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$tmp/$1.json" "$2"; }
 invariant() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r['checksum'], r['conserved_hex'], r['time'], r['cycles'], r['blocks_by_level']]))" "$1"

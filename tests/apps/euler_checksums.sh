@@ -11,13 +11,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
-run() {
-  local name="$1" np="$2"
-  shift 2
-  launch "$np" "$bin/euler" --quiet --hang-timeout 30 \
-    --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
-    { cat "$tmp/$name.out"; fail "$name: euler $* on $np rank(s) exited non-zero"; }
-}
+run() { run_app euler "$@"; }
 invariant() { fields "$1" checksum conserved_hex time cycles; }
 
 inputs=("--problem blast --dim 3 --cells 16 16 8 --block-cells 8 4 4 --max-cycles 6"

@@ -10,9 +10,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 run() {
   local name="$1" np="$2"
   shift 2
-  launch "$np" "$bin/euler" --quiet --report "$tmp/$name.json" \
-    --history "$tmp/$name.history.csv" --lineout "$tmp/$name.lineout.csv" "$@" \
-    >"$tmp/$name.out" 2>&1 || { cat "$tmp/$name.out"; fail "$name: euler $* exited non-zero"; }
+  run_app euler "$name" "$np" --history "$tmp/$name.history.csv" \
+    --lineout "$tmp/$name.lineout.csv" "$@"
 }
 
 # check_conserved NAME VARS...: VARS are indices (0 mass, 1-3 momentum, 4 energy) to check.

@@ -7,13 +7,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # run NAME RANKS ARGS...: runs mg with a report in $tmp/NAME.json.
-run() {
-  local name="$1" np="$2"
-  shift 2
-  launch "$np" "$bin/mg" --quiet \
-    --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
-    { cat "$tmp/$name.out"; fail "$name: mg $* on $np rank(s) exited non-zero"; }
-}
+run() { run_app mg "$@"; }
 
 runs=()
 for np in 1 2 3 4; do
