@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ class CheckpointReader {
   /// Seconds this rank spent in read_places and read_field (each read_field timed from
   /// the moment all ranks have opened the dataset): reading, verifying, unpacking.
   double read_seconds() const { return read_seconds_; }
+  /// read_field's time on this rank by phase: `read` (waiting for the bytes: the page
+  /// cache's copy, or the disk), `verify` (the checksum), `unpack` (the app's callback).
+  const std::map<std::string, double>& read_phase_seconds() const { return read_phases_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -60,6 +64,7 @@ class CheckpointReader {
   std::int64_t global_count_ = 0;
   std::vector<std::int64_t> partition_;
   double read_seconds_ = 0;
+  std::map<std::string, double> read_phases_;
   std::vector<double> buffer_;  // read_field's pieces, kept from one field to the next
 };
 
