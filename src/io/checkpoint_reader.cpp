@@ -238,9 +238,10 @@ void CheckpointReader::read_field(
     if (!raw->valid())
       error = fmt::format("{}: cannot be opened for reading", file_);
     else if (raw->size() < range_offset + count * row_bytes)
-      error = fmt::format("{}: dataset {} cannot be read (truncated file: {} bytes, its data end "
-                          "at byte {})",
-                          file_, path, raw->size(), data_offset.value_or(0) + global_count_ * row_bytes);
+      error = fmt::format(
+          "{}: dataset {} cannot be read (truncated file: {} bytes, its data end "
+          "at byte {})",
+          file_, path, raw->size(), data_offset.value_or(0) + global_count_ * row_bytes);
     else
       raw->expect_sequential(range_offset, count * row_bytes);
   }
@@ -258,8 +259,8 @@ void CheckpointReader::read_field(
         error = fmt::format("{}: dataset {} cannot be read ({})", file_, path, failed);
         break;
       }
-    } else if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, buffer_.data(), first + done, n,
-                          width, transfer.get())) {
+    } else if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, buffer_.data(), first + done, n, width,
+                          transfer.get())) {
       error = fmt::format("{}: dataset {} cannot be read (truncated file?)", file_, path);
       break;
     }
