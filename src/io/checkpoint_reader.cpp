@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
 #include <optional>
 
 #include "comm/check_mpi.hpp"
@@ -228,7 +229,16 @@ void CheckpointReader::read_field(
   constexpr std::int64_t kPieceBytes = 2 << 20;
   const std::int64_t piece = std::max<std::int64_t>(4, kPieceBytes / row_bytes);
   const auto piece_values = static_cast<std::size_t>(std::min(piece, count) * width);
-  if (buffer_.size() < piece_values) buffer_.resize(piece_values);
+  // Page-aligned: the kernel's copy out of the page cache into a buffer 16 bytes off a
+  // page boundary (where malloc puts a large block) ran at half the speed (pread of 131 MB
+  // in 2 MB pieces from the page cache: 0.08-0.13 s, page-aligned 0.04-0.06 s).
+  if (buffer_capacity_ < piece_values) {
+    const std::size_t bytes = (piece_values * sizeof(double) + 4095) / 4096 * 4096;
+    buffer_.reset(static_cast<double*>(std::aligned_alloc(4096, bytes)));
+    if (!buffer_) throw std::bad_alloc();
+    buffer_capacity_ = bytes / sizeof(double);
+  }
+  double* const buffer = buffer_.get();
   std::vector<std::uint64_t> terms(static_cast<std::size_t>(std::min(piece, count)));
   const std::optional<std::int64_t> data_offset = detail::contiguous_data_offset(dataset.get());
   const std::int64_t range_offset = data_offset.value_or(0) + first * row_bytes;
@@ -253,24 +263,24 @@ void CheckpointReader::read_field(
     const std::int64_t n = std::min(piece, count - done);
     const auto t0 = Clock::now();
     if (raw) {
-      if (std::string failed = raw->read(range_offset + done * row_bytes, buffer_.data(),
+      if (std::string failed = raw->read(range_offset + done * row_bytes, buffer,
                                          static_cast<std::size_t>(n * row_bytes));
           !failed.empty()) {
         error = fmt::format("{}: dataset {} cannot be read ({})", file_, path, failed);
         break;
       }
-    } else if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, buffer_.data(), first + done, n, width,
+    } else if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, buffer, first + done, n, width,
                           transfer.get())) {
       error = fmt::format("{}: dataset {} cannot be read (truncated file?)", file_, path);
       break;
     }
     const auto t1 = Clock::now();
-    detail::block_checksum_terms(buffer_.data(), values_per_block, static_cast<std::size_t>(n),
+    detail::block_checksum_terms(buffer, values_per_block, static_cast<std::size_t>(n),
                                  first + done, terms.data());
     const auto t2 = Clock::now();
     for (std::int64_t b = 0; b < n; ++b) {
       sums[0] += terms[static_cast<std::size_t>(b)];
-      unpack(done + b, buffer_.data() + b * width);
+      unpack(done + b, buffer + b * width);
     }
     const auto t3 = Clock::now();
     read_phases_["read"] += seconds(t0, t1);

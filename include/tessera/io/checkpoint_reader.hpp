@@ -8,8 +8,10 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,7 +67,12 @@ class CheckpointReader {
   std::vector<std::int64_t> partition_;
   double read_seconds_ = 0;
   std::map<std::string, double> read_phases_;
-  std::vector<double> buffer_;  // read_field's pieces, kept from one field to the next
+  struct FreeDeleter {  // the buffer comes from std::aligned_alloc
+    void operator()(double* p) const { std::free(p); }
+  };
+  // read_field's pieces, kept from one field to the next; page-aligned (see read_field).
+  std::unique_ptr<double[], FreeDeleter> buffer_;
+  std::size_t buffer_capacity_ = 0;  // doubles
 };
 
 }  // namespace tessera
