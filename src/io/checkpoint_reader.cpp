@@ -218,13 +218,13 @@ void CheckpointReader::read_field(
   // unpacked while it is in the CPU cache: the bytes cross the memory bus once, out of the
   // page cache. Four blocks, because the checksum hashes four blocks side by side (FNV-1a
   // is one chain of dependent multiplies per block: one block at a time hashed at about
-  // 6 GB/s, slower than the page cache's copy, four side by side at about 26 GB/s). A buffer of the
-  // whole range cost more than the read itself: the kernel faulted in and zeroed every page of it.
-  // The raw bytes come with pread at the dataset's offset (RawDataReader, which says why
-  // not H5Dread); a dataset without an offset is read with H5Dread. No read-ahead advice for the
-  // whole range (WILLNEED): measured on jacobi7 reading from the disk, it made the read slower; the
-  // sequential advice only widens the kernel's read-ahead window, which then fills from the disk
-  // while a piece is verified.
+  // 6 GB/s, slower than the page cache's copy, four side by side at about 26 GB/s). A
+  // buffer of the whole range cost more than the read itself: the kernel faulted in and
+  // zeroed every page of it. The raw bytes come with pread at the dataset's offset
+  // (RawDataReader, which says why not H5Dread); a dataset without an offset is read with
+  // H5Dread. No read-ahead advice for the whole range (WILLNEED): measured on jacobi7
+  // reading from the disk, it made the read slower; the sequential advice only widens the
+  // kernel's read-ahead window, which then fills from the disk while a piece is verified.
   const std::int64_t row_bytes = width * static_cast<std::int64_t>(sizeof(double));
   constexpr std::int64_t kPieceBytes = 2 << 20;
   const std::int64_t piece = std::max<std::int64_t>(4, kPieceBytes / row_bytes);
