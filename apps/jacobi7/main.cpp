@@ -452,6 +452,7 @@ int run(int argc, char** argv) {
   const std::int64_t restarted_from = restart ? restart->header().step : -1;
   double read_s = 0;     // the reader's time: reading, verifying and unpacking the blocks
   double restore_s = 0;  // the whole restore (read_s, and the rest of the app's state)
+  std::map<std::string, double> read_phases;  // read_s by phase (CheckpointReader)
   if (restart) {
     const auto read_start = std::chrono::steady_clock::now();
     try {
@@ -465,6 +466,7 @@ int run(int argc, char** argv) {
     restore_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
     read_s = restart->read_seconds();
+    read_phases = restart->read_phase_seconds();
     session.progress("jacobi7: restarted from {} (iteration {}) on {} rank(s)", restart->file(),
                      restart->header().step, session.size());
     restart.reset();
@@ -526,6 +528,7 @@ int run(int argc, char** argv) {
                                            : nlohmann::json::object()},
         {"bytes", solver.writer() ? solver.writer()->last_bytes() : 0},
         {"read_s", read_s},
+        {"read_phases_s", read_phases},
         {"restore_s", restore_s}}},
   };
   session.finish(std::move(fields));

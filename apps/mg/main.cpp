@@ -549,6 +549,8 @@ int run(int argc, char** argv) {
        {{"restarted_from", restarted_from},
         {"written", writer ? writer->written() : 0},
         {"write_s", writer ? writer->write_seconds() : 0.0},
+        {"write_phases_s",
+         writer ? nlohmann::json(writer->write_phase_seconds()) : nlohmann::json::object()},
         {"bytes", writer ? writer->last_bytes() : 0},
         {"read_s", read_s}}},
   };

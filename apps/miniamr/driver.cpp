@@ -201,6 +201,7 @@ void Driver::restore(tessera::AmrMeshOptions mo) {
   }
   totals_.checkpoint_restore_seconds = seconds_since(read_start);
   totals_.checkpoint_read_seconds = reader.read_seconds();
+  totals_.checkpoint_read_phases = reader.read_phase_seconds();
   session_.progress("miniamr: restarted from {} (timestep {}, {} blocks) on {} rank(s)",
                     reader.file(), totals_.restarted_from, mesh_->forest().global_count(),
                     session_.size());
@@ -543,6 +544,7 @@ nlohmann::json Driver::json() const {
                      {"write_s", totals_.checkpoint_write_seconds},
                      {"bytes", totals_.checkpoint_bytes},
                      {"read_s", totals_.checkpoint_read_seconds},
+                     {"read_phases_s", totals_.checkpoint_read_phases},
                      {"restore_s", totals_.checkpoint_restore_seconds}};
   return j;
 }

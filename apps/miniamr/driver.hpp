@@ -11,6 +11,7 @@
 // checksum validation (which waits for the previous checksum, not for the current stage).
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -55,6 +56,8 @@ struct RunTotals {
   std::int64_t checkpoint_bytes = 0;      // field data of the last checkpoint written
   double checkpoint_read_seconds = 0;     // reading and verifying the blocks at a restart
   double checkpoint_restore_seconds = 0;  // the whole restore (forest rebuilt from the blocks)
+  // checkpoint_read_seconds by phase (CheckpointReader::read_phase_seconds).
+  std::map<std::string, double> checkpoint_read_phases;
 };
 
 class Driver {

@@ -16,6 +16,9 @@ namespace {
 }
 }  // namespace
 
+// Never created here; complete so that the writer's members can be destroyed.
+struct CheckpointWriter::InFlight {};
+
 CheckpointWriter::CheckpointWriter(Comm& comm, CheckpointOptions options)
     : comm_(comm), options_(std::move(options)) {
   unavailable("--checkpoint-every");

@@ -1,16 +1,19 @@
 // CheckpointWriter: pack tasks, a barrier task and one main-thread write task per
-// checkpoint (see the header for why the barrier comes before HDF5's collectives).
+// checkpoint (see the header for why the barrier comes before HDF5's collectives), and an
+// I/O thread per checkpoint for the field data.
 #include "tessera/io/checkpoint_writer.hpp"
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <new>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include "comm/check_mpi.hpp"
 #include "io/block_checksum.hpp"
@@ -36,6 +39,49 @@ struct CheckpointWriter::Pending {
   std::vector<CheckpointField> fields;
   std::vector<double*> staging;                   // per field: local blocks x values
   std::vector<std::vector<std::uint64_t>> terms;  // per field: checksum term per block
+};
+
+// A checkpoint whose file is created and whose field data an I/O thread is writing; the
+// next write task, or wait(), closes and publishes it (finish_in_flight).
+struct CheckpointWriter::InFlight {
+  struct RawWrite {
+    std::string dataset;
+    std::int64_t offset = 0;
+    const double* data = nullptr;
+    std::size_t bytes = 0;
+  };
+  detail::Hid file;  // open (MPI-IO): closed collectively by finish_in_flight
+  std::string file_name, tmp, final_dir;
+  std::vector<RawWrite> writes;
+  std::int64_t bytes = 0;  // field data of all ranks
+  std::thread io;          // runs write_data; joined before the staging buffers are reused
+  // Written by the I/O thread, read after the join.
+  std::string error;
+  double data_seconds = 0;
+  std::int64_t direct_bytes = 0;
+
+  // The I/O thread: plain POSIX writes (RawDataFile), no MPI and no HDF5 call, so it may
+  // run beside the main thread (MPI is initialized FUNNELED, HDF5 is not thread-safe).
+  void write_data() {
+    const auto start = std::chrono::steady_clock::now();
+    detail::RawDataFile raw(file_name);
+    if (!raw.valid()) {
+      error = "cannot open the file for the raw data";
+    } else {
+      for (const RawWrite& w : writes) {
+        if (std::string failed = raw.write(w.offset, w.data, w.bytes); !failed.empty()) {
+          error = fmt::format("writing dataset /fields/{} failed: {}", w.dataset, failed);
+          break;
+        }
+      }
+      // Here, not in the closing fsync on the main thread: the journal commit that makes
+      // direct writes into freshly allocated space durable is most of a flush's time.
+      if (std::string failed = raw.sync(); error.empty() && !failed.empty())
+        error = fmt::format("flushing the field data to disk failed: {}", failed);
+    }
+    direct_bytes = raw.direct_bytes();
+    data_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
 };
 
 namespace {
@@ -89,10 +135,18 @@ CheckpointWriter::CheckpointWriter(Comm& comm, CheckpointOptions options)
 }
 
 CheckpointWriter::~CheckpointWriter() {
+  // Publishing is collective: on a normal scope exit every rank gets here at the same
+  // point, but while an exception propagates this rank may be alone, so the checkpoint
+  // is left unfinished (step-N.tmp/, as after a crash).
+  const bool unwinding = std::uncaught_exceptions() > 0;
   try {
-    wait();
+    if (unwinding)
+      comm_.runtime().wait_for(ready_);
+    else
+      wait();
   } catch (...) {  // NOLINT: a destructor cannot report; the app's own wait reports errors
   }
+  if (in_flight_ && in_flight_->io.joinable()) in_flight_->io.join();
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (io_comm_ != MPI_COMM_NULL && finalized == 0) MPI_Comm_free(&io_comm_);
@@ -100,11 +154,58 @@ CheckpointWriter::~CheckpointWriter() {
 
 void CheckpointWriter::wait() {
   comm_.runtime().wait_for(ready_);
+  if (in_flight_) finish_in_flight();
+}
+
+void CheckpointWriter::join_data_write() {
+  // The write task of every earlier submit has run (so its I/O thread exists) once
+  // ready_'s last writer completed.
+  if (write_tasks_run_ < submitted_) comm_.runtime().wait_for(ready_);
+  if (in_flight_ && in_flight_->io.joinable()) in_flight_->io.join();
+}
+
+void CheckpointWriter::finish_in_flight() {
+  InFlight& c = *in_flight_;
+  if (c.io.joinable()) c.io.join();
+  const auto start = std::chrono::steady_clock::now();
+  // Every rank learns whether any rank's data write failed before the collective close.
+  int failed = c.error.empty() ? 0 : 1;
+  TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, io_comm_));
+  write_phases_["data"] += c.data_seconds;
+  direct_bytes_ += c.direct_bytes;
+  const std::unique_ptr<InFlight> done = std::move(in_flight_);
+  if (failed != 0) {
+    c.file.reset();
+    write_failed(c.file_name, c.error.empty() ? "another rank failed to write its data" : c.error);
+  }
+  if (H5Fflush(c.file.get(), H5F_SCOPE_GLOBAL) < 0)
+    write_failed(c.file_name, "flushing the file failed");
+  if (!c.file.reset()) write_failed(c.file_name, "closing the file failed");
+  const auto flushed = std::chrono::steady_clock::now();
+  write_phases_["flush"] += std::chrono::duration<double>(flushed - start).count();
+  // Collective close done: every rank's data is in the file. Rank 0 makes it durable and
+  // visible under its final name, then drops old checkpoints.
+  int rank = 0;
+  TESSERA_MPI_CHECK(MPI_Comm_rank(io_comm_, &rank));
+  if (rank == 0) {
+    detail::publish_checkpoint(c.file_name, c.tmp, c.final_dir);
+    detail::prune_checkpoints(options_.dir, options_.keep);
+  }
+  const double publish =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - flushed).count();
+  write_phases_["publish"] += publish;
+  ++written_;
+  last_bytes_ = c.bytes;
+  write_seconds_ +=
+      c.data_seconds + std::chrono::duration<double>(flushed - start).count() + publish;
 }
 
 void CheckpointWriter::submit(const CheckpointHeader& header, const CheckpointBlocks& blocks,
                               const std::vector<CheckpointField>& fields) {
   Runtime& runtime = comm_.runtime();
+  // The staging buffers are about to be reused: the last checkpoint's data must be out.
+  join_data_write();
+  ++submitted_;
   auto pending = std::make_shared<Pending>();
   pending->header = header;
   pending->blocks = blocks;
@@ -180,6 +281,10 @@ void CheckpointWriter::submit(const CheckpointHeader& header, const CheckpointBl
 }
 
 void CheckpointWriter::write_file(Pending& p) {
+  ++write_tasks_run_;
+  // The previous checkpoint's data had a whole interval to reach the disk: publish it now,
+  // after this checkpoint's barrier, where blocking collectives are safe.
+  if (in_flight_) finish_in_flight();
   const auto start = std::chrono::steady_clock::now();
   auto lap = start;
   // Adds the seconds since the last lap to phase `name` (write_phase_seconds()).
@@ -264,17 +369,21 @@ void CheckpointWriter::write_file(Pending& p) {
             detail::write_attribute(root, "tessera_commit", std::string(TESSERA_GIT_COMMIT));
   if (!ok) write_failed(file, "writing the attributes failed");
 
-  phase_done("create");
   // The fields' rows go straight from the staging buffers to the file (RawDataFile: direct
-  // I/O at the offsets HDF5 allocated), each rank its own contiguous range. HDF5 never sees
-  // these bytes, so nothing of them is cached or converted on the way.
+  // I/O at the offsets HDF5 allocated), each rank its own contiguous range, on an I/O
+  // thread: this task ends once the datasets exist, so the rank computes while the bytes
+  // go to the disk, also in a replayed iteration graph (which starts only when every
+  // earlier task completed). The next write task or wait() closes and publishes the file.
+  // HDF5 never sees these bytes, so nothing of them is cached or converted on the way.
   // The small /blocks dataset, and any dataset whose offset HDF5 does not give, take the
-  // HDF5 path: independent transfers, each rank's rows in one call. Collective buffering
-  // would route every byte through an aggregator rank (on one node: one rank writing the
-  // whole file, after an extra copy); measured, it doubled the CPU time of the write on
-  // the aggregator.
-  detail::RawDataFile raw(file);
-  if (!raw.valid()) write_failed(file, "cannot open the file for the raw data");
+  // HDF5 path here: independent transfers, each rank's rows in one call. Collective
+  // buffering would route every byte through an aggregator rank (on one node: one rank
+  // writing the whole file, after an extra copy); measured, it doubled the CPU time of the
+  // write on the aggregator.
+  auto c = std::make_unique<InFlight>();
+  c->file_name = file;
+  c->tmp = tmp;
+  c->final_dir = final_dir;
   Hid transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
   H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_INDEPENDENT);
   {
@@ -287,7 +396,6 @@ void CheckpointWriter::write_file(Pending& p) {
   }
   Hid group(H5Gcreate2(root, "fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
   if (!group.valid()) write_failed(file, "creating group /fields failed");
-  std::int64_t bytes = 0;
   for (std::size_t f = 0; f < p.fields.size(); ++f) {
     const CheckpointField& field = p.fields[f];
     const auto width = static_cast<std::int64_t>(field.values_per_block);
@@ -298,34 +406,22 @@ void CheckpointWriter::write_file(Pending& p) {
     const std::optional<std::int64_t> offset = detail::contiguous_data_offset(data.get());
     const std::int64_t row_bytes = width * static_cast<std::int64_t>(sizeof(double));
     if (offset) {
-      const std::string error =
-          raw.write(*offset + p.blocks.first * row_bytes, p.staging[f],
-                    static_cast<std::size_t>(p.blocks.local_count() * row_bytes));
-      if (!error.empty())
-        write_failed(file, fmt::format("writing dataset /fields/{} failed: {}", field.name, error));
+      c->writes.push_back({field.name, *offset + p.blocks.first * row_bytes, p.staging[f],
+                           static_cast<std::size_t>(p.blocks.local_count() * row_bytes)});
     } else if (!write_rows(data.get(), H5T_NATIVE_DOUBLE, p.staging[f], p.blocks.first,
                            p.blocks.local_count(), width, transfer.get())) {
       write_failed(file, fmt::format("writing dataset /fields/{} failed", field.name));
     }
     if (!detail::write_attribute(data.get(), "checksum", checksums[f + 1]))
       write_failed(file, fmt::format("writing dataset /fields/{} failed", field.name));
-    bytes += p.blocks.global_count * width * static_cast<std::int64_t>(sizeof(double));
+    c->bytes += p.blocks.global_count * width * static_cast<std::int64_t>(sizeof(double));
   }
   group.reset();
-  phase_done("data");
-  if (H5Fflush(root, H5F_SCOPE_GLOBAL) < 0) write_failed(file, "flushing the file failed");
-  if (!h5.reset()) write_failed(file, "closing the file failed");
-  phase_done("flush");
-  // Collective close done: every rank's data is in the file. Rank 0 makes it durable and
-  // visible under its final name, then drops old checkpoints.
-  if (rank == 0) {
-    detail::publish_checkpoint(file, tmp, final_dir);
-    detail::prune_checkpoints(options_.dir, options_.keep);
-  }
-  phase_done("publish");
-  ++written_;
-  last_bytes_ = bytes;
-  direct_bytes_ += raw.direct_bytes();
+  c->file = std::move(h5);
+  InFlight& started = *c;
+  in_flight_ = std::move(c);
+  started.io = std::thread([&started] { started.write_data(); });
+  phase_done("create");
   write_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

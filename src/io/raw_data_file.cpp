@@ -45,6 +45,13 @@ int RawDataFile::write_all(int fd, std::int64_t offset, const unsigned char* dat
   return 0;
 }
 
+std::string RawDataFile::sync() {
+  while (::fdatasync(buffered_) != 0) {
+    if (errno != EINTR) return std::strerror(errno);
+  }
+  return {};
+}
+
 std::string RawDataFile::write(std::int64_t offset, const void* data, std::size_t bytes) {
   const auto* p = static_cast<const unsigned char*>(data);
   const auto a = static_cast<std::int64_t>(kDirectAlignment);

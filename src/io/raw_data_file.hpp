@@ -40,6 +40,10 @@ class RawDataFile {
   /// address are both kDirectAlignment-aligned with O_DIRECT, the rest buffered. Returns
   /// an empty string, or what failed (errno's text). Durable only after a later fsync.
   std::string write(std::int64_t offset, const void* data, std::size_t bytes);
+  /// fdatasync: the bytes written so far, and the file system's record of where they are
+  /// (direct writes into space HDF5 allocated still need it), are on the disk. Returns an
+  /// empty string or errno's text.
+  std::string sync();
   /// Bytes written with O_DIRECT so far (the rest went through the page cache).
   std::int64_t direct_bytes() const { return direct_bytes_; }
 

@@ -8,7 +8,10 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +54,9 @@ class CheckpointReader {
   /// Seconds this rank spent in read_places and read_field (each read_field timed from
   /// the moment all ranks have opened the dataset): reading, verifying, unpacking.
   double read_seconds() const { return read_seconds_; }
+  /// read_field's time on this rank by phase: `read` (waiting for the bytes: the page
+  /// cache's copy, or the disk), `verify` (the checksum), `unpack` (the app's callback).
+  const std::map<std::string, double>& read_phase_seconds() const { return read_phases_; }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -60,7 +66,13 @@ class CheckpointReader {
   std::int64_t global_count_ = 0;
   std::vector<std::int64_t> partition_;
   double read_seconds_ = 0;
-  std::vector<double> buffer_;  // read_field's pieces, kept from one field to the next
+  std::map<std::string, double> read_phases_;
+  struct FreeDeleter {  // the buffer comes from std::aligned_alloc
+    void operator()(double* p) const { std::free(p); }
+  };
+  // read_field's pieces, kept from one field to the next; page-aligned (see read_field).
+  std::unique_ptr<double[], FreeDeleter> buffer_;
+  std::size_t buffer_capacity_ = 0;  // doubles
 };
 
 }  // namespace tessera

@@ -3,16 +3,20 @@
 // data-flow engine (see docs/checkpoint.md for the file layout).
 //
 // submit() adds, after the tasks submitted so far: one task per local block that copies
-// the block's fields (read access: it runs after the step's last writer of the block and
-// before the next step's first writer, on any thread, and computes the block's checksum
-// term), a non-blocking barrier task, and one main-thread task that writes the file with
-// HDF5's collective calls. The barrier makes sure every rank has its data ready before
-// any rank enters a blocking HDF5 collective, so the write cannot wait on a rank that
-// itself waits for this rank's messages. Computing continues on other data meanwhile.
+// the block's fields to a staging buffer (read access: it runs after the step's last
+// writer of the block and before the next step's first writer, on any thread, and
+// computes the block's checksum term), a non-blocking barrier task, and one main-thread
+// task that creates the file with HDF5's collective calls and hands the staged field data
+// to an I/O thread (plain pwrite, no MPI, no HDF5). The barrier makes sure every rank has
+// its data ready before any rank enters a blocking HDF5 collective, so the write cannot
+// wait on a rank that itself waits for this rank's messages. Computing continues on other
+// data meanwhile, also in a replayed iteration graph: the tasks complete once the file
+// exists, not once its data is on disk.
 //
-// Atomic: the file goes to DIR/step-N.tmp/, is flushed to disk, then the directory is
-// renamed to DIR/step-N/; the newest `keep` complete checkpoints are kept. A crash at any
-// moment leaves the previous complete checkpoint usable.
+// Atomic: the file goes to DIR/step-N.tmp/; the next checkpoint's write task, or wait(),
+// waits for the data, closes the file (collective), flushes it to disk and renames the
+// directory to DIR/step-N/; the newest `keep` complete checkpoints are kept. A crash at
+// any moment leaves the previous complete checkpoint usable.
 
 #include <mpi.h>
 
@@ -36,7 +40,8 @@ class CheckpointWriter {
   /// setting up, not between submissions of a running step. Main thread. Creates nothing
   /// on disk until the first submit.
   CheckpointWriter(Comm& comm, CheckpointOptions options);
-  /// Waits for the writes in flight.
+  /// wait(), so collective; while an exception propagates it only waits for the tasks and
+  /// the I/O thread, and the last checkpoint stays an unfinished step-N.tmp/.
   ~CheckpointWriter();
   CheckpointWriter(const CheckpointWriter&) = delete;
   CheckpointWriter& operator=(const CheckpointWriter&) = delete;
@@ -45,20 +50,23 @@ class CheckpointWriter {
 
   /// Submits the write of one checkpoint (see above). Main thread, called by every rank
   /// in the same order. `header` and `blocks` are copied; the fields' pack and reads
-  /// functions must stay callable until the write completes. An I/O failure throws from
-  /// the write task (naming the file), so from the next wait.
+  /// functions must stay callable until the write completes. Waits for the previous
+  /// checkpoint's I/O thread (whose staging buffers it reuses). An I/O failure throws from
+  /// the next write task (naming the file), so from the next runtime wait, or from wait().
   void submit(const CheckpointHeader& header, const CheckpointBlocks& blocks,
               const std::vector<CheckpointField>& fields);
 
-  /// Waits until every submitted checkpoint is on disk and renamed. Main thread.
+  /// Waits until every submitted checkpoint is on disk and renamed. Main thread;
+  /// collective (it closes the last file): every rank calls it at the same point.
   void wait();
 
-  /// Checkpoints completed so far on this rank, and the seconds their write tasks took.
+  /// Checkpoints completed so far on this rank, and the seconds their writing took: the
+  /// write tasks, the I/O thread's data writes and the closing (not the time between).
   int written() const { return written_; }
   double write_seconds() const { return write_seconds_; }
-  /// Those seconds by phase, on this rank: reduce (checksums, counters), create (file and
-  /// attributes), data (the datasets), flush (HDF5 flush and close), publish (fsync,
-  /// rename, pruning; rank 0).
+  /// Those seconds by phase, on this rank: reduce (checksums, counters) and create (file,
+  /// attributes, datasets) in the write task, data (the I/O thread), flush (HDF5 flush and
+  /// close) and publish (fsync, rename, pruning; rank 0) when the checkpoint is finished.
   const std::map<std::string, double>& write_phase_seconds() const { return write_phases_; }
   /// Bytes of field data in the last checkpoint (all ranks).
   std::int64_t last_bytes() const { return last_bytes_; }
@@ -67,12 +75,17 @@ class CheckpointWriter {
 
  private:
   struct Pending;
+  struct InFlight;
   struct StagingDeleter {  // staging memory comes from std::aligned_alloc
     void operator()(double* p) const { std::free(p); }
   };
   // Aligned for direct I/O, with room before the data to align it with its file offset.
   static std::unique_ptr<double[], StagingDeleter> allocate_staging(std::size_t doubles);
   void write_file(Pending& pending);
+  // Waits (main thread) until the last checkpoint's I/O thread is done with the staging.
+  void join_data_write();
+  // Collective: joins the I/O thread, closes the file, publishes the checkpoint.
+  void finish_in_flight();
 
   Comm& comm_;
   CheckpointOptions options_;
@@ -87,6 +100,9 @@ class CheckpointWriter {
   std::map<std::string, double> write_phases_;
   std::int64_t last_bytes_ = 0;
   std::int64_t direct_bytes_ = 0;
+  std::unique_ptr<InFlight> in_flight_;  // created, its data being written (main thread)
+  std::int64_t submitted_ = 0;           // submit() calls
+  std::int64_t write_tasks_run_ = 0;     // write tasks started (main thread)
 };
 
 }  // namespace tessera

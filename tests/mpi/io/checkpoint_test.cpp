@@ -254,6 +254,37 @@ TEST(Checkpoint, WriteReadsTheFieldBetweenItsLastWriterAndTheNextOne) {
   remove_shared(dir);
 }
 
+// The field data goes to disk on the writer's I/O thread after the write task; the file is
+// closed and renamed by the next checkpoint's write task, or by wait().
+TEST(Checkpoint, PublishedByTheNextCheckpointOrByWait) {
+  const std::string dir = shared_temp_dir();
+  const auto exists = [&](const char* name) { return fs::exists(dir + "/" + name); };
+  {
+    Writing w(2);
+    CheckpointWriter writer(w.comm, CheckpointOptions{.every = 1, .dir = dir, .keep = 5});
+    w.submit_fill(1);
+    w.submit_checkpoint(writer, 1);
+    w.runtime.wait_all();
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_TRUE(exists("step-1.tmp"));
+    EXPECT_FALSE(exists("step-1"));
+    EXPECT_EQ(writer.written(), 0);
+    w.submit_fill(2);
+    w.submit_checkpoint(writer, 2);
+    w.runtime.wait_all();
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_TRUE(exists("step-1") && !exists("step-1.tmp"));
+    EXPECT_TRUE(exists("step-2.tmp") && !exists("step-2"));
+    writer.wait();
+    MPI_Barrier(MPI_COMM_WORLD);
+    EXPECT_TRUE(exists("step-2") && !exists("step-2.tmp"));
+    EXPECT_EQ(writer.written(), 2);
+  }
+  expect_readable_on_every_rank_count(dir + "/step-1", dir, 1, 1);
+  expect_readable_on_every_rank_count("latest", dir, 2, 2);
+  remove_shared(dir);
+}
+
 TEST(Checkpoint, KeepsTheNewestKAndLatestIsTheNewestComplete) {
   const std::string dir = shared_temp_dir();
   {
