@@ -12,10 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 run() {
   local name="$1" np="$2"
   shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/euler" --quiet \
-    --hang-timeout 30 --report "$tmp/$name.json" --history "$tmp/$name.csv" "$@" \
-    >"$tmp/$name.out" 2>&1 ||
-    { cat "$tmp/$name.out"; fail "$name: euler $* on $np rank(s) exited non-zero"; }
+  run_app euler "$name" "$np" --history "$tmp/$name.csv" "$@"
 }
 invariant() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r.get(k) for k in ('checksum','cycles','time','conserved_hex','blocks','sod_l1_density_error')]))" "$1"

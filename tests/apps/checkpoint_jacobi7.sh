@@ -8,13 +8,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # run NAME RANKS ARGS...: runs jacobi7 with a report in $tmp/NAME.json.
-run() {
-  local name="$1" np="$2"
-  shift 2
-  launch "$np" "$bin/jacobi7" --quiet \
-    --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
-    { cat "$tmp/$name.out"; fail "$name: jacobi7 $* on $np rank(s) exited non-zero"; }
-}
+run() { run_app jacobi7 "$@"; }
 # What a restarted run must reproduce: checksum bits, residual/error history, final norms.
 invariant() { fields "$1" checksum history residual error iters cells; }
 expect_same() {

@@ -8,13 +8,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 # run NAME RANKS ARGS...: runs mg with a report in $tmp/NAME.json.
-run() {
-  local name="$1" np="$2"
-  shift 2
-  timeout 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/mg" --quiet \
-    --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
-    { cat "$tmp/$name.out"; fail "$name: mg $* on $np rank(s) exited non-zero"; }
-}
+run() { run_app mg "$@"; }
 # What a restarted run must reproduce: rnm2 bits, the first norm, verification, class.
 invariant() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in ('rnm2_hex','initial_rnm2','verified','class','nit')]))" "$1"

@@ -11,9 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 run() {
   local name="$1" np="$2"
   shift 2
-  launch "$np" "$bin/miniamr" --quiet \
-    --report_perf 0 --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 ||
-    { cat "$tmp/$name.out"; fail "$name: miniamr $* on $np rank(s) exited non-zero"; }
+  run_app miniamr "$name" "$np" --report_perf 0 "$@"
 }
 # Figures that do not depend on the rank count, and those that do (kept partition).
 invariant() { fields "$1" checksum var_checksums blocks_per_step refinements total_blocks flops splits merges refine_steps checksums timesteps_done validation; }
