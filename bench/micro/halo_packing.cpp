@@ -1,9 +1,8 @@
 // Packing and unpacking one face of a block (pack_region / unpack_region), the work of a
-// halo exchange's pack and unpack tasks, against a sweep-sized yardstick: how long
-// per value each face costs with the block warm in the caches (the case the
-// compute model's calibration aims at) and cold (the block evicted first, as a simulated
-// rank finds it after the simulator ran the other ranks), and in between (in the
-// last-level cache only, as in a real run whose ranks' fields exceed their L2).
+// halo exchange's pack and unpack tasks: how long each face takes per value with the
+// block warm in L1/L2, in the last-level cache only (as in a real run whose ranks' fields
+// exceed their L2) and in memory (as a simulated rank finds it after the simulator ran
+// the other ranks). x faces are strided (one value per row, one cache line per value).
 //
 //   bench_halo_packing --benchmark_counters_tabular=true
 //   (arguments: cells per block edge, face axis 0 = x (strided, one value per row),
