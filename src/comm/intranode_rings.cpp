@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -16,14 +18,20 @@ namespace tessera::detail {
 
 namespace {
 
-/// The name of a rank's segment: its process and a count of the process's segments.
-std::string segment_name(std::int64_t pid, std::int64_t serial) {
-  return fmt::format("/tessera-rings-{}-{}", pid, serial);
+/// The name of a rank's segment: its process, a count of the process's segments and a
+/// random token. A rank killed between creating its segment and unlinking it leaves the
+/// name behind, and a later process can get the same process id: the token keeps the
+/// names apart.
+std::string segment_name(std::int64_t pid, std::int64_t serial, std::int64_t token) {
+  return fmt::format("/tessera-rings-{}-{}-{:x}", pid, serial, static_cast<std::uint64_t>(token));
 }
 
-/// Maps a segment; `create` makes it (zero-filled) first. Empty error on success.
-std::string map_segment(const std::string& name, std::size_t bytes, bool create, void** address) {
+/// Maps a segment; `create` makes it (zero-filled) first. Empty error on success;
+/// `*exists` tells whether creating failed because the name was taken.
+std::string map_segment(const std::string& name, std::size_t bytes, bool create, void** address,
+                        bool* exists = nullptr) {
   const int fd = shm_open(name.c_str(), create ? O_CREAT | O_EXCL | O_RDWR : O_RDWR, 0600);
+  if (exists != nullptr) *exists = fd < 0 && errno == EEXIST;
   if (fd < 0) return fmt::format("shm_open {}: {}", name, std::strerror(errno));
   std::string error;
   if (create && ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
@@ -75,8 +83,9 @@ IntranodeRings::IntranodeRings(MPI_Comm comm) {
   // segment's name.
   static std::int64_t serial = 0;
   const std::size_t bytes = sizeof(Ring) * static_cast<std::size_t>(node_size);
-  const std::int64_t mine[3] = {rank, static_cast<std::int64_t>(getpid()), serial++};
-  const std::string own_name = segment_name(mine[1], mine[2]);
+  std::random_device entropy;
+  std::int64_t mine[4] = {rank, static_cast<std::int64_t>(getpid()), serial++, 0};
+  std::string own_name;
   bool created = false;
   // Every rank of the node takes the same branch: all succeed or all throw.
   const auto agree_or_unwind = [&](const std::string& error) {
@@ -90,19 +99,28 @@ IntranodeRings::IntranodeRings(MPI_Comm comm) {
     }
   };
   void* own = nullptr;
-  std::string error = map_segment(own_name, bytes, true, &own);
+  std::string error;
+  // A taken name (left by a killed process) gets another token; eight in a row taken
+  // would mean something else is wrong.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    mine[3] = static_cast<std::int64_t>((std::uint64_t{entropy()} << 32) | entropy());
+    own_name = segment_name(mine[1], mine[2], mine[3]);
+    bool exists = false;
+    error = map_segment(own_name, bytes, true, &own, &exists);
+    if (!exists) break;
+  }
   if (error.empty()) {
     created = true;
     mappings_.push_back(Mapping{own, bytes});
   }
   agree_or_unwind(error);
-  std::vector<std::int64_t> all(3 * static_cast<std::size_t>(node_size));
-  check_mpi(MPI_Allgather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, node), "MPI_Allgather");
+  std::vector<std::int64_t> all(4 * static_cast<std::size_t>(node_size));
+  check_mpi(MPI_Allgather(mine, 4, MPI_INT64_T, all.data(), 4, MPI_INT64_T, node), "MPI_Allgather");
   for (int r = 0; r < node_size && error.empty(); ++r) {
     if (r == node_rank) continue;
-    const std::int64_t* who = &all[3 * static_cast<std::size_t>(r)];
+    const std::int64_t* who = &all[4 * static_cast<std::size_t>(r)];
     void* theirs = nullptr;
-    error = map_segment(segment_name(who[1], who[2]), bytes, false, &theirs);
+    error = map_segment(segment_name(who[1], who[2], who[3]), bytes, false, &theirs);
     if (!error.empty()) break;
     mappings_.push_back(Mapping{theirs, bytes});
     const int peer = static_cast<int>(who[0]);
