@@ -115,39 +115,7 @@ TEST(Forest2dTest, PeriodicBrickWrapsAroundAcrossLevelJumps) {
 
 TEST(Forest2dTest, SplitMakesFourChildrenAndMergeTakesThemBack) {
   Forest forest(MPI_COMM_WORLD, {2, 2, 1}, {}, 2);
-  std::vector<BlockPlace> before;
-  for (std::int32_t i = 0; i < forest.local_count(); ++i) before.push_back(forest.local(i));
-  const AdaptResult refined =
-      forest.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(forest.local_count()), 1));
-  EXPECT_EQ(refined.refined, static_cast<std::int64_t>(before.size()));
-  ASSERT_EQ(refined.sources.size(), 4 * before.size());
-  for (std::size_t i = 0; i < refined.sources.size(); ++i) {
-    const AdaptSource& s = refined.sources[i];
-    EXPECT_EQ(s.kind, AdaptSource::Kind::refined);
-    EXPECT_EQ(s.old_index, static_cast<std::int32_t>(i / 4));
-    EXPECT_EQ(s.child, static_cast<int>(i % 4));
-    const BlockPlace& parent = before[static_cast<std::size_t>(s.old_index)];
-    const BlockPlace& child = forest.local(static_cast<std::int32_t>(i));
-    EXPECT_EQ(child.level, parent.level + 1);
-    EXPECT_EQ(child.origin[0], parent.origin[0] + (s.child % 2) * child.length());
-    EXPECT_EQ(child.origin[1], parent.origin[1] + (s.child / 2) * child.length());
-    EXPECT_EQ(child.origin[2], 0);
-    EXPECT_EQ(forest.family_first(static_cast<std::int32_t>(i)),
-              static_cast<std::int32_t>(i / 4 * 4));
-  }
-  // Merge all families but the first one, whose block 2 votes against.
-  std::vector<std::int8_t> marks(static_cast<std::size_t>(forest.local_count()), -1);
-  if (!marks.empty()) marks[2] = 0;
-  const AdaptResult merged = forest.adapt(marks);
-  const auto families = static_cast<std::int64_t>(before.size());
-  EXPECT_EQ(merged.merged, families > 0 ? families - 1 : 0);
-  ASSERT_EQ(static_cast<std::int64_t>(merged.sources.size()), families > 0 ? 4 + families - 1 : 0);
-  for (std::size_t i = 4; i < merged.sources.size(); ++i) {
-    EXPECT_EQ(merged.sources[i].kind, AdaptSource::Kind::merged);
-    EXPECT_EQ(merged.sources[i].old_index, static_cast<std::int32_t>(4 * (i - 3)));
-    EXPECT_EQ(forest.local(static_cast<std::int32_t>(i)), before[i - 3]);
-  }
-  EXPECT_TRUE(forest.is_face_balanced());
+  amr_test::expect_split_all_then_merge_back(forest);
 }
 
 TEST(Forest2dTest, BalancedMarksFromRandomWishesKeepTwoToOneBalance) {

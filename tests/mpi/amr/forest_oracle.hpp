@@ -2,6 +2,7 @@
 // Test oracle for the amr layer: the whole forest gathered on every rank, a brute-force
 // geometric answer to "which blocks touch this face", and a way to grow level jumps.
 
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <array>
@@ -107,6 +108,56 @@ inline void refine_around(Forest& forest, const std::vector<double>& point, int 
     forest.adapt(refinement_marks(forest, hit, finest));
     forest.partition();
   }
+}
+
+/// Splits every block of `forest` and checks where each child came from and where it lies,
+/// then merges every family but the first (whose last block votes against) and checks
+/// that the merged blocks are the original ones and the kept ones stay (collective).
+inline void expect_split_all_then_merge_back(Forest& forest) {
+  const int children = forest.children();
+  std::vector<BlockPlace> before;
+  for (std::int32_t i = 0; i < forest.local_count(); ++i) before.push_back(forest.local(i));
+  const AdaptResult refined =
+      forest.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(forest.local_count()), 1));
+  EXPECT_EQ(refined.refined, static_cast<std::int64_t>(before.size()));
+  ASSERT_EQ(refined.sources.size(), static_cast<std::size_t>(children) * before.size());
+  for (std::size_t i = 0; i < refined.sources.size(); ++i) {
+    const AdaptSource& s = refined.sources[i];
+    EXPECT_EQ(s.kind, AdaptSource::Kind::refined);
+    EXPECT_EQ(s.old_index, static_cast<std::int32_t>(i / children));
+    EXPECT_EQ(s.child, static_cast<int>(i % children));
+    const BlockPlace& parent = before[static_cast<std::size_t>(s.old_index)];
+    const BlockPlace& child = forest.local(static_cast<std::int32_t>(i));
+    EXPECT_EQ(child.level, parent.level + 1);
+    // Child c's offset along axis a is bit a of c (a flat 2-D forest has no bit 2).
+    for (int a = 0; a < 3; ++a)
+      EXPECT_EQ(child.origin[a], parent.origin[a] + (s.child >> a & 1) * child.length());
+    if (forest.dim() == 2) {
+      EXPECT_EQ(child.origin[2], 0);
+    }
+    EXPECT_EQ(forest.family_first(static_cast<std::int32_t>(i)),
+              static_cast<std::int32_t>(i / children * children));
+  }
+  std::vector<std::int8_t> marks(static_cast<std::size_t>(forest.local_count()), -1);
+  if (!marks.empty()) marks[static_cast<std::size_t>(children - 1)] = 0;
+  const AdaptResult merged = forest.adapt(marks);
+  const auto families = static_cast<std::int64_t>(before.size());
+  EXPECT_EQ(merged.merged, families > 0 ? families - 1 : 0);
+  ASSERT_EQ(static_cast<std::int64_t>(merged.sources.size()),
+            families > 0 ? children + families - 1 : 0);
+  for (std::size_t i = 0; i < merged.sources.size(); ++i) {
+    const AdaptSource& s = merged.sources[i];
+    if (i < static_cast<std::size_t>(children)) {
+      EXPECT_EQ(s.kind, AdaptSource::Kind::kept);
+      EXPECT_EQ(s.old_index, static_cast<std::int32_t>(i));
+    } else {
+      const std::size_t family = i - static_cast<std::size_t>(children) + 1;
+      EXPECT_EQ(s.kind, AdaptSource::Kind::merged);
+      EXPECT_EQ(s.old_index, static_cast<std::int32_t>(children * family));
+      EXPECT_EQ(forest.local(static_cast<std::int32_t>(i)), before[family]);
+    }
+  }
+  EXPECT_TRUE(forest.is_face_balanced());
 }
 
 }  // namespace tessera::amr_test

@@ -91,49 +91,7 @@ TEST(ForestTest, FaceNeighborsMatchBruteForceAcrossLevelJumpsAndRanks) {
 
 TEST(ForestTest, AdaptReportsWhereEveryBlockCameFrom) {
   Forest forest(MPI_COMM_WORLD, {2, 2, 1});
-  std::vector<BlockPlace> before(
-      forest.local_count() > 0 ? static_cast<std::size_t>(forest.local_count()) : 0);
-  for (std::int32_t i = 0; i < forest.local_count(); ++i)
-    before[static_cast<std::size_t>(i)] = forest.local(i);
-
-  const AdaptResult refined =
-      forest.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(forest.local_count()), 1));
-  EXPECT_EQ(refined.refined, static_cast<std::int64_t>(before.size()));
-  ASSERT_EQ(refined.sources.size(), 8 * before.size());
-  for (std::size_t i = 0; i < refined.sources.size(); ++i) {
-    const AdaptSource& s = refined.sources[i];
-    EXPECT_EQ(s.kind, AdaptSource::Kind::refined);
-    EXPECT_EQ(s.old_index, static_cast<std::int32_t>(i / 8));
-    EXPECT_EQ(s.child, static_cast<int>(i % 8));
-    const BlockPlace& parent = before[static_cast<std::size_t>(s.old_index)];
-    const BlockPlace& child = forest.local(static_cast<std::int32_t>(i));
-    EXPECT_EQ(child.level, parent.level + 1);
-    EXPECT_EQ(child.origin[0], parent.origin[0] + (s.child % 2) * child.length());
-    EXPECT_EQ(child.origin[1], parent.origin[1] + (s.child / 2 % 2) * child.length());
-    EXPECT_EQ(child.origin[2], parent.origin[2] + (s.child / 4) * child.length());
-    EXPECT_EQ(forest.family_first(static_cast<std::int32_t>(i)),
-              static_cast<std::int32_t>(i / 8 * 8));
-  }
-
-  // Merge all families but the first one, whose block 3 votes against.
-  std::vector<std::int8_t> marks(static_cast<std::size_t>(forest.local_count()), -1);
-  if (!marks.empty()) marks[3] = 0;
-  const AdaptResult merged = forest.adapt(marks);
-  const std::int64_t families = static_cast<std::int64_t>(before.size());
-  EXPECT_EQ(merged.merged, families > 0 ? families - 1 : 0);
-  ASSERT_EQ(static_cast<std::int64_t>(merged.sources.size()), families > 0 ? 8 + families - 1 : 0);
-  for (std::size_t i = 0; i < merged.sources.size(); ++i) {
-    const AdaptSource& s = merged.sources[i];
-    if (i < 8) {
-      EXPECT_EQ(s.kind, AdaptSource::Kind::kept);
-      EXPECT_EQ(s.old_index, static_cast<std::int32_t>(i));
-    } else {
-      EXPECT_EQ(s.kind, AdaptSource::Kind::merged);
-      EXPECT_EQ(s.old_index, static_cast<std::int32_t>(8 * (i - 7)));
-      EXPECT_EQ(forest.local(static_cast<std::int32_t>(i)), before[i - 7]);
-    }
-  }
-  EXPECT_TRUE(forest.is_face_balanced());
+  amr_test::expect_split_all_then_merge_back(forest);
 }
 
 // Every complete family of 8 sibling leaves lives on one rank.
