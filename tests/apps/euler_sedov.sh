@@ -10,9 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 run() {
   local name="$1"
   shift
-  timeout 120 mpirun -np 2 --oversubscribe "$bin/euler" --quiet --problem sedov --dim 2 \
-    --report "$tmp/$name.json" --lineout "$tmp/$name.csv" "$@" >"$tmp/$name.out" 2>&1 ||
-    { cat "$tmp/$name.out"; fail "$name: euler $* exited non-zero"; }
+  run_app euler "$name" 2 --problem sedov --dim 2 --lineout "$tmp/$name.csv" "$@"
 }
 run coarse --cells 48 48 --block-cells 16 16
 run fine --cells 96 96 --block-cells 24 24
