@@ -15,61 +15,10 @@
 namespace tessera {
 namespace {
 
+using amr_test::expect_neighbors_match_oracle;
 using amr_test::gather_all;
 using amr_test::GlobalBlock;
 using amr_test::refine_around;
-using amr_test::touching;
-
-// Checks every face of every local block against the brute-force oracle; returns the
-// number of level jumps seen over all ranks.
-int expect_neighbors_match_oracle(const Forest& forest) {
-  const auto all = gather_all(forest);
-  int jumps = 0;
-  for (std::int32_t i = 0; i < forest.local_count(); ++i) {
-    const BlockPlace& me = forest.local(i);
-    for (int f = 0; f < kBlockFaces; ++f) {
-      const FaceNeighbors& nb = forest.neighbors(i, f);
-      if (f >= 4) {
-        EXPECT_EQ(nb.kind, FaceKind::boundary) << "2-D blocks have no z neighbours";
-        continue;
-      }
-      std::vector<BlockPlace> expected = touching(all, me, f);
-      const auto periodic = forest.periodic();
-      if (periodic[static_cast<std::size_t>(f / 2)] && expected.empty()) {
-        // Across the wrapped end face: the blocks touching the shifted copy of me.
-        BlockPlace shifted = me;
-        const std::int64_t extent = forest.root_blocks()[f / 2] * kRootLength;
-        shifted.origin[f / 2] += f % 2 == 1 ? -extent : extent;
-        for (BlockPlace p : touching(all, shifted, f)) expected.push_back(p);
-      }
-      EXPECT_EQ(static_cast<std::size_t>(nb.count()), expected.size())
-          << "block " << i << " face " << f;
-      if (nb.kind == FaceKind::boundary) continue;
-      EXPECT_EQ(nb.count(), nb.kind == FaceKind::finer ? 2 : 1);
-      const int level = forest.place(nb.blocks[0]).level;
-      EXPECT_EQ(level, me.level + (nb.kind == FaceKind::finer) - (nb.kind == FaceKind::coarser));
-      if (nb.kind != FaceKind::same) ++jumps;
-      const int t0 = f / 2 == 0 ? 1 : 0;
-      for (int h = 0; h < nb.count(); ++h) {
-        const BlockRef ref = nb.blocks[static_cast<std::size_t>(h)];
-        const BlockPlace& p = forest.place(ref);
-        EXPECT_NE(std::find(expected.begin(), expected.end(), p), expected.end());
-        EXPECT_EQ(p.origin[2], 0);
-        if (nb.kind == FaceKind::finer) {  // ordered by offset along the face
-          EXPECT_EQ(p.origin[t0], me.origin[t0] + h * p.length());
-        }
-        if (ref.ghost) {
-          EXPECT_NE(forest.ghost_owner(ref.index), forest.rank());
-          const auto& g = all[static_cast<std::size_t>(forest.global_index(ref))];
-          EXPECT_EQ(g.place, p);
-          EXPECT_EQ(g.owner, forest.ghost_owner(ref.index));
-        }
-      }
-    }
-  }
-  MPI_Allreduce(MPI_IN_PLACE, &jumps, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  return jumps;
-}
 
 // Every complete family of 4 sibling leaves lives on one rank.
 

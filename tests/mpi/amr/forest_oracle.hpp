@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -108,6 +109,66 @@ inline void refine_around(Forest& forest, const std::vector<double>& point, int 
     forest.adapt(refinement_marks(forest, hit, finest));
     forest.partition();
   }
+}
+
+/// Checks every face of every local block against the brute-force oracle (touching):
+/// neighbour count, level, place and owner, finer neighbours ordered by their offset in
+/// the face, periodic wrap-around, and no z neighbours in a flat 2-D forest. Returns the
+/// number of level jumps seen over all ranks (collective).
+inline int expect_neighbors_match_oracle(const Forest& forest) {
+  const auto all = gather_all(forest);
+  const int faces = 2 * forest.dim();
+  int jumps = 0;
+  for (std::int32_t i = 0; i < forest.local_count(); ++i) {
+    const BlockPlace& me = forest.local(i);
+    for (int f = 0; f < kBlockFaces; ++f) {
+      const FaceNeighbors& nb = forest.neighbors(i, f);
+      if (f >= faces) {
+        EXPECT_EQ(nb.kind, FaceKind::boundary) << "2-D blocks have no z neighbours";
+        continue;
+      }
+      std::vector<BlockPlace> expected = touching(all, me, f);
+      if (forest.periodic()[static_cast<std::size_t>(f / 2)] && expected.empty()) {
+        // Across the wrapped end face: the blocks touching the shifted copy of me.
+        BlockPlace shifted = me;
+        const std::int64_t extent = forest.root_blocks()[f / 2] * kRootLength;
+        shifted.origin[f / 2] += f % 2 == 1 ? -extent : extent;
+        for (BlockPlace p : touching(all, shifted, f)) expected.push_back(p);
+      }
+      if (static_cast<std::size_t>(nb.count()) != expected.size()) {
+        ADD_FAILURE() << "block " << i << " face " << f << ": " << nb.count()
+                      << " neighbours, the oracle finds " << expected.size();
+        continue;
+      }
+      if (nb.kind == FaceKind::boundary) continue;
+      EXPECT_EQ(nb.count(), nb.kind == FaceKind::finer ? forest.children() / 2 : 1);
+      const int level = forest.place(nb.blocks[0]).level;
+      EXPECT_EQ(level, me.level + (nb.kind == FaceKind::finer) - (nb.kind == FaceKind::coarser));
+      if (nb.kind != FaceKind::same) ++jumps;
+      // The face's tangential axes; in 2-D t1 is the flat z axis (offset h / 2 = 0).
+      const int axis = f / 2, t0 = axis == 0 ? 1 : 0, t1 = axis == 2 ? 1 : 2;
+      for (int h = 0; h < nb.count(); ++h) {
+        const BlockRef ref = nb.blocks[static_cast<std::size_t>(h)];
+        const BlockPlace& p = forest.place(ref);
+        EXPECT_NE(std::find(expected.begin(), expected.end(), p), expected.end());
+        if (forest.dim() == 2) {
+          EXPECT_EQ(p.origin[2], 0);
+        }
+        if (nb.kind == FaceKind::finer) {  // ordered by offset inside the face
+          EXPECT_EQ(p.origin[t0], me.origin[t0] + (h % 2) * p.length());
+          EXPECT_EQ(p.origin[t1], me.origin[t1] + (h / 2) * p.length());
+        }
+        if (ref.ghost) {
+          EXPECT_NE(forest.ghost_owner(ref.index), forest.rank());
+          const auto& g = all[static_cast<std::size_t>(forest.global_index(ref))];
+          EXPECT_EQ(g.place, p);
+          EXPECT_EQ(g.owner, forest.ghost_owner(ref.index));
+        }
+      }
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &jumps, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return jumps;
 }
 
 /// Splits every block of `forest` and checks where each child came from and where it lies,
