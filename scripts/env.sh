@@ -80,7 +80,12 @@ tessera_ctest() {
   # probing UCX and libfabric, which doubles the start-up of every MPI process (0.5 ->
   # 0.27 s on this machine) and the tests start about a thousand. Naming ob1 skips the
   # probes and keeps the transport the tests would get anyway (shared memory, TCP).
-  OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}" tessera_step "$what" "$log" \
+  # The suite runs several MPI jobs at once on few cores: threads waiting for a message
+  # or a collective must give their cores to the ranks that have work, so idle tessera
+  # threads wait passively and OpenMPI yields in its blocking calls (four concurrent
+  # euler_amr scripts: 75-80 s each with spinning, 23 s without).
+  OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}" OMPI_MCA_mpi_yield_when_idle="${OMPI_MCA_mpi_yield_when_idle:-1}" \
+    TESSERA_WAIT_POLICY="${TESSERA_WAIT_POLICY:-passive}" tessera_step "$what" "$log" \
     ctest --test-dir "$TESSERA_ROOT/$dir" --output-on-failure -j "$(nproc)" "$@"
   echo "tessera:   $(grep -E "tests passed" "$log" | tail -1)"
 }

@@ -58,7 +58,8 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   CPU_ZERO(&allowed);
   const bool bound =
       sched_getaffinity(0, sizeof allowed, &allowed) == 0 && options_.threads > CPU_COUNT(&allowed);
-  if (bound || (cores > 0 && static_cast<unsigned>(busy) > cores)) {
+  if (bound || (cores > 0 && static_cast<unsigned>(busy) > cores) ||
+      options_.wait_policy == WaitPolicy::passive) {
     options_.idle_spin_rounds = std::min(options_.idle_spin_rounds, kOversubscribedSpinRounds);
   }
   for (int i = 0; i < options_.threads; ++i) {

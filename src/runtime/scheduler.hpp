@@ -2,6 +2,7 @@
 // The engine behind Runtime: dependency analysis, ready queues, workers and waits.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -99,6 +100,8 @@ class Scheduler {
   static constexpr int kYieldRounds = 64;
   /// Idle spin used when the runtime has more threads than the machine has cores.
   static constexpr int kOversubscribedSpinRounds = 64;
+  /// Sleep between polls of a passive main thread that waits with nothing to run.
+  static constexpr std::chrono::microseconds kPassivePoll{20};
 
  private:
   /// Runs tasks and drives the progress engine on the main thread until done();

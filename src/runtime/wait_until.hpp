@@ -109,7 +109,14 @@ void Scheduler::wait_until(Pred done) {
     // Workers finishing a fixed-schedule replay's tasks wake nobody: the main thread
     // waiting for them stays awake.
     if (lane.in_flight || workers_.size() == 1 || (replay_ && replay_->fixed)) {
-      std::this_thread::yield();
+      // Passive: only requests or other threads can end the wait, and they take at least
+      // microseconds; a short sleep frees the core for them (or for another job) where a
+      // yield would keep it whenever the scheduler has nothing else queued on it.
+      if (options_.wait_policy == WaitPolicy::passive && idle_rounds > spin + kYieldRounds) {
+        std::this_thread::sleep_for(kPassivePoll);
+      } else {
+        std::this_thread::yield();
+      }
       continue;
     }
     // Asleep, the main thread takes no hand-offs and waits for no claim: they stay with

@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -204,6 +205,16 @@ void Session::start() {
   ro.steal_seed = options_.steal_seed;
   ro.replay_schedule =
       options_.replay_schedule == "balanced" ? ReplaySchedule::balanced : ReplaySchedule::fixed;
+  // An environment variable, not an option: it describes the machine the job shares (as
+  // OMP_WAIT_POLICY does), not the run, and a test harness sets it for every program.
+  if (const char* policy = std::getenv("TESSERA_WAIT_POLICY"); policy && *policy) {
+    if (std::strcmp(policy, "passive") == 0) {
+      ro.wait_policy = WaitPolicy::passive;
+    } else if (std::strcmp(policy, "active") != 0) {
+      fail("TESSERA_WAIT_POLICY",
+           fmt::format("got '{}'; allowed values: active, passive", policy));
+    }
+  }
   // Only the job can count the ranks beside this one and see their binding; the runtime
   // picks its idle spin from what they leave it.
   const detail::CoreBinding binding = detail::node_core_binding(ro.threads, MPI_COMM_WORLD);

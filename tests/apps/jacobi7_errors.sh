@@ -28,4 +28,5 @@ expect_error --max-comm-tasks --max-comm-tasks -2
 expect_error --work --work everything
 expect_error --exec --exec threads
 expect_error --threads --exec bsp --threads 2
+TESSERA_WAIT_POLICY=busy expect_error TESSERA_WAIT_POLICY
 echo "jacobi7_errors: PASS"

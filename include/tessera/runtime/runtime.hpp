@@ -49,6 +49,19 @@ enum class ReplaySchedule {
   balanced,
 };
 
+/// What an idle thread does with its core (OpenMP's OMP_WAIT_POLICY, OpenMPI's
+/// mpi_yield_when_idle).
+enum class WaitPolicy {
+  /// Spin, then yield, then sleep (workers); the main thread keeps polling while requests
+  /// are in flight. The lowest latency when every thread has a core of its own.
+  active,
+  /// Give the core away quickly: a short spin, and the main thread sleeps briefly between
+  /// polls of requests in flight. For machines shared with other jobs (e.g. a test suite
+  /// running several MPI jobs on few cores), where a spinning thread keeps the one with
+  /// work off its core. Same results, later notice of completions (tens of microseconds).
+  passive,
+};
+
 /// How a runtime runs tasks.
 struct RuntimeOptions {
   /// Total threads including the submitting thread (2 = main + 1 worker). >= 1.
@@ -71,6 +84,8 @@ struct RuntimeOptions {
   /// Threads of the whole job on this machine when other processes (MPI ranks on the
   /// node) run beside this runtime; 0 counts only this runtime's own threads.
   int threads_on_machine = 0;
+  /// Whether idle threads keep their cores (see WaitPolicy).
+  WaitPolicy wait_policy = WaitPolicy::active;
   /// How Runtime::replay spreads tasks over the threads.
   ReplaySchedule replay_schedule = ReplaySchedule::fixed;
 };
