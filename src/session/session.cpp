@@ -211,8 +211,7 @@ void Session::start() {
     if (std::strcmp(policy, "passive") == 0) {
       ro.wait_policy = WaitPolicy::passive;
     } else if (std::strcmp(policy, "active") != 0) {
-      fail("TESSERA_WAIT_POLICY",
-           fmt::format("got '{}'; allowed values: active, passive", policy));
+      fail("TESSERA_WAIT_POLICY", fmt::format("got '{}'; allowed values: active, passive", policy));
     }
   }
   // Only the job can count the ranks beside this one and see their binding; the runtime

@@ -29,8 +29,7 @@ namespace {
 std::vector<std::int64_t> run_stencil(int threads, bool replay, int cells, int iterations,
                                       ReplaySchedule schedule = ReplaySchedule::fixed,
                                       WaitPolicy wait = WaitPolicy::active) {
-  Runtime rt(
-      RuntimeOptions{.threads = threads, .wait_policy = wait, .replay_schedule = schedule});
+  Runtime rt(RuntimeOptions{.threads = threads, .wait_policy = wait, .replay_schedule = schedule});
   std::vector<std::int64_t> a(cells), b(cells);
   for (int i = 0; i < cells; ++i) a[i] = i * 7 + 1;
   std::vector<Handle> ha, hb;
