@@ -29,14 +29,17 @@ void jacobi_sweep(const BlockLayout& layout, const StencilCoefficients& c, const
 void jacobi_time_tile(const PlanePipeline& pipeline, const BlockLayout& layout,
                       const StencilCoefficients& c, const double* u, const double* f, double* v,
                       OutputStores stores) {
-  const RowStencil stencil{c.axis[0], c.axis[1], c.axis[2], c.inverse_diagonal};
+  // Only the first level reads u and f from memory: later levels find both in L2.
+  const RowStencil from_memory{c.axis[0], c.axis[1], c.axis[2], c.inverse_diagonal, true};
+  const RowStencil from_cache{c.axis[0], c.axis[1], c.axis[2], c.inverse_diagonal, false};
   // A few hundred KB at most, reused by every tile this thread runs: kept in L2.
   thread_local std::vector<double> scratch;
   const int depth = pipeline.depth();
   pipeline.run(u, v, scratch, [&](int level, Int3 first, int n, const PlaneRow& r, double* out) {
-    stencil.apply(n, r.centre, r.west, r.east, r.south, r.north, r.below, r.above,
-                  f + layout.index(0, first.x, first.y, first.z), out,
-                  level == depth ? stores : OutputStores::cached);
+    (level == 1 ? from_memory : from_cache)
+        .apply(n, r.centre, r.west, r.east, r.south, r.north, r.below, r.above,
+               f + layout.index(0, first.x, first.y, first.z), out,
+               level == depth ? stores : OutputStores::cached);
   });
   if (stores == OutputStores::streaming) finish_streaming_stores();
 }

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -84,21 +85,26 @@ class PlanePipeline {
 
   /// Runs `depth` iterations from `in` (interior and ghosts as described above) into the
   /// interior of `out` (ghosts untouched); `in` and `out` must not overlap. `scratch` is
-  /// resized to scratch_doubles() if smaller (reuse one per thread). For every level l and
-  /// row of extent(l), in increasing z then y, calls row(l, first, n, inputs, result): it
-  /// writes result[i] for 0 <= i < n from `inputs` (a PlaneRow) for the n cells starting at
+  /// resized to scratch_doubles() and one cache line if smaller (reuse one per thread). For every
+  /// level l and row of extent(l), in increasing z then y, calls row(l, first, n, inputs, result):
+  /// it writes result[i] for 0 <= i < n from `inputs` (a PlaneRow) for the n cells starting at
   /// block cell `first` (Int3); the same expression at every level gives the bits of l
   /// plain sweeps. `result` is a row of `out` (cell first) for l == depth, scratch otherwise.
   template <class RowKernel>
   void run(const double* in, double* out, std::vector<double>& scratch, RowKernel&& row) const {
-    if (scratch.size() < scratch_doubles()) scratch.resize(scratch_doubles());
+    // One line more than the planes, so that they can start on a line as rows of `in` do.
+    constexpr std::size_t line = BlockLayout::kRowAlignment;
+    if (scratch.size() < scratch_doubles() + line) scratch.resize(scratch_doubles() + line);
+    const std::size_t misaligned =
+        reinterpret_cast<std::uintptr_t>(scratch.data()) / sizeof(double) % line;
+    double* planes = scratch.data() + (misaligned == 0 ? 0 : line - misaligned);
     const int first = extent_[1].lo.z;
     const int last = extent_[depth_].hi.z - 1 + depth_ - 1;
     for (int t = first; t <= last; ++t) {
       for (int l = 1; l <= depth_; ++l) {
         const int k = t - (l - 1);
         if (k < extent_[l].lo.z || k >= extent_[l].hi.z) continue;
-        run_plane(in, out, scratch.data(), l, k, row);
+        run_plane(in, out, planes, l, k, row);
       }
     }
   }
