@@ -47,8 +47,8 @@ struct Domain {
 
 Domain make_domain(Int3 cells, bool flat_z) {
   Domain d{cells, flat_z, {}, {}};
-  const std::size_t size = static_cast<std::size_t>(cells.x + 2) * (cells.y + 2) *
-                           (cells.z + 2 * d.frame(2));
+  const std::size_t size =
+      static_cast<std::size_t>(cells.x + 2) * (cells.y + 2) * (cells.z + 2 * d.frame(2));
   d.values.resize(size);
   d.rhs.resize(size);
   for (std::size_t c = 0; c < size; ++c) {
@@ -105,24 +105,23 @@ void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth) {
               if (start.holds(gi, gj, gk))
                 in[layout.index(0, i, j, k)] = start.values[start.at(gi, gj, gk)];
             }
-        const PlanePipeline pipeline(
-            layout, depth,
-            {bx == 0, bx == c.blocks.x - 1, by == 0, by == c.blocks.y - 1, bz == 0,
-             bz == c.blocks.z - 1});
+        const PlanePipeline pipeline(layout, depth,
+                                     {bx == 0, bx == c.blocks.x - 1, by == 0, by == c.blocks.y - 1,
+                                      bz == 0, bz == c.blocks.z - 1});
         std::vector<int> rows(static_cast<std::size_t>(depth) + 1, 0);
-        pipeline.run(in.data(), out.data(), scratch,
-                     [&](int level, Int3 first, int n, const PlaneRow& r, double* result) {
-                       ++rows[level];
-                       for (int i = 0; i < n; ++i) {
-                         const Int3 gc{origin.x + first.x + i, origin.y + first.y,
-                                       origin.z + first.z};
-                         ASSERT_TRUE(start.interior(gc.x, gc.y, gc.z));
-                         const double left = i == 0 ? r.west : r.centre[i - 1];
-                         const double right = i == n - 1 ? r.east : r.centre[i + 1];
-                         result[i] = update(start.rhs[start.at(gc.x, gc.y, gc.z)], left, right,
-                                            r.south[i], r.north[i], r.below[i], r.above[i]);
-                       }
-                     });
+        pipeline.run(
+            in.data(), out.data(), scratch,
+            [&](int level, Int3 first, int n, const PlaneRow& r, double* result) {
+              ++rows[level];
+              for (int i = 0; i < n; ++i) {
+                const Int3 gc{origin.x + first.x + i, origin.y + first.y, origin.z + first.z};
+                ASSERT_TRUE(start.interior(gc.x, gc.y, gc.z));
+                const double left = i == 0 ? r.west : r.centre[i - 1];
+                const double right = i == n - 1 ? r.east : r.centre[i + 1];
+                result[i] = update(start.rhs[start.at(gc.x, gc.y, gc.z)], left, right, r.south[i],
+                                   r.north[i], r.below[i], r.above[i]);
+              }
+            });
         for (int l = 1; l <= depth; ++l) {
           const Box& e = pipeline.extent(l);
           EXPECT_EQ(rows[l], (e.hi.y - e.lo.y) * (e.hi.z - e.lo.z)) << "level " << l;
