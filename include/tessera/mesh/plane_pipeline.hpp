@@ -135,7 +135,7 @@ class PlanePipeline {
   void run_plane(const double* in, double* out, double* scratch, int l, int k,
                  RowKernel& row) const {
     const Box& e = extent_[l];
-    const Box& below_e = extent_[l - 1 > 0 ? l - 1 : 1];
+    const Box& prior = extent_[l > 1 ? l - 1 : 1];  // level l - 1's (unused for l = 1)
     const int n = e.hi.x - e.lo.x;
     for (int j = e.lo.y; j < e.hi.y; ++j) {
       const double* centre = row_of(in, scratch, l - 1, j, k);
@@ -147,8 +147,8 @@ class PlanePipeline {
       r.above = flat_[2] ? r.centre : row_of(in, scratch, l - 1, j, k + 1) + e.lo.x;
       // Beyond the x ends: level l - 1's value, or the input's beyond a domain boundary.
       const double* input_row = in + layout_.index(0, 0, j, k);
-      const bool west_outside = l == 1 || e.lo.x - 1 < below_e.lo.x;
-      const bool east_outside = l == 1 || e.hi.x >= below_e.hi.x;
+      const bool west_outside = l == 1 || e.lo.x - 1 < prior.lo.x;
+      const bool east_outside = l == 1 || e.hi.x >= prior.hi.x;
       r.west = west_outside ? input_row[e.lo.x - 1] : centre[e.lo.x - 1];
       r.east = east_outside ? input_row[e.hi.x] : centre[e.hi.x];
       double* result = l == depth_ ? out + layout_.index(0, e.lo.x, j, k)
