@@ -1,6 +1,8 @@
 #include "jacobi_kernels.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <vector>
 
 #include "row_stencil.hpp"
 
@@ -21,6 +23,24 @@ void jacobi_sweep(const BlockLayout& layout, const StencilCoefficients& c, const
                     v_columns[1] ? v_columns[1] + at : nullptr);
     }
   }
+  if (stores == OutputStores::streaming) finish_streaming_stores();
+}
+
+void jacobi_time_tile(const PlanePipeline& pipeline, const BlockLayout& layout,
+                      const StencilCoefficients& c, const double* u, const double* f, double* v,
+                      OutputStores stores) {
+  // Only the first level reads u and f from memory: later levels find both in L2.
+  const RowStencil from_memory{c.axis[0], c.axis[1], c.axis[2], c.inverse_diagonal, true};
+  const RowStencil from_cache{c.axis[0], c.axis[1], c.axis[2], c.inverse_diagonal, false};
+  // A few hundred KB at most, reused by every tile this thread runs: kept in L2.
+  thread_local std::vector<double> scratch;
+  const int depth = pipeline.depth();
+  pipeline.run(u, v, scratch, [&](int level, Int3 first, int n, const PlaneRow& r, double* out) {
+    (level == 1 ? from_memory : from_cache)
+        .apply(n, r.centre, r.west, r.east, r.south, r.north, r.below, r.above,
+               f + layout.index(0, first.x, first.y, first.z), out,
+               level == depth ? stores : OutputStores::cached);
+  });
   if (stores == OutputStores::streaming) finish_streaming_stores();
 }
 
@@ -52,12 +72,20 @@ BlockNorms block_norms(const BlockLayout& layout, const PoissonProblem& problem,
   return norms;
 }
 
-void fill_rhs(const BlockLayout& layout, const PoissonProblem& problem, Int3 origin, double* f) {
+void fill_rhs(const BlockLayout& layout, const PoissonProblem& problem, Int3 origin, double* f,
+              int ghost) {
   const Int3 n = layout.cells();
-  for (int k = 0; k < n.z; ++k) {
-    for (int j = 0; j < n.y; ++j) {
+  Box box;
+  for (int a = 0; a < 3; ++a) {
+    const int g = std::min(ghost, layout.ghost()[a]);
+    const int domain = static_cast<int>(problem.sine(a).size());
+    box.lo[a] = std::max(-g, -origin[a]);
+    box.hi[a] = std::min(n[a] + g, domain - origin[a]);
+  }
+  for (int k = box.lo.z; k < box.hi.z; ++k) {
+    for (int j = box.lo.y; j < box.hi.y; ++j) {
       double* row = f + layout.index(0, 0, j, k);
-      for (int i = 0; i < n.x; ++i) {
+      for (int i = box.lo.x; i < box.hi.x; ++i) {
         row[i] = problem.rhs(origin.x + i, origin.y + j, origin.z + k);
       }
     }

@@ -7,6 +7,7 @@
 #include "output_stores.hpp"
 #include "poisson_problem.hpp"
 #include "tessera/mesh/block_layout.hpp"
+#include "tessera/mesh/plane_pipeline.hpp"
 
 namespace tessera::jacobi7 {
 
@@ -25,6 +26,16 @@ void jacobi_sweep(const BlockLayout& layout, const StencilCoefficients& c, const
                   const FaceSources& faces, const double* f, double* v, OutputStores stores,
                   const std::array<double*, 2>& v_columns);
 
+/// pipeline.depth() Jacobi iterations on one block in one pass (PlanePipeline): v's
+/// interior becomes what that many jacobi_sweep calls would leave, bit for bit. Reads u's
+/// interior and ghosts (the faces' ghosts `depth` deep, filled by a full halo exchange; the
+/// boundary layer 0) and f's interior and ghosts (fill_rhs with that depth); u, f and v
+/// share `layout` and must not overlap. Scratch is per calling thread. `stores` as in
+/// jacobi_sweep, for v only.
+void jacobi_time_tile(const PlanePipeline& pipeline, const BlockLayout& layout,
+                      const StencilCoefficients& c, const double* u, const double* f, double* v,
+                      OutputStores stores);
+
 /// Sums over a block's interior cells, each accumulated in cell order.
 struct BlockNorms {
   double residual_squared = 0;  ///< sum of (f - A u)^2
@@ -36,7 +47,9 @@ struct BlockNorms {
 BlockNorms block_norms(const BlockLayout& layout, const PoissonProblem& problem, Int3 origin,
                        const double* u, const FaceSources& faces, const double* f);
 
-/// f = problem.rhs on the block's interior.
-void fill_rhs(const BlockLayout& layout, const PoissonProblem& problem, Int3 origin, double* f);
+/// f = problem.rhs on the block's interior and on its ghosts up to `ghost` cells deep that
+/// lie inside the domain (0: the interior only).
+void fill_rhs(const BlockLayout& layout, const PoissonProblem& problem, Int3 origin, double* f,
+              int ghost = 0);
 
 }  // namespace tessera::jacobi7

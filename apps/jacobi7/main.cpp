@@ -9,11 +9,21 @@
 // over ranks; a check is validated and printed only when the next one has been submitted,
 // so the pipeline never drains for it. The final checksum is the exact sum of u over all
 // cells: bitwise the same for every model, rank count, thread count and halo option.
+//
+// With --time-tile D, u's ghosts are D cells deep and exchanged (faces, edges and corners,
+// local ghosts by copy) every D iterations, and one task per block runs those D iterations
+// in one pass over the block (PlanePipeline), so u and f are read from memory and v
+// written once per D iterations; every cell value is computed by the same row kernel from
+// the same inputs as in D plain sweeps, so the bits do not change.
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -29,6 +39,7 @@
 #include "tessera/mesh/block_field.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"
+#include "tessera/mesh/plane_pipeline.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/wavefront_order.hpp"
 #include "tessera/restart.hpp"
@@ -41,6 +52,22 @@ namespace {
 // the next band is queued before the current one drains, and at least 4.
 int lookahead_iterations(const Options& o) {
   return std::max(4, 2 * o.wavefront_depth);
+}
+
+// The halo a sweep needs: with --time-tile D > 1, all 26 neighbours D cells deep, local
+// ghosts filled by one copy task per block (a tile reads its grown block from its own
+// array), and separate buffers: with shared ones the 26 directions would be exchanged one
+// after the other (26 rounds of messages per tile instead of one); otherwise the options
+// as given.
+HaloOptions halo_options(const Options& o) {
+  HaloOptions halo = o.halo;
+  if (o.time_tile > 1) {
+    halo.shape = HaloShape::full;
+    halo.copy_local = true;
+    halo.copy_per_block = true;
+    halo.separate_buffers = true;
+  }
+  return halo;
 }
 
 Int3 to_int3(const std::vector<int>& v) {
@@ -69,7 +96,7 @@ class Solver {
         options_(options),
         mesh_(mesh),
         problem_(mesh),
-        plan_(mesh, options.halo),
+        plan_(mesh, halo_options(options)),
         halo_(plan_, 1, session.comm(), session.exec()),
         u_(mesh, session.runtime(), "u", 1),
         v_(mesh, session.runtime(), "v", 1),
@@ -87,8 +114,9 @@ class Solver {
     u_columns_.assign(columns, 0.0);
     v_columns_.assign(columns, 0.0);
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
-      u_faces_.push_back(face_sources(u_, b, !options.halo.copy_local, u_columns_.data()));
-      v_faces_.push_back(face_sources(v_, b, !options.halo.copy_local, v_columns_.data()));
+      const bool in_place = !plan_.options().copy_local;
+      u_faces_.push_back(face_sources(u_, b, in_place, u_columns_.data()));
+      v_faces_.push_back(face_sources(v_, b, in_place, v_columns_.data()));
     }
     Runtime& runtime = session.runtime();
     for (Check& check : checks_) {
@@ -131,18 +159,27 @@ class Solver {
   double iterate() {
     Exec& exec = session_.exec();
     exec.begin_phase("setup");
+    // A tile reads f on its grown block: f's ghosts are filled once, f never changes.
+    const int rhs_ghost = options_.time_tile > 1 ? options_.time_tile : 0;
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
-      session_.runtime().submit("init", {write(f_.interior(b))}, [this, b] {
-        fill_rhs(f_.layout(), problem_, mesh_.cell_origin(mesh_.local_block(b)), f_.data(b));
-      });
+      session_.runtime().submit(
+          "init", {write(f_.interior(b)), write(f_.ghosts(b))}, [this, b, rhs_ghost] {
+            fill_rhs(f_.layout(), problem_, mesh_.cell_origin(mesh_.local_block(b)), f_.data(b),
+                     rhs_ghost);
+          });
     }
     exec.barrier();
     MPI_Barrier(MPI_COMM_WORLD);
     // MPI's clock: simulated time when the run is simulated with SimGrid SMPI.
     const double start = MPI_Wtime();
     const bool sweep = options_.work != "halo";
-    for (int it = first_iteration_; it < options_.iters; ++it) {
-      if (sweep && it - first_iteration_ >= lookahead_) wait_for_sweeps(it - lookahead_);
+    // Tiles of --time-tile iterations start at multiples of it (after a restart from another
+    // step the first one is shorter), so checks and checkpoints fall on tile boundaries.
+    const int tile = options_.time_tile;
+    int tiles = 0;
+    for (int it = first_iteration_; it < options_.iters; ++tiles) {
+      const int depth = std::min(tile - it % tile, options_.iters - it);
+      if (sweep && tiles >= lookahead_) wait_for_sweeps(tiles - lookahead_);
       if (options_.work == "compute") {
         halo_.exchange_local(*u_now_);
       } else {
@@ -152,10 +189,17 @@ class Solver {
       if (options_.work == "full" && options_.check_every > 0 && it % options_.check_every == 0) {
         submit_check(it);
       }
-      if (sweep) submit_sweeps(it);
+      if (sweep) {
+        if (tile > 1) {
+          submit_tiles(it, tiles, depth);
+        } else {
+          submit_sweeps(it, tiles);
+        }
+      }
       exec.end_phase();
       std::swap(u_now_, u_next_);
-      if (options_.checkpoint.due(it + 1)) submit_checkpoint(it + 1);
+      it += depth;
+      if (options_.checkpoint.due(it)) submit_checkpoint(it);
     }
     if (writer_) {
       exec.begin_phase("checkpoint");
@@ -298,7 +342,51 @@ class Solver {
     }
   }
 
-  void submit_sweeps(int it) {
+  // The pipeline of `depth` iterations for block b: its faces on the domain boundary keep
+  // u's boundary values. Made on the main thread, shared by the tasks.
+  const PlanePipeline& pipeline_for(LocalBlockIndex b, int depth) {
+    const MeshBlock& block = mesh_.local_block(b);
+    const auto faces = halo_directions(HaloShape::faces);
+    PlanePipeline::BoundaryFaces boundary{};
+    int key = depth;
+    for (int f = 0; f < 6; ++f) {
+      boundary[f] = block.neighbour[faces[f].index()] == kNoBlock;
+      key = 2 * key + (boundary[f] ? 1 : 0);
+    }
+    std::unique_ptr<PlanePipeline>& pipeline = pipelines_[key];
+    if (!pipeline) pipeline = std::make_unique<PlanePipeline>(u_.layout(), depth, boundary);
+    return *pipeline;
+  }
+
+  // One task per block running iterations it .. it + depth - 1 (tile number `tile`) from u's
+  // grown block (interior and ghosts) and f's into v's interior.
+  void submit_tiles(int it, int tile, int depth) {
+    Runtime& runtime = session_.runtime();
+    const BlockField& u = *u_now_;
+    BlockField& v = *u_next_;
+    const StencilCoefficients* c = &problem_.coefficients();
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      const MeshBlock& block = mesh_.local_block(b);
+      const Priority priority = block.is_skeleton(HaloShape::full)
+                                    ? session_.exec().skeleton_priority()
+                                    : Priority::normal;
+      const Access accesses[] = {
+          read(u.interior(b)),  read(u.ghosts(b)),
+          read(f_.interior(b)), read(f_.ghosts(b)),
+          write(v.interior(b)), write(sweep_done_[b * lookahead_ + tile % lookahead_])};
+      TaskAttributes attributes(priority, {block.id, it});
+      attributes.work = static_cast<std::int64_t>(cells_per_block()) * depth;  // modelled
+      runtime.submit(
+          "jacobi.tile", std::span<const Access>(accesses),
+          [pipeline = &pipeline_for(b, depth), layout = &u.layout(), c, in = u.data(b),
+           rhs = f_.data(b), out = v.data(b), stores = output_stores_] {
+            jacobi_time_tile(*pipeline, *layout, *c, in, rhs, out, stores);
+          },
+          attributes);
+    }
+  }
+
+  void submit_sweeps(int it, int tile) {
     Runtime& runtime = session_.runtime();
     const BlockField& u = *u_now_;
     BlockField& v = *u_next_;
@@ -310,7 +398,7 @@ class Solver {
                                     : Priority::normal;
       collect_stencil_reads(u, b);
       accesses_.push_back(write(v.interior(b)));
-      accesses_.push_back(write(sweep_done_[b * lookahead_ + it % lookahead_]));
+      accesses_.push_back(write(sweep_done_[b * lookahead_ + tile % lookahead_]));
       // A wavefront orders every sweep; skeleton blocks then go in their layer's turn.
       TaskAttributes attributes(wavefront_ ? Priority::normal : priority, {block.id, it});
       if (wavefront_) attributes.order = wavefront_->key(b, it);
@@ -327,9 +415,9 @@ class Solver {
 
   // Keeps at most lookahead_ iterations of tasks in flight (memory stays bounded for any
   // --iters); sweeps of one block are ordered anyway, so this adds no dependency.
-  void wait_for_sweeps(int it) {
+  void wait_for_sweeps(int tile) {
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
-      session_.runtime().wait_for(sweep_done_[b * lookahead_ + it % lookahead_]);
+      session_.runtime().wait_for(sweep_done_[b * lookahead_ + tile % lookahead_]);
     }
   }
 
@@ -402,6 +490,7 @@ class Solver {
   std::vector<CheckResult> history_;
   int lookahead_;  // lookahead_iterations
   std::unique_ptr<WavefrontOrder> wavefront_;
+  std::map<int, std::unique_ptr<PlanePipeline>> pipelines_;  // by depth and boundary faces
   OutputStores output_stores_;
   int first_iteration_ = 0;  // the restart's step, or 0
   std::unique_ptr<CheckpointWriter> writer_;
@@ -410,8 +499,8 @@ class Solver {
 // What one rank allocates: the mesh with fields u, v, f (halo of u only), and per block the
 // runtime handles (two per field, a sweep marker per iteration in flight) and the tasks of
 // the iterations in flight.
-MemoryEstimate memory_needed(Int3 blocks, Int3 cells, int ranks, int lookahead) {
-  MemoryEstimate need = UniformMesh::memory_estimate(blocks, cells, 1, ranks, 3, 1);
+MemoryEstimate memory_needed(Int3 blocks, Int3 cells, int ghost, int ranks, int lookahead) {
+  MemoryEstimate need = UniformMesh::memory_estimate(blocks, cells, ghost, ranks, 3, 1);
   constexpr double kHandleBytes = 256, kTaskBytes = 512;
   const double local =
       std::ceil(static_cast<double>(blocks.x) * blocks.y * blocks.z / ranks);  // 2^63 fits
@@ -420,6 +509,37 @@ MemoryEstimate memory_needed(Int3 blocks, Int3 cells, int ranks, int lookahead) 
   need.add("column copies",
            local * 2 * 2 * static_cast<double>(cells.y) * cells.z * sizeof(double));
   return need;
+}
+
+// --time-tile D needs ghosts D deep (at most a block's edge) and states only at multiples of
+// D: checks and checkpoints must fall there. Same verdict on every rank.
+void validate_time_tile(Session& session, const Options& o, Int3 blocks, Int3 cells) {
+  const int d = o.time_tile;
+  if (d == 1) return;
+  int smallest = std::numeric_limits<int>::max();
+  for (int a = 0; a < 3; ++a)
+    if (!(blocks[a] == 1 && cells[a] == 1)) smallest = std::min(smallest, cells[a]);
+  if (d > smallest) {
+    session.fail("--time-tile", fmt::format("{} is deeper than the smallest block edge ({} cells): "
+                                            "allowed 1 to {}",
+                                            d, smallest, smallest));
+  }
+  if (o.check_every % d != 0) {
+    session.fail("--check-every", fmt::format("{} is not a multiple of --time-tile {}: allowed 0 "
+                                              "or a multiple of {}",
+                                              o.check_every, d, d));
+  }
+  if (o.checkpoint.every % d != 0) {
+    session.fail(
+        "--checkpoint-every",
+        fmt::format("{} is not a multiple of --time-tile {}: allowed 0 or a multiple of {}",
+                    o.checkpoint.every, d, d));
+  }
+  if (o.wavefront_depth > 0) {
+    session.fail(
+        "--wavefront-depth",
+        fmt::format("cannot be combined with --time-tile {}: allowed 0 with a time tile", d));
+  }
 }
 
 int run(int argc, char** argv) {
@@ -439,11 +559,14 @@ int run(int argc, char** argv) {
                  fmt::format("the x and y axes need at least 2 cells each (got {} x {})",
                              blocks.x * cells.x, blocks.y * cells.y));
   }
+  validate_time_tile(session, options, blocks, cells);
   session.check_memory("--blocks/--block-cells",
-                       memory_needed(blocks, cells, session.size(), lookahead_iterations(options)));
+                       memory_needed(blocks, cells, options.time_tile, session.size(),
+                                     lookahead_iterations(options)));
   std::unique_ptr<UniformMesh> mesh;
   try {
-    mesh = std::make_unique<UniformMesh>(blocks, cells, 1, session.rank(), session.size());
+    mesh = std::make_unique<UniformMesh>(blocks, cells, options.time_tile, session.rank(),
+                                         session.size());
   } catch (const std::invalid_argument& e) {
     session.fail("--blocks/--block-cells", e.what());
   }
@@ -515,6 +638,7 @@ int run(int argc, char** argv) {
         {"separate_buffers", options.halo.separate_buffers},
         {"copy_local_ghosts", options.halo.copy_local}}},
       {"wavefront_depth", options.wavefront_depth},
+      {"time_tile", options.time_tile},
       {"priorities", session.options().priorities},
       {"solve_s", solve_s},
       {"cell_updates_per_s", updates_per_s},

@@ -53,6 +53,12 @@ void add_options(CLI::App& cli, Options& o) {
                  "rank's blocks, so blocks are reused from cache (dataflow; same results); "
                  "0 = off (default)")
       ->check(CLI::Range(0, 64));
+  cli.add_option("--time-tile", o.time_tile,
+                 "temporal blocking inside blocks: each block task runs D iterations in one "
+                 "pass over its block, from ghosts D deep exchanged every D iterations (same "
+                 "results); --check-every and --checkpoint-every must be multiples of D, D at "
+                 "most the smallest block edge; 1 = one sweep per task (default)")
+      ->check(CLI::Range(1, 64));
   o.checkpoint.add_to(cli, "iterations");
 }
 

@@ -25,6 +25,7 @@ struct Options {
   HaloOptions halo{.copy_local = false};
   std::string work = "full";
   int wavefront_depth = 0;  // 0: sweeps in plain dependency order
+  int time_tile = 1;        // iterations per block task (PlanePipeline); 1: one sweep each
   CheckpointOptions checkpoint;
 };
 

@@ -23,6 +23,10 @@ struct RowStencil {
   static constexpr int kPrefetchDoubles = 512;
 
   double cx, cy, cz, scale;
+  /// Whether to prefetch `above` and `rhs` (streams that come from memory). Rows whose
+  /// inputs are all in L2 (PlanePipeline's inner levels) run faster without: the
+  /// prefetches then only evict L1 lines still to be read.
+  bool prefetch = true;
 
 #if defined(__AVX512F__)
   /// Lanes [low[k], ..., low[7], high[0], ..., high[k-1]]: the row's values k places on.
@@ -47,8 +51,6 @@ struct RowStencil {
              double* first_copy = nullptr, double* last_copy = nullptr) const {
     int i = 0;
 #if defined(__AVX512F__)
-    const bool stream = stores == OutputStores::streaming &&
-                        reinterpret_cast<std::uintptr_t>(out) % sizeof(__m512d) == 0;
     const __m512d vx = _mm512_set1_pd(cx), vy = _mm512_set1_pd(cy), vz = _mm512_set1_pd(cz);
     const __m512d vscale = _mm512_set1_pd(scale);
     const __m512d vwest = _mm512_set1_pd(west), veast = _mm512_set1_pd(east);
@@ -56,10 +58,48 @@ struct RowStencil {
     // west and east shifted in at the ends: the row's own x-ghost line, which holds
     // nothing when faces are read in place, is never loaded.
     __m512d previous = vwest;  // only its last lane is used
-    __m512d current = n >= 8 ? _mm512_loadu_pd(centre) : vwest;
+    // A row starting inside a line (the grown rows of PlanePipeline) first computes the
+    // cells up to the next line as one masked vector of that line, so that every later
+    // load is aligned (a load across two lines costs two): lane for lane the same
+    // operations, west shifted in at the row's first lane.
+    const int head =
+        static_cast<int>(reinterpret_cast<std::uintptr_t>(centre) / sizeof(double) % 8);
+    if (head != 0 && n > 0) {
+      const int count = 8 - head < n ? 8 - head : n;
+      const bool ends = count == n;
+      const __mmask8 m = static_cast<__mmask8>(((1u << count) - 1) << head);
+      const __mmask8 first_lane = static_cast<__mmask8>(1u << head);
+      const __mmask8 last_lane = static_cast<__mmask8>(1u << (head + count - 1));
+      const __m512d line = _mm512_maskz_loadu_pd(m, centre - head);
+      const __m512d next = ends ? veast : _mm512_set1_pd(centre[count]);
+      const __m512d left = _mm512_mask_mov_pd(
+          shift_in(line, vwest, std::integral_constant<int, 7>{}), first_lane, vwest);
+      __m512d right = shift_in(next, line, std::integral_constant<int, 1>{});
+      if (ends) right = _mm512_mask_mov_pd(right, last_lane, veast);
+      const __m512d x = _mm512_add_pd(left, right);
+      const __m512d y = _mm512_add_pd(_mm512_maskz_loadu_pd(m, south - head),
+                                      _mm512_maskz_loadu_pd(m, north - head));
+      const __m512d z = _mm512_add_pd(_mm512_maskz_loadu_pd(m, below - head),
+                                      _mm512_maskz_loadu_pd(m, above - head));
+      __m512d sum = _mm512_add_pd(_mm512_maskz_loadu_pd(m, rhs - head), _mm512_mul_pd(vx, x));
+      sum = _mm512_add_pd(sum, _mm512_mul_pd(vy, y));
+      sum = _mm512_add_pd(sum, _mm512_mul_pd(vz, z));
+      const __m512d result = _mm512_mul_pd(sum, vscale);
+      if (first_copy) _mm512_mask_storeu_pd(first_copy - head, first_lane, result);
+      if (ends && last_copy)
+        _mm512_mask_storeu_pd(last_copy - (head + count - 1), last_lane, result);
+      _mm512_mask_storeu_pd(out - head, m, result);
+      previous = line;
+      i = count;
+    }
+    const bool stream = stores == OutputStores::streaming &&
+                        reinterpret_cast<std::uintptr_t>(out + i) % sizeof(__m512d) == 0;
+    __m512d current = i + 8 <= n ? _mm512_loadu_pd(centre + i) : vwest;
     for (; i + 8 <= n; i += 8) {
-      _mm_prefetch(reinterpret_cast<const char*>(above + i + kPrefetchDoubles), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(rhs + i + kPrefetchDoubles), _MM_HINT_T0);
+      if (prefetch) {
+        _mm_prefetch(reinterpret_cast<const char*>(above + i + kPrefetchDoubles), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(rhs + i + kPrefetchDoubles), _MM_HINT_T0);
+      }
       __m512d next = veast;  // only its first lane is used
       if (i + 16 <= n) {
         next = _mm512_loadu_pd(centre + i + 8);
@@ -87,10 +127,36 @@ struct RowStencil {
         _mm512_storeu_pd(out + i, result);
       }
     }
+    // The last n % 8 cells as one masked vector, lane for lane the operations above (the
+    // scalar loop's order): rows of grown extents (PlanePipeline) rarely fill whole vectors.
+    if (i < n) {
+      const int r = n - i;
+      const __mmask8 m = static_cast<__mmask8>((1u << r) - 1);
+      const __mmask8 last = static_cast<__mmask8>(1u << (r - 1));
+      current = _mm512_maskz_loadu_pd(m, centre + i);
+      const __m512d left = shift_in(current, previous, std::integral_constant<int, 7>{});
+      const __m512d right = _mm512_mask_mov_pd(
+          shift_in(veast, current, std::integral_constant<int, 1>{}), last, veast);
+      const __m512d x = _mm512_add_pd(left, right);
+      const __m512d y =
+          _mm512_add_pd(_mm512_maskz_loadu_pd(m, south + i), _mm512_maskz_loadu_pd(m, north + i));
+      const __m512d z =
+          _mm512_add_pd(_mm512_maskz_loadu_pd(m, below + i), _mm512_maskz_loadu_pd(m, above + i));
+      __m512d sum = _mm512_add_pd(_mm512_maskz_loadu_pd(m, rhs + i), _mm512_mul_pd(vx, x));
+      sum = _mm512_add_pd(sum, _mm512_mul_pd(vy, y));
+      sum = _mm512_add_pd(sum, _mm512_mul_pd(vz, z));
+      const __m512d result = _mm512_mul_pd(sum, vscale);
+      if (i == 0 && first_copy) *first_copy = _mm512_cvtsd_f64(result);
+      if (last_copy) _mm512_mask_storeu_pd(last_copy - (r - 1), last, result);
+      _mm512_mask_storeu_pd(out + i, m, result);
+      i = n;
+    }
     // A padded row (BlockLayout) is one line longer than its interior; without this the
     // windows above leave one line per row of each stream unprefetched.
-    _mm_prefetch(reinterpret_cast<const char*>(above + n + kPrefetchDoubles), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(rhs + n + kPrefetchDoubles), _MM_HINT_T0);
+    if (prefetch) {
+      _mm_prefetch(reinterpret_cast<const char*>(above + n + kPrefetchDoubles), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(rhs + n + kPrefetchDoubles), _MM_HINT_T0);
+    }
 #else
     (void)stores;
 #endif

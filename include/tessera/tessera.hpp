@@ -25,6 +25,7 @@
 #include "tessera/mesh/level_hierarchy.hpp"
 #include "tessera/mesh/level_transfer.hpp"
 #include "tessera/mesh/morton.hpp"
+#include "tessera/mesh/plane_pipeline.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/wavefront_order.hpp"
 

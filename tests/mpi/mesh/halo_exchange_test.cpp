@@ -44,6 +44,7 @@ std::string describe(const ExchangeCase& c) {
   if (o.send_faces) name += "_sendfaces";
   if (o.max_comm_tasks > 0) name += "_max" + std::to_string(o.max_comm_tasks);
   if (o.separate_buffers) name += "_separate";
+  if (o.copy_per_block) name += "_perblock";
   return name;
 }
 
@@ -71,6 +72,14 @@ std::vector<ExchangeCase> exchange_cases() {
     }
     cases.push_back({model, threads, {4, 3, 1}, {5, 4, 1}, 2, {}});  // 2-D
     cases.push_back({model, threads, {4, 3, 1}, {5, 4, 1}, 2, {.shape = HaloShape::full}});
+    // Deep 3-D halos as jacobi7's --time-tile 3 exchanges them: all 26 directions, ghosts
+    // as deep as the thinnest block edge, local ghosts by one copy task per block.
+    cases.push_back({model,
+                     threads,
+                     {3, 2, 2},
+                     {5, 3, 4},
+                     3,
+                     {.shape = HaloShape::full, .copy_per_block = true}});
   }
   return cases;
 }

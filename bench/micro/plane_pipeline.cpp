@@ -1,0 +1,74 @@
+// PlanePipeline with jacobi7's row kernel on one warm block (its u, f and v in L2/L3, no
+// memory traffic to speak of): the compute ceiling of jacobi7 --time-tile D, in ns per cell
+// update and in "effective" GB/s (24 bytes per update, as jacobi7 reports). Depth 1 is a
+// plain sweep through the same code. A tile computes its grown cells too, so a depth pays
+// only where memory, not this ceiling, limits the plain sweep.
+//
+//   bench_plane_pipeline --benchmark_counters_tabular=true
+//   (arguments: cells per block edge, depth)
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+// The kernel jacobi7 runs (header-only): the figures are those of the app's tiles.
+#include "../../apps/jacobi7/row_stencil.hpp"
+#include "tessera/mesh/block_layout.hpp"
+#include "tessera/mesh/plane_pipeline.hpp"
+
+namespace {
+
+using tessera::BlockLayout;
+using tessera::Int3;
+using tessera::PlanePipeline;
+using tessera::PlaneRow;
+using tessera::jacobi7::OutputStores;
+using tessera::jacobi7::RowStencil;
+
+struct AlignedFree {
+  void operator()(double* p) const { std::free(p); }
+};
+
+std::unique_ptr<double[], AlignedFree> aligned_block(const BlockLayout& layout, double value) {
+  const std::size_t bytes = (layout.size() * sizeof(double) + 63) / 64 * 64;
+  std::unique_ptr<double[], AlignedFree> p(static_cast<double*>(std::aligned_alloc(64, bytes)));
+  for (std::size_t i = 0; i < layout.size(); ++i) p[i] = value + static_cast<double>(i % 7);
+  return p;
+}
+
+void BM_PlanePipeline(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const int depth = static_cast<int>(state.range(1));
+  const BlockLayout layout({n, n, n}, {depth, depth, depth}, 1);
+  auto u = aligned_block(layout, 1.0), f = aligned_block(layout, 2.0),
+       v = aligned_block(layout, 0.0);
+  // A block inside the domain: every level grows on every side.
+  const PlanePipeline pipeline(layout, depth, {});
+  const RowStencil from_memory{0.1, 0.2, 0.3, 0.4, true};
+  const RowStencil from_cache{0.1, 0.2, 0.3, 0.4, false};
+  std::vector<double> scratch;
+  for (auto _ : state) {
+    pipeline.run(u.get(), v.get(), scratch,
+                 [&](int level, Int3 first, int count, const PlaneRow& r, double* out) {
+                   (level == 1 ? from_memory : from_cache)
+                       .apply(count, r.centre, r.west, r.east, r.south, r.north, r.below, r.above,
+                              f.get() + layout.index(0, first.x, first.y, first.z), out,
+                              OutputStores::cached);
+                 });
+    benchmark::DoNotOptimize(v.get());
+    benchmark::ClobberMemory();
+  }
+  const double updates = static_cast<double>(n) * n * n * depth;
+  state.counters["ns_per_update"] = benchmark::Counter(
+      updates * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["effective_GBs"] =
+      benchmark::Counter(updates * 24e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+BENCHMARK(BM_PlanePipeline)->ArgsProduct({{32, 64}, {1, 2, 3, 4}})->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
