@@ -214,35 +214,19 @@ void CheckpointReader::read_field(
   // Timed from here: every rank has come this far (the agreement is an allreduce), so a
   // rank that finished setting up early does not count its wait for the others.
   const auto start = Clock::now();
-  // Each rank reads its own contiguous range of the file in pieces of about 2 MiB, and at
-  // least four blocks, through a small ring of reused buffers (a read thread fills them
-  // ahead: PiecePrefetcher says why), so that each piece is checked and unpacked while it
-  // is in the CPU cache: the bytes cross the memory bus once, out of the
-  // page cache. Four blocks, because the checksum hashes four blocks side by side (FNV-1a
-  // is one chain of dependent multiplies per block: one block at a time hashed at about
-  // 6 GB/s, slower than the page cache's copy, four side by side at about 26 GB/s). A
-  // buffer of the whole range cost more than the read itself: the kernel faulted in and
-  // zeroed every page of it. The raw bytes come with pread at the dataset's offset
-  // (RawDataReader, which says why not H5Dread); a dataset without an offset is read with
-  // H5Dread. No read-ahead advice for the whole range (WILLNEED): measured on jacobi7
+  // Each rank reads its own contiguous range of the file in pieces of about 2 MiB (4 MiB
+  // when read directly, below), and at least four blocks, through one reused buffer (a
+  // ring of four that two read threads fill ahead when read directly: PiecePrefetcher
+  // says why), so that each piece is checked and unpacked while it is in the CPU cache. Four
+  // blocks, because the checksum hashes four blocks side by side (FNV-1a is one chain of dependent
+  // multiplies per block: one block at a time hashed at about 6 GB/s, slower than the page cache's
+  // copy, four side by side at about 26 GB/s). A buffer of the whole range cost more than the read
+  // itself: the kernel faulted in and zeroed every page of it. The raw bytes come with pread at the
+  // dataset's offset (RawDataReader, which says why not H5Dread); a dataset without an offset is
+  // read with H5Dread. No read-ahead advice for the whole range (WILLNEED): measured on jacobi7
   // reading from the disk, it made the read slower; the sequential advice only widens the
   // kernel's read-ahead window, which then fills from the disk while a piece is verified.
   const std::int64_t row_bytes = width * static_cast<std::int64_t>(sizeof(double));
-  constexpr std::int64_t kPieceBytes = 2 << 20;
-  const std::int64_t piece = std::max<std::int64_t>(4, kPieceBytes / row_bytes);
-  const auto piece_bytes = static_cast<std::size_t>(std::min(piece, count) * row_bytes);
-  // Pieces the read thread may read ahead of the checksum and unpack (PiecePrefetcher).
-  constexpr int kDepth = 3;
-  // Page-aligned: the kernel's copy out of the page cache into a buffer 16 bytes off a
-  // page boundary (where malloc puts a large block) ran at half the speed (pread of 131 MB
-  // in 2 MB pieces from the page cache: 0.08-0.13 s, page-aligned 0.04-0.06 s).
-  const std::size_t ring_bytes = detail::PiecePrefetcher::slot_bytes(piece_bytes) * kDepth;
-  if (buffer_bytes_ < ring_bytes) {
-    buffer_.reset(static_cast<unsigned char*>(std::aligned_alloc(4096, ring_bytes)));
-    if (!buffer_) throw std::bad_alloc();
-    buffer_bytes_ = ring_bytes;
-  }
-  std::vector<std::uint64_t> terms(static_cast<std::size_t>(std::min(piece, count)));
   const std::optional<std::int64_t> data_offset = detail::contiguous_data_offset(dataset.get());
   const std::int64_t range_offset = data_offset.value_or(0) + first * row_bytes;
   std::optional<detail::RawDataReader> raw;
@@ -255,12 +239,45 @@ void CheckpointReader::read_field(
           "{}: dataset {} cannot be read (truncated file: {} bytes, its data end "
           "at byte {})",
           file_, path, raw->size(), data_offset.value_or(0) + global_count_ * row_bytes);
-    else
-      raw->expect_sequential(range_offset, count * row_bytes);
   }
+  // A range mostly not in the page cache is read with O_DIRECT into the reused ring, by two
+  // threads (two requests in flight per rank). Why: on this project's virtual machine, the
+  // fresh page-cache pages a buffered read from the disk fills came at a price that grew
+  // with the process's own memory (the host backs guest pages the guest has handed back
+  // only when touched again): standalone, two processes reading the halves of jacobi7's
+  // 262 MB checkpoint cold spent 0.04-0.14 s each in pread, after each had touched 530 MB
+  // of transparent huge pages (as the apps' fields are) 0.43-0.66 s, with O_DIRECT
+  // 0.22-0.25 s (alternated, 08:20-08:23 UTC). A cached range (a restart soon after a run)
+  // is read through the page cache, whose copy is far faster than any disk.
+  bool direct = false;
+  if (raw && error.empty()) {
+    direct = raw->resident_fraction(range_offset, count * row_bytes) < 0.5 && raw->open_direct();
+    if (!direct) raw->expect_sequential(range_offset, count * row_bytes);
+  }
+  const std::int64_t piece_target = direct ? 4 << 20 : 2 << 20;
+  const std::int64_t piece = std::max<std::int64_t>(4, piece_target / row_bytes);
+  const auto piece_bytes = static_cast<std::size_t>(std::min(piece, count) * row_bytes);
+  // Pieces the read threads may read ahead of the checksum and unpack (PiecePrefetcher).
+  const int depth = direct ? 4 : 1;
+  // Page-aligned: the kernel's copy out of the page cache into a buffer 16 bytes off a
+  // page boundary (where malloc puts a large block) ran at half the speed (pread of 131 MB
+  // in 2 MB pieces from the page cache: 0.08-0.13 s, page-aligned 0.04-0.06 s); direct
+  // reads need it.
+  const std::size_t ring_bytes =
+      detail::PiecePrefetcher::slot_bytes(piece_bytes) * static_cast<std::size_t>(depth);
+  if (buffer_bytes_ < ring_bytes) {
+    buffer_.reset(static_cast<unsigned char*>(std::aligned_alloc(4096, ring_bytes)));
+    if (!buffer_) throw std::bad_alloc();
+    buffer_bytes_ = ring_bytes;
+  }
+  std::vector<std::uint64_t> terms(static_cast<std::size_t>(std::min(piece, count)));
+  // The read threads wait for the disk; from the page cache the copy is the work, and the
+  // main thread does it between the checks (with two ranks on two cores a read thread
+  // would only take turns with the other rank's).
   std::optional<detail::PiecePrefetcher> prefetch;
-  if (raw && error.empty())
-    prefetch.emplace(*raw, range_offset, count * row_bytes, piece_bytes, buffer_.get(), kDepth);
+  if (direct)
+    prefetch.emplace(*raw, range_offset, count * row_bytes, piece_bytes, buffer_.get(), depth, 2,
+                     true);
   Hid transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
   H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_INDEPENDENT);
   // The checksum over all ranks' blocks; every block must have been read exactly once.
@@ -276,6 +293,15 @@ void CheckpointReader::read_field(
         break;
       }
       values = reinterpret_cast<const double*>(got.data);
+    } else if (raw) {
+      auto* buffer = reinterpret_cast<double*>(buffer_.get());
+      if (std::string failed = raw->read(range_offset + done * row_bytes, buffer,
+                                         static_cast<std::size_t>(n * row_bytes));
+          !failed.empty()) {
+        error = fmt::format("{}: dataset {} cannot be read ({})", file_, path, failed);
+        break;
+      }
+      values = buffer;
     } else {
       auto* buffer = reinterpret_cast<double*>(buffer_.get());
       if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, buffer, first + done, n, width,

@@ -43,11 +43,12 @@ class CheckpointReader {
   /// the dataset's checksum is verified over all ranks.
   std::vector<double> read_field(const std::string& name, std::int64_t first, std::int64_t count,
                                  std::size_t values_per_block);
-  /// The same without a buffer of the whole range: reads the blocks in pieces of about
-  /// 2 MiB (at least four blocks), which a read thread of the reader reads a few pieces
-  /// ahead into reused buffers, and calls `unpack(i, values)` for block first + i, in
-  /// order, on the calling thread. The checksum is verified at the end, so on a
-  /// corrupted file `unpack` has seen the bad values before the CheckpointError is thrown.
+  /// The same without a buffer of the whole range: reads the blocks in pieces of a few MiB
+  /// (at least four blocks) through reused buffers (from the disk with O_DIRECT, by two read
+  /// threads a few pieces ahead; from the page cache on the calling thread) and calls
+  /// `unpack(i, values)` for block first + i, in order, on the calling thread. The checksum
+  /// is verified at the end, so on a corrupted file `unpack` has seen the bad values before
+  /// the CheckpointError is thrown.
   void read_field(const std::string& name, std::int64_t first, std::int64_t count,
                   std::size_t values_per_block,
                   const std::function<void(std::int64_t i, const double* values)>& unpack);
