@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <limits>
 #include <new>
 #include <optional>
 
@@ -47,6 +49,19 @@ void agree(MPI_Comm comm, const std::string& error) {
   message.resize(static_cast<std::size_t>(length));
   TESSERA_MPI_CHECK(MPI_Bcast(message.data(), length, MPI_CHAR, first_failing, comm));
   throw CheckpointError("--restart", message);
+}
+
+// Bytes of transparent huge pages this process holds (AnonHugePages in
+// /proc/self/smaps_rollup), 0 if unknown.
+std::int64_t huge_page_bytes() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::string key;
+  std::int64_t kb = 0;
+  while (in >> key) {
+    if (key == "AnonHugePages:" && (in >> kb)) return kb * 1024;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
 }
 
 std::string checksum_mismatch(const std::string& file, const std::string& dataset,
@@ -240,18 +255,22 @@ void CheckpointReader::read_field(
           "at byte {})",
           file_, path, raw->size(), data_offset.value_or(0) + global_count_ * row_bytes);
   }
-  // A range mostly not in the page cache is read with O_DIRECT into the reused ring, by two
-  // threads (two requests in flight per rank). Why: on this project's virtual machine, the
-  // fresh page-cache pages a buffered read from the disk fills came at a price that grew
-  // with the process's own memory (the host backs guest pages the guest has handed back
-  // only when touched again): standalone, two processes reading the halves of jacobi7's
-  // 262 MB checkpoint cold spent 0.04-0.14 s each in pread, after each had touched 530 MB
-  // of transparent huge pages (as the apps' fields are) 0.43-0.66 s, with O_DIRECT
-  // 0.22-0.25 s (alternated, 08:20-08:23 UTC). A cached range (a restart soon after a run)
-  // is read through the page cache, whose copy is far faster than any disk.
+  // A range mostly not in the page cache, read by a process that holds at least as many
+  // bytes of transparent huge pages as it reads (jacobi7's fields are in huge pages,
+  // miniamr's blocks are not), is read with O_DIRECT into the reused ring, by two threads
+  // (two requests in flight per rank). Why: on this project's virtual machine, buffered
+  // reads from the disk into such a process were several times slower (the fresh
+  // page-cache pages, not the disk: `dd` read the same file at 2 GB/s in between):
+  // standalone, two processes reading the halves of jacobi7's 262 MB checkpoint cold spent
+  // 0.04-0.14 s each in pread, after each had touched 530 MB of huge pages 0.43-0.66 s,
+  // after touching as much memory without huge pages 0.04-0.11 s, and with O_DIRECT
+  // 0.22-0.25 s (alternated, 08:20-08:23 UTC). A process without them reads buffered,
+  // faster than direct reads here (miniamr: 1.3-2.0 GB/s buffered, 0.9-1.1 GB/s direct),
+  // and so is a cached range (a restart soon after a run).
   bool direct = false;
   if (raw && error.empty()) {
-    direct = raw->resident_fraction(range_offset, count * row_bytes) < 0.5 && raw->open_direct();
+    direct = huge_page_bytes() >= count * row_bytes &&
+             raw->resident_fraction(range_offset, count * row_bytes) < 0.5 && raw->open_direct();
     if (!direct) raw->expect_sequential(range_offset, count * row_bytes);
   }
   const std::int64_t piece_target = direct ? 4 << 20 : 2 << 20;
