@@ -269,8 +269,9 @@ void CheckpointReader::read_field(
   // and so is a cached range (a restart soon after a run).
   bool direct = false;
   if (raw && error.empty()) {
-    direct = huge_page_bytes() >= count * row_bytes &&
-             raw->resident_fraction(range_offset, count * row_bytes) < 0.5 && raw->open_direct();
+    // The cheap test first (mincore of the range; smaps_rollup walks the whole process).
+    direct = raw->resident_fraction(range_offset, count * row_bytes) < 0.5 &&
+             huge_page_bytes() >= count * row_bytes && raw->open_direct();
     if (!direct) raw->expect_sequential(range_offset, count * row_bytes);
   }
   const std::int64_t piece_target = direct ? 4 << 20 : 2 << 20;
