@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <limits>
 #include <new>
 #include <optional>
 
@@ -16,6 +18,7 @@
 #include "io/checkpoint_directory.hpp"
 #include "io/checkpoint_format.hpp"
 #include "io/hdf5_objects.hpp"
+#include "io/piece_prefetcher.hpp"
 #include "io/raw_data_file.hpp"
 #include "io/raw_data_reader.hpp"
 
@@ -46,6 +49,19 @@ void agree(MPI_Comm comm, const std::string& error) {
   message.resize(static_cast<std::size_t>(length));
   TESSERA_MPI_CHECK(MPI_Bcast(message.data(), length, MPI_CHAR, first_failing, comm));
   throw CheckpointError("--restart", message);
+}
+
+// Bytes of transparent huge pages this process holds (AnonHugePages in
+// /proc/self/smaps_rollup), 0 if unknown.
+std::int64_t huge_page_bytes() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::string key;
+  std::int64_t kb = 0;
+  while (in >> key) {
+    if (key == "AnonHugePages:" && (in >> kb)) return kb * 1024;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
 }
 
 std::string checksum_mismatch(const std::string& file, const std::string& dataset,
@@ -213,33 +229,19 @@ void CheckpointReader::read_field(
   // Timed from here: every rank has come this far (the agreement is an allreduce), so a
   // rank that finished setting up early does not count its wait for the others.
   const auto start = Clock::now();
-  // Each rank reads its own contiguous range of the file in pieces of about 2 MiB, and at
-  // least four blocks, through one reused buffer, so that each piece is read, checked and
-  // unpacked while it is in the CPU cache: the bytes cross the memory bus once, out of the
-  // page cache. Four blocks, because the checksum hashes four blocks side by side (FNV-1a
-  // is one chain of dependent multiplies per block: one block at a time hashed at about
-  // 6 GB/s, slower than the page cache's copy, four side by side at about 26 GB/s). A
-  // buffer of the whole range cost more than the read itself: the kernel faulted in and
-  // zeroed every page of it. The raw bytes come with pread at the dataset's offset
-  // (RawDataReader, which says why not H5Dread); a dataset without an offset is read with
-  // H5Dread. No read-ahead advice for the whole range (WILLNEED): measured on jacobi7
+  // Each rank reads its own contiguous range of the file in pieces of about 2 MiB (4 MiB
+  // when read directly, below), and at least four blocks, through one reused buffer (a
+  // ring of four that two read threads fill ahead when read directly: PiecePrefetcher
+  // says why), so that each piece is checked and unpacked while it is in the CPU cache. Four
+  // blocks, because the checksum hashes four blocks side by side (FNV-1a is one chain of dependent
+  // multiplies per block: one block at a time hashed at about 6 GB/s, slower than the page cache's
+  // copy, four side by side at about 26 GB/s). A buffer of the whole range cost more than the read
+  // itself: the kernel faulted in and zeroed every page of it. The raw bytes come with pread at the
+  // dataset's offset (RawDataReader, which says why not H5Dread); a dataset without an offset is
+  // read with H5Dread. No read-ahead advice for the whole range (WILLNEED): measured on jacobi7
   // reading from the disk, it made the read slower; the sequential advice only widens the
   // kernel's read-ahead window, which then fills from the disk while a piece is verified.
   const std::int64_t row_bytes = width * static_cast<std::int64_t>(sizeof(double));
-  constexpr std::int64_t kPieceBytes = 2 << 20;
-  const std::int64_t piece = std::max<std::int64_t>(4, kPieceBytes / row_bytes);
-  const auto piece_values = static_cast<std::size_t>(std::min(piece, count) * width);
-  // Page-aligned: the kernel's copy out of the page cache into a buffer 16 bytes off a
-  // page boundary (where malloc puts a large block) ran at half the speed (pread of 131 MB
-  // in 2 MB pieces from the page cache: 0.08-0.13 s, page-aligned 0.04-0.06 s).
-  if (buffer_capacity_ < piece_values) {
-    const std::size_t bytes = (piece_values * sizeof(double) + 4095) / 4096 * 4096;
-    buffer_.reset(static_cast<double*>(std::aligned_alloc(4096, bytes)));
-    if (!buffer_) throw std::bad_alloc();
-    buffer_capacity_ = bytes / sizeof(double);
-  }
-  double* const buffer = buffer_.get();
-  std::vector<std::uint64_t> terms(static_cast<std::size_t>(std::min(piece, count)));
   const std::optional<std::int64_t> data_offset = detail::contiguous_data_offset(dataset.get());
   const std::int64_t range_offset = data_offset.value_or(0) + first * row_bytes;
   std::optional<detail::RawDataReader> raw;
@@ -252,9 +254,50 @@ void CheckpointReader::read_field(
           "{}: dataset {} cannot be read (truncated file: {} bytes, its data end "
           "at byte {})",
           file_, path, raw->size(), data_offset.value_or(0) + global_count_ * row_bytes);
-    else
-      raw->expect_sequential(range_offset, count * row_bytes);
   }
+  // A range mostly not in the page cache, read by a process that holds at least as many
+  // bytes of transparent huge pages as it reads (jacobi7's fields are in huge pages,
+  // miniamr's blocks are not), is read with O_DIRECT into the reused ring, by two threads
+  // (two requests in flight per rank). Why: on this project's virtual machine, buffered
+  // reads from the disk into such a process were several times slower (the fresh
+  // page-cache pages, not the disk: `dd` read the same file at 2 GB/s in between):
+  // standalone, two processes reading the halves of jacobi7's 262 MB checkpoint cold spent
+  // 0.04-0.14 s each in pread, after each had touched 530 MB of huge pages 0.43-0.66 s,
+  // after touching as much memory without huge pages 0.04-0.11 s, and with O_DIRECT
+  // 0.22-0.25 s (alternated, 08:20-08:23 UTC). A process without them reads buffered,
+  // faster than direct reads here (miniamr: 1.3-2.0 GB/s buffered, 0.9-1.1 GB/s direct),
+  // and so is a cached range (a restart soon after a run).
+  bool direct = false;
+  if (raw && error.empty()) {
+    // The cheap test first (mincore of the range; smaps_rollup walks the whole process).
+    direct = raw->resident_fraction(range_offset, count * row_bytes) < 0.5 &&
+             huge_page_bytes() >= count * row_bytes && raw->open_direct();
+    if (!direct) raw->expect_sequential(range_offset, count * row_bytes);
+  }
+  const std::int64_t piece_target = direct ? 4 << 20 : 2 << 20;
+  const std::int64_t piece = std::max<std::int64_t>(4, piece_target / row_bytes);
+  const auto piece_bytes = static_cast<std::size_t>(std::min(piece, count) * row_bytes);
+  // Pieces the read threads may read ahead of the checksum and unpack (PiecePrefetcher).
+  const int depth = direct ? 4 : 1;
+  // Page-aligned: the kernel's copy out of the page cache into a buffer 16 bytes off a
+  // page boundary (where malloc puts a large block) ran at half the speed (pread of 131 MB
+  // in 2 MB pieces from the page cache: 0.08-0.13 s, page-aligned 0.04-0.06 s); direct
+  // reads need it.
+  const std::size_t ring_bytes =
+      detail::PiecePrefetcher::slot_bytes(piece_bytes) * static_cast<std::size_t>(depth);
+  if (buffer_bytes_ < ring_bytes) {
+    buffer_.reset(static_cast<unsigned char*>(std::aligned_alloc(4096, ring_bytes)));
+    if (!buffer_) throw std::bad_alloc();
+    buffer_bytes_ = ring_bytes;
+  }
+  std::vector<std::uint64_t> terms(static_cast<std::size_t>(std::min(piece, count)));
+  // The read threads wait for the disk; from the page cache the copy is the work, and the
+  // main thread does it between the checks (with two ranks on two cores a read thread
+  // would only take turns with the other rank's).
+  std::optional<detail::PiecePrefetcher> prefetch;
+  if (direct)
+    prefetch.emplace(*raw, range_offset, count * row_bytes, piece_bytes, buffer_.get(), depth, 2,
+                     true);
   Hid transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
   H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_INDEPENDENT);
   // The checksum over all ranks' blocks; every block must have been read exactly once.
@@ -262,31 +305,46 @@ void CheckpointReader::read_field(
   for (std::int64_t done = 0; done < count && error.empty(); done += piece) {
     const std::int64_t n = std::min(piece, count - done);
     const auto t0 = Clock::now();
-    if (raw) {
+    const double* values = nullptr;
+    if (prefetch) {
+      detail::PiecePrefetcher::Piece got = prefetch->next();
+      if (!got.error.empty()) {
+        error = fmt::format("{}: dataset {} cannot be read ({})", file_, path, got.error);
+        break;
+      }
+      values = reinterpret_cast<const double*>(got.data);
+    } else if (raw) {
+      auto* buffer = reinterpret_cast<double*>(buffer_.get());
       if (std::string failed = raw->read(range_offset + done * row_bytes, buffer,
                                          static_cast<std::size_t>(n * row_bytes));
           !failed.empty()) {
         error = fmt::format("{}: dataset {} cannot be read ({})", file_, path, failed);
         break;
       }
-    } else if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, buffer, first + done, n, width,
-                          transfer.get())) {
-      error = fmt::format("{}: dataset {} cannot be read (truncated file?)", file_, path);
-      break;
+      values = buffer;
+    } else {
+      auto* buffer = reinterpret_cast<double*>(buffer_.get());
+      if (!read_rows(dataset.get(), H5T_NATIVE_DOUBLE, buffer, first + done, n, width,
+                     transfer.get())) {
+        error = fmt::format("{}: dataset {} cannot be read (truncated file?)", file_, path);
+        break;
+      }
+      values = buffer;
     }
     const auto t1 = Clock::now();
-    detail::block_checksum_terms(buffer, values_per_block, static_cast<std::size_t>(n),
+    detail::block_checksum_terms(values, values_per_block, static_cast<std::size_t>(n),
                                  first + done, terms.data());
     const auto t2 = Clock::now();
     for (std::int64_t b = 0; b < n; ++b) {
       sums[0] += terms[static_cast<std::size_t>(b)];
-      unpack(done + b, buffer + b * width);
+      unpack(done + b, values + b * width);
     }
     const auto t3 = Clock::now();
     read_phases_["read"] += seconds(t0, t1);
     read_phases_["verify"] += seconds(t1, t2);
     read_phases_["unpack"] += seconds(t2, t3);
   }
+  prefetch.reset();
   agree(comm_, error);
   TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm_));
   if (sums[1] != static_cast<std::uint64_t>(global_count_))

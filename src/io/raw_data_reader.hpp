@@ -1,12 +1,13 @@
 #pragma once
 // RawDataReader: reads a checkpoint's raw dataset bytes straight from the file at the byte
 // offset HDF5 allocated for them (contiguous_data_offset), with pread on an ordinary
-// descriptor: the read side of RawDataFile. Why not H5Dread: through MPI-IO (OpenMPI's
-// OMPIO) a warm read of jacobi7's 131 MB per rank spent 0.08-0.14 s in H5Dread, against
+// descriptor, or with O_DIRECT where the range is not in the page cache (see
+// CheckpointReader::read_field): the read side of RawDataFile. Why not H5Dread: through MPI-IO
+// (OpenMPI's OMPIO) a warm read of jacobi7's 131 MB per rank spent 0.08-0.14 s in H5Dread, against
 // 0.04-0.12 s in pread (same load, alternated), and the bytes take one path fewer. The page cache
 // is kept (no O_DIRECT): a restart soon after a run finds the file there, and the kernel's
-// read-ahead keeps the disk busy while the reader verifies and unpacks the previous piece. Main
-// thread only.
+// read-ahead keeps the disk busy while the reader verifies and unpacks the previous piece.
+// The read functions are const and may be called from several threads (PiecePrefetcher).
 
 #include <cstddef>
 #include <cstdint>
@@ -32,8 +33,20 @@ class RawDataReader {
   /// failed (errno's text, or "end of file" when the file is shorter).
   std::string read(std::int64_t offset, void* data, std::size_t bytes) const;
 
+  /// The fraction of [offset, offset + bytes) in the page cache (mincore), 0 if unknown.
+  double resident_fraction(std::int64_t offset, std::int64_t bytes) const;
+  /// Opens the file a second time with O_DIRECT; false where the file system refuses it.
+  bool open_direct();
+  /// With O_DIRECT (open_direct first): reads [offset, offset + bytes), both multiples of
+  /// kDirectAlignment as is `data`, stopping early only at the end of the file, which
+  /// must come after `at_least` bytes. Returns an empty string, or what failed.
+  std::string read_direct(std::int64_t offset, void* data, std::size_t bytes,
+                          std::size_t at_least) const;
+
  private:
+  std::string path_;
   int fd_ = -1;
+  int direct_fd_ = -1;
   std::int64_t size_ = -1;
 };
 

@@ -43,10 +43,12 @@ class CheckpointReader {
   /// the dataset's checksum is verified over all ranks.
   std::vector<double> read_field(const std::string& name, std::int64_t first, std::int64_t count,
                                  std::size_t values_per_block);
-  /// The same without a buffer of the whole range: reads the blocks in pieces of about
-  /// 4 MiB (at least one block) into one reused buffer and calls `unpack(i, values)` for block
-  /// first + i, in order, on the calling thread. The checksum is verified at the end, so on a
-  /// corrupted file `unpack` has seen the bad values before the CheckpointError is thrown.
+  /// The same without a buffer of the whole range: reads the blocks in pieces of a few MiB
+  /// (at least four blocks) through reused buffers (from the disk with O_DIRECT, by two read
+  /// threads a few pieces ahead; from the page cache on the calling thread) and calls
+  /// `unpack(i, values)` for block first + i, in order, on the calling thread. The checksum
+  /// is verified at the end, so on a corrupted file `unpack` has seen the bad values before
+  /// the CheckpointError is thrown.
   void read_field(const std::string& name, std::int64_t first, std::int64_t count,
                   std::size_t values_per_block,
                   const std::function<void(std::int64_t i, const double* values)>& unpack);
@@ -68,11 +70,12 @@ class CheckpointReader {
   double read_seconds_ = 0;
   std::map<std::string, double> read_phases_;
   struct FreeDeleter {  // the buffer comes from std::aligned_alloc
-    void operator()(double* p) const { std::free(p); }
+    void operator()(unsigned char* p) const { std::free(p); }
   };
-  // read_field's pieces, kept from one field to the next; page-aligned (see read_field).
-  std::unique_ptr<double[], FreeDeleter> buffer_;
-  std::size_t buffer_capacity_ = 0;  // doubles
+  // read_field's ring of pieces, kept from one field to the next; page-aligned (see
+  // read_field).
+  std::unique_ptr<unsigned char[], FreeDeleter> buffer_;
+  std::size_t buffer_bytes_ = 0;
 };
 
 }  // namespace tessera

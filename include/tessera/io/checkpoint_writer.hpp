@@ -6,17 +6,19 @@
 // the block's fields to a staging buffer (read access: it runs after the step's last
 // writer of the block and before the next step's first writer, on any thread, and
 // computes the block's checksum term), a non-blocking barrier task, and one main-thread
-// task that creates the file with HDF5's collective calls and hands the staged field data
-// to an I/O thread (plain pwrite, no MPI, no HDF5). The barrier makes sure every rank has
-// its data ready before any rank enters a blocking HDF5 collective, so the write cannot
-// wait on a rank that itself waits for this rank's messages. Computing continues on other
-// data meanwhile, also in a replayed iteration graph: the tasks complete once the file
-// exists, not once its data is on disk.
+// task in which rank 0 creates the file (HDF5, serial POSIX driver: attributes, datasets
+// allocated, closed again) and broadcasts where the datasets' bytes are, and every rank
+// hands its rows to an I/O thread (plain pwrite and fdatasync, no MPI, no HDF5). The
+// barrier makes sure every rank has its data ready before any rank enters the task's
+// blocking collectives (reductions, the broadcast), so the write cannot wait on a rank
+// that itself waits for this rank's messages. Computing continues on other data
+// meanwhile, also in a replayed iteration graph: the tasks complete once the file exists,
+// not once its data is on disk.
 //
 // Atomic: the file goes to DIR/step-N.tmp/; the next checkpoint's write task, or wait(),
-// waits for the data, closes the file (collective), flushes it to disk and renames the
-// directory to DIR/step-N/; the newest `keep` complete checkpoints are kept. A crash at
-// any moment leaves the previous complete checkpoint usable.
+// waits for every rank's data to be on disk and renames the directory to DIR/step-N/; the
+// newest `keep` complete checkpoints are kept. A crash at any moment leaves the previous
+// complete checkpoint usable.
 
 #include <mpi.h>
 
@@ -57,16 +59,18 @@ class CheckpointWriter {
               const std::vector<CheckpointField>& fields);
 
   /// Waits until every submitted checkpoint is on disk and renamed. Main thread;
-  /// collective (it closes the last file): every rank calls it at the same point.
+  /// collective (the ranks agree that the last file is complete): every rank calls it at
+  /// the same point.
   void wait();
 
   /// Checkpoints completed so far on this rank, and the seconds their writing took: the
   /// write tasks, the I/O thread's data writes and the closing (not the time between).
   int written() const { return written_; }
   double write_seconds() const { return write_seconds_; }
-  /// Those seconds by phase, on this rank: reduce (checksums, counters) and create (file,
-  /// attributes, datasets) in the write task, data (the I/O thread), flush (HDF5 flush and
-  /// close) and publish (fsync, rename, pruning; rank 0) when the checkpoint is finished.
+  /// Those seconds by phase, on this rank: reduce (checksums, counters) and create (rank 0's
+  /// file, attributes and datasets, the offsets' broadcast) in the write task, data (the I/O
+  /// thread's writes and fdatasync), flush (agreeing that every rank's data is on disk) and
+  /// publish (fsync, rename, pruning; rank 0) when the checkpoint is finished.
   const std::map<std::string, double>& write_phase_seconds() const { return write_phases_; }
   /// Bytes of field data in the last checkpoint (all ranks).
   std::int64_t last_bytes() const { return last_bytes_; }
@@ -84,8 +88,11 @@ class CheckpointWriter {
   void write_file(Pending& pending);
   // Waits (main thread) until the last checkpoint's I/O thread is done with the staging.
   void join_data_write();
-  // Collective: joins the I/O thread, closes the file, publishes the checkpoint.
-  void finish_in_flight();
+  // Joins the in-flight checkpoint's I/O thread and takes it; throws (naming the file) if
+  // `any_failed`, which every rank must agree on.
+  std::unique_ptr<InFlight> settle_in_flight(bool any_failed);
+  // Rank 0: flushes the checkpoint to disk, renames it to its final name, prunes.
+  void publish(const InFlight& checkpoint);
 
   Comm& comm_;
   CheckpointOptions options_;
@@ -101,6 +108,7 @@ class CheckpointWriter {
   std::int64_t last_bytes_ = 0;
   std::int64_t direct_bytes_ = 0;
   std::unique_ptr<InFlight> in_flight_;  // created, its data being written (main thread)
+  std::vector<std::string> retired_;     // pruned checkpoints not yet removed (rank 0)
   std::int64_t submitted_ = 0;           // submit() calls
   std::int64_t write_tasks_run_ = 0;     // write tasks started (main thread)
 };

@@ -92,7 +92,13 @@ TEST(CheckpointDirectory, PruneKeepsTheNewestAndDropsOlderLeftovers) {
   fs::create_directories(d.path / "step-6.tmp");
   fs::create_directories(d.path / "step-1.removing");
   fs::create_directories(d.path / "other");
-  prune_checkpoints(d.path.string(), 2);
+  // Retired at once (renamed away), removed later (the writer's I/O thread does that).
+  const std::vector<std::string> retired = prune_checkpoints(d.path.string(), 2);
+  EXPECT_EQ(d.names(),
+            (std::vector<std::string>{"other", "step-1.removing", "step-2.removing",
+                                      "step-2.tmp.removing", "step-3", "step-4", "step-6.tmp"}));
+  EXPECT_EQ(retired.size(), 3U);
+  remove_retired(retired);
   EXPECT_EQ(d.names(), (std::vector<std::string>{"other", "step-3", "step-4", "step-6.tmp"}));
 }
 

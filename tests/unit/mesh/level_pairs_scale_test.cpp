@@ -15,7 +15,7 @@
 namespace tessera {
 namespace {
 
-long peak_rss_kb() {
+long level_pairs_peak_rss_kb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss;
@@ -114,12 +114,12 @@ TEST(LevelPairs, ShareOfA1024CubedLevelOver2To20RanksNeedsNoGlobalLoop) {
       return balanced_range_owner(coarse_n, ranks, code);
     };
     for (int rank : {0, 5, (1 << 19) + 3, ranks - 1}) {
-      const long rss_before = peak_rss_kb();
+      const long rss_before = level_pairs_peak_rss_kb();
       const UniformMesh fine(fine_blocks, {16, 16, 16}, 1, rank, ranks, Periodicity::all());
       const UniformMesh coarse(coarse_blocks, {16, 16, 16}, 1, rank, ranks, Periodicity::all());
       const std::vector<LevelPair> pairs = local_level_pairs(fine, coarse);
       // Scanning 2^30 fine blocks took minutes; this rank's ~1200 pairs take well under 1 MB.
-      EXPECT_LT(peak_rss_kb() - rss_before, 32 * 1024) << "rank " << rank;
+      EXPECT_LT(level_pairs_peak_rss_kb() - rss_before, 32 * 1024) << "rank " << rank;
 
       std::int64_t expected = fine.local_block_count();
       for (const MeshBlock& block : coarse.local_blocks()) {
