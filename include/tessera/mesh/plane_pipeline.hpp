@@ -6,12 +6,8 @@
 // nothing from the neighbours in between. Iteration l keeps only a ring of 3 planes in a
 // small scratch array, filled plane by plane one step behind iteration l - 1, so the input
 // (and any static field the row kernel reads) is streamed from memory once and the output
-// written once per `depth` iterations, instead of once per iteration. The block may be cut
-// into strips along y, each run as above on its own rows grown by depth - l cells at level l
-// (overlapped tiling in y too): a strip's planes take less cache than the block's, at the price
-// of the strips' overlapping rows computed twice.
+// written once per `depth` iterations, instead of once per iteration.
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -49,14 +45,10 @@ class PlanePipeline {
 
   /// `layout` is the input's and output's (one variable used); `depth` >= 1; every axis
   /// that is not flat (ghost width 0 and one cell) needs ghosts at least `depth` deep, x
-  /// may not be flat. `strip_rows` > 0 cuts the block's rows (y) into strips of at most that
-  /// many (as even as they come), 0 runs the block as one strip. Throws
-  /// std::invalid_argument naming the value otherwise.
-  PlanePipeline(const BlockLayout& layout, int depth, BoundaryFaces boundary, int strip_rows = 0)
+  /// may not be flat. Throws std::invalid_argument naming the value otherwise.
+  PlanePipeline(const BlockLayout& layout, int depth, BoundaryFaces boundary)
       : layout_(layout), depth_(depth) {
     if (depth < 1) throw std::invalid_argument("depth must be >= 1, got " + std::to_string(depth));
-    if (strip_rows < 0)
-      throw std::invalid_argument("strip rows must be >= 0, got " + std::to_string(strip_rows));
     const Int3 n = layout.cells(), g = layout.ghost();
     for (int a = 0; a < 3; ++a) {
       flat_[a] = g[a] == 0 && n[a] == 1;
@@ -75,20 +67,6 @@ class PlanePipeline {
         e.hi[a] = flat_[a] || boundary[2 * a + 1] ? n[a] : n[a] + grow;
       }
     }
-    // Strips: level l of a strip is the block's level l cut to the strip's rows grown by
-    // depth - l, except at the block's own y faces, where the block's extent holds.
-    const int strips = strip_rows == 0 ? 1 : (n.y + strip_rows - 1) / strip_rows;
-    strips_.resize(static_cast<std::size_t>(strips));
-    for (int s = 0; s < strips; ++s) {
-      const int y0 = static_cast<int>(static_cast<long long>(n.y) * s / strips);
-      const int y1 = static_cast<int>(static_cast<long long>(n.y) * (s + 1) / strips);
-      std::vector<Box>& levels = strips_[static_cast<std::size_t>(s)];
-      levels = extent_;
-      for (int l = 1; l <= depth; ++l) {
-        if (s > 0) levels[l].lo.y = std::max(y0 - (depth - l), extent_[l].lo.y);
-        if (s < strips - 1) levels[l].hi.y = std::min(y1 + (depth - l), extent_[l].hi.y);
-      }
-    }
     // One scratch plane covers x in [-depth, nx + depth) and y likewise, rows line-aligned.
     const int gy = flat_[1] ? 0 : depth;
     row_start_ = round_up_to_line(depth);
@@ -100,12 +78,6 @@ class PlanePipeline {
   int depth() const { return depth_; }
   /// The cells iteration `level` (1..depth) computes; level depth is the interior.
   const Box& extent(int level) const { return extent_[level]; }
-  /// Strips along y (1: the whole block), and the cells strip `strip` computes at `level`:
-  /// extent(level) cut to the strip's rows, grown by depth - level where it meets another strip.
-  int strips() const { return static_cast<int>(strips_.size()); }
-  const Box& strip_extent(int strip, int level) const {
-    return strips_[static_cast<std::size_t>(strip)][static_cast<std::size_t>(level)];
-  }
   /// Doubles of scratch a run needs (3 planes per iteration but the last).
   std::size_t scratch_doubles() const {
     return static_cast<std::size_t>(3 * (depth_ - 1)) * static_cast<std::size_t>(plane_doubles_);
@@ -114,8 +86,7 @@ class PlanePipeline {
   /// Runs `depth` iterations from `in` (interior and ghosts as described above) into the
   /// interior of `out` (ghosts untouched); `in` and `out` must not overlap. `scratch` is
   /// resized to scratch_doubles() and one cache line if smaller (reuse one per thread). For every
-  /// strip in increasing y, level l and row of strip_extent(strip, l), in increasing z then y,
-  /// calls row(l, first, n, inputs, result):
+  /// level l and row of extent(l), in increasing z then y, calls row(l, first, n, inputs, result):
   /// it writes result[i] for 0 <= i < n from `inputs` (a PlaneRow) for the n cells starting at
   /// block cell `first` (Int3); the same expression at every level gives the bits of l
   /// plain sweeps. `result` is a row of `out` (cell first) for l == depth, scratch otherwise.
@@ -129,13 +100,11 @@ class PlanePipeline {
     double* planes = scratch.data() + (misaligned == 0 ? 0 : line - misaligned);
     const int first = extent_[1].lo.z;
     const int last = extent_[depth_].hi.z - 1 + depth_ - 1;
-    for (const std::vector<Box>& strip : strips_) {
-      for (int t = first; t <= last; ++t) {
-        for (int l = 1; l <= depth_; ++l) {
-          const int k = t - (l - 1);
-          if (k < strip[l].lo.z || k >= strip[l].hi.z) continue;
-          run_plane(in, out, planes, strip, l, k, row);
-        }
+    for (int t = first; t <= last; ++t) {
+      for (int l = 1; l <= depth_; ++l) {
+        const int k = t - (l - 1);
+        if (k < extent_[l].lo.z || k >= extent_[l].hi.z) continue;
+        run_plane(in, out, planes, l, k, row);
       }
     }
   }
@@ -154,28 +123,28 @@ class PlanePipeline {
   }
 
   // Row (j, k) of level l < depth (0 = the input) at cell i = 0, for reading. Rows outside
-  // level l's extent in the strip are only asked for beyond a domain boundary, where every
-  // level holds the input's values.
-  const double* row_of(const double* in, double* scratch, const std::vector<Box>& strip, int l,
-                       int j, int k) const {
-    if (l == 0 || !strip[l].contains({strip[l].lo.x, j, k})) return in + layout_.index(0, 0, j, k);
+  // level l's extent are only asked for beyond a domain boundary, where every level holds
+  // the input's values.
+  const double* row_of(const double* in, double* scratch, int l, int j, int k) const {
+    if (l == 0 || !extent_[l].contains({extent_[l].lo.x, j, k}))
+      return in + layout_.index(0, 0, j, k);
     return scratch_row(scratch, l, j, k);
   }
 
   template <class RowKernel>
-  void run_plane(const double* in, double* out, double* scratch, const std::vector<Box>& strip,
-                 int l, int k, RowKernel& row) const {
-    const Box& e = strip[l];
-    const Box& prior = strip[l > 1 ? l - 1 : 1];  // level l - 1's (unused for l = 1)
+  void run_plane(const double* in, double* out, double* scratch, int l, int k,
+                 RowKernel& row) const {
+    const Box& e = extent_[l];
+    const Box& prior = extent_[l > 1 ? l - 1 : 1];  // level l - 1's (unused for l = 1)
     const int n = e.hi.x - e.lo.x;
     for (int j = e.lo.y; j < e.hi.y; ++j) {
-      const double* centre = row_of(in, scratch, strip, l - 1, j, k);
+      const double* centre = row_of(in, scratch, l - 1, j, k);
       PlaneRow r{};
       r.centre = centre + e.lo.x;
-      r.south = flat_[1] ? r.centre : row_of(in, scratch, strip, l - 1, j - 1, k) + e.lo.x;
-      r.north = flat_[1] ? r.centre : row_of(in, scratch, strip, l - 1, j + 1, k) + e.lo.x;
-      r.below = flat_[2] ? r.centre : row_of(in, scratch, strip, l - 1, j, k - 1) + e.lo.x;
-      r.above = flat_[2] ? r.centre : row_of(in, scratch, strip, l - 1, j, k + 1) + e.lo.x;
+      r.south = flat_[1] ? r.centre : row_of(in, scratch, l - 1, j - 1, k) + e.lo.x;
+      r.north = flat_[1] ? r.centre : row_of(in, scratch, l - 1, j + 1, k) + e.lo.x;
+      r.below = flat_[2] ? r.centre : row_of(in, scratch, l - 1, j, k - 1) + e.lo.x;
+      r.above = flat_[2] ? r.centre : row_of(in, scratch, l - 1, j, k + 1) + e.lo.x;
       // Beyond the x ends: level l - 1's value, or the input's beyond a domain boundary.
       const double* input_row = in + layout_.index(0, 0, j, k);
       const bool west_outside = l == 1 || e.lo.x - 1 < prior.lo.x;
@@ -191,8 +160,7 @@ class PlanePipeline {
   BlockLayout layout_;
   int depth_;
   std::array<bool, 3> flat_{};
-  std::vector<Box> extent_;               // by level, 1..depth
-  std::vector<std::vector<Box>> strips_;  // by strip, then level as extent_
+  std::vector<Box> extent_;  // by level, 1..depth
   std::ptrdiff_t row_start_ = 0;
   std::ptrdiff_t stride_y_ = 0;
   std::ptrdiff_t plane_doubles_ = 0;

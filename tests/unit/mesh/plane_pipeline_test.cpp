@@ -82,7 +82,7 @@ struct PipelineCase {
   bool flat_z;
 };
 
-void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth, int strip_rows = 0) {
+void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth) {
   const Int3 global{c.blocks.x * c.cells.x, c.blocks.y * c.cells.y, c.blocks.z * c.cells.z};
   const Domain start = make_domain(global, c.flat_z);
   Domain reference = start;
@@ -107,8 +107,7 @@ void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth, int strip_
             }
         const PlanePipeline pipeline(layout, depth,
                                      {bx == 0, bx == c.blocks.x - 1, by == 0, by == c.blocks.y - 1,
-                                      bz == 0, bz == c.blocks.z - 1},
-                                     strip_rows);
+                                      bz == 0, bz == c.blocks.z - 1});
         std::vector<int> rows(static_cast<std::size_t>(depth) + 1, 0);
         pipeline.run(
             in.data(), out.data(), scratch,
@@ -124,12 +123,8 @@ void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth, int strip_
               }
             });
         for (int l = 1; l <= depth; ++l) {
-          int want_rows = 0;
-          for (int s = 0; s < pipeline.strips(); ++s) {
-            const Box& e = pipeline.strip_extent(s, l);
-            want_rows += (e.hi.y - e.lo.y) * (e.hi.z - e.lo.z);
-          }
-          EXPECT_EQ(rows[l], want_rows) << "level " << l;
+          const Box& e = pipeline.extent(l);
+          EXPECT_EQ(rows[l], (e.hi.y - e.lo.y) * (e.hi.z - e.lo.z)) << "level " << l;
         }
         for (int k = 0; k < c.cells.z; ++k)
           for (int j = 0; j < c.cells.y; ++j)
@@ -138,9 +133,8 @@ void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth, int strip_
               const double want =
                   reference.values[reference.at(origin.x + i, origin.y + j, origin.z + k)];
               ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
-                  << "depth " << depth << ", strip rows " << strip_rows << ", block (" << bx << ", "
-                  << by << ", " << bz << "), cell (" << i << ", " << j << ", " << k << "): " << got
-                  << " vs " << want;
+                  << "depth " << depth << ", block (" << bx << ", " << by << ", " << bz
+                  << "), cell (" << i << ", " << j << ", " << k << "): " << got << " vs " << want;
             }
       }
 }
@@ -151,29 +145,6 @@ TEST(PlanePipeline, DepthIterationsEqualPlainSweepsBitwiseOnEveryBlock) {
     expect_pipeline_matches_sweeps({{3, 3, 3}, {5, 7, 6}, false}, depth);
     expect_pipeline_matches_sweeps({{2, 3, 1}, {9, 4, 5}, false}, depth);
   }
-}
-
-TEST(PlanePipeline, StripsAlongYGiveTheSameBits) {
-  // Strips of 1 row (every strip edge inside the grown rows), of 2 and 3 rows (uneven cuts of
-  // 7), and more rows than the block has (one strip).
-  for (int depth = 1; depth <= 4; ++depth)
-    for (int strip_rows : {1, 2, 3, 8}) {
-      expect_pipeline_matches_sweeps({{3, 3, 2}, {5, 7, 6}, false}, depth, strip_rows);
-      expect_pipeline_matches_sweeps({{2, 3, 1}, {9, 4, 5}, false}, depth, strip_rows);
-    }
-  for (int strip_rows : {1, 2})
-    expect_pipeline_matches_sweeps({{3, 4, 1}, {6, 5, 1}, true}, 3, strip_rows);
-}
-
-TEST(PlanePipeline, StripExtentsOverlapByTheGrowthOfTheLevel) {
-  const BlockLayout layout({16, 12, 8}, {3, 3, 3}, 1);
-  const PlanePipeline pipeline(layout, 3, {}, 5);  // 12 rows: strips of 4
-  ASSERT_EQ(pipeline.strips(), 3);
-  EXPECT_EQ(pipeline.strip_extent(0, 1), (Box{{-2, -2, -2}, {18, 6, 10}}));
-  EXPECT_EQ(pipeline.strip_extent(1, 1), (Box{{-2, 2, -2}, {18, 10, 10}}));
-  EXPECT_EQ(pipeline.strip_extent(1, 3), (Box{{0, 4, 0}, {16, 8, 8}}));
-  EXPECT_EQ(pipeline.strip_extent(2, 2), (Box{{-1, 7, -1}, {17, 13, 9}}));
-  EXPECT_THROW(PlanePipeline(layout, 3, {}, -1), std::invalid_argument);
 }
 
 TEST(PlanePipeline, OneBlockTouchingTheBoundaryEverywhere) {
