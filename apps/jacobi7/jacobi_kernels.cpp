@@ -36,10 +36,15 @@ void jacobi_time_tile(const PlanePipeline& pipeline, const BlockLayout& layout,
   thread_local std::vector<double> scratch;
   const int depth = pipeline.depth();
   pipeline.run(u, v, scratch, [&](int level, Int3 first, int n, const PlaneRow& r, double* out) {
-    (level == 1 ? from_memory : from_cache)
-        .apply(n, r.centre, r.west, r.east, r.south, r.north, r.below, r.above,
-               f + layout.index(0, first.x, first.y, first.z), out,
-               level == depth ? stores : OutputStores::cached);
+    const double* rhs = f + layout.index(0, first.x, first.y, first.z);
+    if (level > 1 && level < depth) {
+      from_cache.apply_in_cache(n, r.centre, r.west, r.east, r.south, r.north, r.below, r.above,
+                                rhs, out);
+    } else {
+      (level == 1 ? from_memory : from_cache)
+          .apply(n, r.centre, r.west, r.east, r.south, r.north, r.below, r.above, rhs, out,
+                 level == depth ? stores : OutputStores::cached);
+    }
   });
   if (stores == OutputStores::streaming) finish_streaming_stores();
 }

@@ -44,11 +44,45 @@ struct RowStencil {
   /// the row's ends need not be stored next to it). Streaming stores are used only where
   /// `out` is 64-byte aligned (a BlockLayout row of a BlockField block); the caller ends a
   /// sweep that streamed with finish_streaming_stores().
-  void apply(int n, const double* __restrict centre, double west, double east,
-             const double* __restrict south, const double* __restrict north,
-             const double* __restrict below, const double* __restrict above,
-             const double* __restrict rhs, double* __restrict out, OutputStores stores,
-             double* first_copy = nullptr, double* last_copy = nullptr) const {
+  [[gnu::always_inline]] void apply(int n, const double* __restrict centre, double west,
+                                    double east, const double* __restrict south,
+                                    const double* __restrict north, const double* __restrict below,
+                                    const double* __restrict above, const double* __restrict rhs,
+                                    double* __restrict out, OutputStores stores,
+                                    double* first_copy = nullptr,
+                                    double* last_copy = nullptr) const {
+    update<false>(n, centre, west, east, south, north, below, above, rhs, out, stores, first_copy,
+                  last_copy);
+  }
+
+  /// apply() with cached stores, no column copies and no prefetches (whatever `prefetch`
+  /// says), for rows whose inputs are all in cache (PlanePipeline's inner levels): the loop
+  /// is compiled without those tests, same operations per cell.
+  [[gnu::always_inline]] void apply_in_cache(int n, const double* __restrict centre, double west,
+                                             double east, const double* __restrict south,
+                                             const double* __restrict north,
+                                             const double* __restrict below,
+                                             const double* __restrict above,
+                                             const double* __restrict rhs,
+                                             double* __restrict out) const {
+    update<true>(n, centre, west, east, south, north, below, above, rhs, out, OutputStores::cached,
+                 nullptr, nullptr);
+  }
+
+ private:
+  // Inlined into the caller's row loop (always_inline on all three): a call per row cost
+  // ~5 ns of the ~13 ns a row pays beyond its vectors (bench_plane_pipeline, 16-cell rows).
+  template <bool kInCache>
+  [[gnu::always_inline]] void update(int n, const double* __restrict centre, double west,
+                                     double east, const double* __restrict south,
+                                     const double* __restrict north, const double* __restrict below,
+                                     const double* __restrict above, const double* __restrict rhs,
+                                     double* __restrict out, OutputStores stores,
+                                     double* first_copy_or_null, double* last_copy_or_null) const {
+    // Constants when kInCache, so the compiler drops the tests below.
+    double* const first_copy = kInCache ? nullptr : first_copy_or_null;
+    double* const last_copy = kInCache ? nullptr : last_copy_or_null;
+    const bool prefetch_inputs = !kInCache && prefetch;
     int i = 0;
 #if defined(__AVX512F__)
     const __m512d vx = _mm512_set1_pd(cx), vy = _mm512_set1_pd(cy), vz = _mm512_set1_pd(cz);
@@ -92,11 +126,11 @@ struct RowStencil {
       previous = line;
       i = count;
     }
-    const bool stream = stores == OutputStores::streaming &&
+    const bool stream = !kInCache && stores == OutputStores::streaming &&
                         reinterpret_cast<std::uintptr_t>(out + i) % sizeof(__m512d) == 0;
     __m512d current = i + 8 <= n ? _mm512_loadu_pd(centre + i) : vwest;
     for (; i + 8 <= n; i += 8) {
-      if (prefetch) {
+      if (prefetch_inputs) {
         _mm_prefetch(reinterpret_cast<const char*>(above + i + kPrefetchDoubles), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char*>(rhs + i + kPrefetchDoubles), _MM_HINT_T0);
       }
@@ -153,12 +187,13 @@ struct RowStencil {
     }
     // A padded row (BlockLayout) is one line longer than its interior; without this the
     // windows above leave one line per row of each stream unprefetched.
-    if (prefetch) {
+    if (prefetch_inputs) {
       _mm_prefetch(reinterpret_cast<const char*>(above + n + kPrefetchDoubles), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(rhs + n + kPrefetchDoubles), _MM_HINT_T0);
     }
 #else
     (void)stores;
+    (void)prefetch_inputs;
 #endif
     for (; i < n; ++i) {
       const double left = i == 0 ? west : centre[i - 1];

@@ -1,11 +1,11 @@
-// PlanePipeline with jacobi7's row kernel on one warm block (its u, f and v in L2/L3, no
-// memory traffic to speak of): the compute ceiling of jacobi7 --time-tile D, in ns per cell
-// update and in "effective" GB/s (24 bytes per update, as jacobi7 reports). Depth 1 is a
-// plain sweep through the same code. A tile computes its grown cells too, so a depth pays
-// only where memory, not this ceiling, limits the plain sweep.
+// PlanePipeline with jacobi7's row kernel on one warm block (its u, f and v in L3 as far as
+// they fit: 3 x 10 MB for 256 x 64 x 64 at depth 4 does not quite): the compute ceiling of jacobi7
+// --time-tile D, in ns per cell update and in "effective" GB/s (24 bytes per update, as jacobi7
+// reports). Depth 1 is a plain sweep through the same code. A tile computes its grown cells too, so
+// a depth pays only where memory, not this ceiling, limits the plain sweep.
 //
 //   bench_plane_pipeline --benchmark_counters_tabular=true
-//   (arguments: cells per block edge, depth)
+//   (arguments: block cells along x, y and z, depth)
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
@@ -40,8 +40,10 @@ std::unique_ptr<double[], AlignedFree> aligned_block(const BlockLayout& layout, 
 
 void BM_PlanePipeline(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  const int depth = static_cast<int>(state.range(1));
-  const BlockLayout layout({n, n, n}, {depth, depth, depth}, 1);
+  const int ny = static_cast<int>(state.range(1));
+  const int nz = static_cast<int>(state.range(2));
+  const int depth = static_cast<int>(state.range(3));
+  const BlockLayout layout({n, ny, nz}, {depth, depth, depth}, 1);
   auto u = aligned_block(layout, 1.0), f = aligned_block(layout, 2.0),
        v = aligned_block(layout, 0.0);
   // A block inside the domain: every level grows on every side.
@@ -52,22 +54,33 @@ void BM_PlanePipeline(benchmark::State& state) {
   for (auto _ : state) {
     pipeline.run(u.get(), v.get(), scratch,
                  [&](int level, Int3 first, int count, const PlaneRow& r, double* out) {
-                   (level == 1 ? from_memory : from_cache)
-                       .apply(count, r.centre, r.west, r.east, r.south, r.north, r.below, r.above,
-                              f.get() + layout.index(0, first.x, first.y, first.z), out,
-                              OutputStores::cached);
+                   const double* rhs = f.get() + layout.index(0, first.x, first.y, first.z);
+                   if (level == 1) {
+                     from_memory.apply(count, r.centre, r.west, r.east, r.south, r.north, r.below,
+                                       r.above, rhs, out, OutputStores::cached);
+                   } else {
+                     from_cache.apply_in_cache(count, r.centre, r.west, r.east, r.south, r.north,
+                                               r.below, r.above, rhs, out);
+                   }
                  });
     benchmark::DoNotOptimize(v.get());
     benchmark::ClobberMemory();
   }
-  const double updates = static_cast<double>(n) * n * n * depth;
+  const double updates = static_cast<double>(n) * ny * nz * depth;
   state.counters["ns_per_update"] = benchmark::Counter(
       updates * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.counters["effective_GBs"] =
       benchmark::Counter(updates * 24e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-BENCHMARK(BM_PlanePipeline)->ArgsProduct({{32, 64}, {1, 2, 3, 4}})->Unit(benchmark::kMicrosecond);
+// Row length: blocks of 4 x 4 rows that stay in L1, plain sweeps (a row costs a fixed
+// overhead plus its vectors); then tiles of the block shapes jacobi7 measures.
+BENCHMARK(BM_PlanePipeline)
+    ->ArgsProduct({{16, 32, 64, 128, 256}, {4}, {4}, {1}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlanePipeline)
+    ->ArgsProduct({{64, 128, 256}, {64}, {64}, {1, 3, 4}})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
