@@ -254,7 +254,11 @@ Task* Scheduler::find_task(Worker& self) {
     return self.mailbox.exchange(nullptr, std::memory_order_acquire);
   }
   if (high_queued_.load(std::memory_order_acquire) > 0) {
-    Task* t = single_thread_ ? self.high.pop_unshared() : self.high.pop();
+    // High-priority tasks oldest first (the owner takes from the thieves' end): they are
+    // the skeleton, whose results other ranks wait for. Newest first let skeleton work
+    // released for the next iteration overtake the packs and sends of this one, and the
+    // neighbours waited (docs/scaling-sim.md, "Dataflow's schedule").
+    Task* t = self.high.steal();
     if (!t) t = steal_from_others(self, true);
     if (t) {
       add_shared(high_queued_, -1);
