@@ -117,6 +117,7 @@ Task* Scheduler::new_task(const char* name, const TaskAttributes& attributes) {
   t->ordered = attributes.order != TaskAttributes::kUnordered;
   t->order_key = attributes.order;
   t->work = attributes.work;
+  t->work_variant = attributes.work_variant;
   t->id = ++submitted_;
   return t;
 }
@@ -309,7 +310,7 @@ void Scheduler::execute_body(Task* task, Worker& self, bool straight_after) {
       if (compute_model_ && source.work > 0) {
         auto call = [&] { source.body(ctx); };
         compute_model_->run(
-            task->name, source.work, [](void* f) { (*static_cast<decltype(call)*>(f))(); }, &call);
+            task->name, source.work, source.work_variant, [](void* f) { (*static_cast<decltype(call)*>(f))(); }, &call);
       } else {
         source.body(ctx);
       }
@@ -349,6 +350,7 @@ void Scheduler::complete(Task* task) {
 }
 
 Task* Scheduler::finish(Task* task, Worker& self, bool want_immediate) {
+  const OverheadScope overhead("runtime.finish");
   if (task->replay) {
     if (!task->replay->fixed) return finish_replayed(task, self, want_immediate);
     finish_fixed(task, self);

@@ -118,6 +118,7 @@ struct Task {
   bool ordered = false;        // TaskAttributes::order was given
   std::int64_t order_key = 0;  // its value
   std::int64_t work = 0;       // TaskAttributes::work
+  std::int32_t work_variant = 0;  // TaskAttributes::work_variant
   AccessRecord inline_records[kInlineAccesses];
   std::unique_ptr<AccessRecord[]> extra_records;
   // A replayed task (an instance of a recorded node) runs its node's body and releases
