@@ -32,8 +32,7 @@ thread_local double timed_total = 0;
 // work per task, which it could not time; on a warm run whose ranks own their cores the
 // two agree but where the thread was preempted, which the 10th percentile leaves out.
 double clock_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -122,10 +121,9 @@ ComputeModel::~ComputeModel() {
 std::string ComputeModel::description() const {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (mode_ == Mode::calibrate) return fmt::format("calibrating {}", file_);
-  return fmt::format("modelled from {} ({} bodies charged, {} timed{})", file_, modelled_,
-                     unmodelled_,
-                     charge_overheads_ ? fmt::format(", {} overheads charged", overheads_charged_)
-                                       : "");
+  return fmt::format(
+      "modelled from {} ({} bodies charged, {} timed{})", file_, modelled_, unmodelled_,
+      charge_overheads_ ? fmt::format(", {} overheads charged", overheads_charged_) : "");
 }
 
 void ComputeModel::load() {

@@ -310,7 +310,8 @@ void Scheduler::execute_body(Task* task, Worker& self, bool straight_after) {
       if (compute_model_ && source.work > 0) {
         auto call = [&] { source.body(ctx); };
         compute_model_->run(
-            task->name, source.work, source.work_variant, [](void* f) { (*static_cast<decltype(call)*>(f))(); }, &call);
+            task->name, source.work, source.work_variant,
+            [](void* f) { (*static_cast<decltype(call)*>(f))(); }, &call);
       } else {
         source.body(ctx);
       }
