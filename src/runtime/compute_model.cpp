@@ -221,7 +221,7 @@ ComputeModel::OverheadToken ComputeModel::begin_overhead() const {
 
 void ComputeModel::end_overhead(const char* name, const OverheadToken& token) {
   if (mode_ == Mode::calibrate) {
-    const double elapsed = clock_seconds() - token.cpu;
+    const double elapsed = clock_seconds() - token.start;
     const std::lock_guard<std::mutex> lock(mutex_);
     record(name, 0, 1, elapsed - (timed_total - token.inner));
     return;
@@ -246,7 +246,7 @@ void ComputeModel::run(const char* name, std::int64_t work, std::int32_t variant
   if (mode_ == Mode::calibrate) {
     const OverheadToken token = begin_overhead();
     invoke(body);
-    const double elapsed = clock_seconds() - token.cpu;
+    const double elapsed = clock_seconds() - token.start;
     const std::lock_guard<std::mutex> lock(mutex_);
     record(name, variant, work, elapsed - (timed_total - token.inner));
     return;

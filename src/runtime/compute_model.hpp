@@ -48,11 +48,10 @@ class ComputeModel {
   /// run as the bodies are and, with TESSERA_COMPUTE_OVERHEADS=1 in a simulation, charged
   /// per event from it. begin_overhead() starts one (a token for end_overhead);
   /// end_overhead(name, token) records it (calibrating, less the bodies and overheads timed
-  /// inside it) or charges its calibrated time (modelled); drop_overhead(token) forgets it
-  /// (a poll that found nothing: waiting, not work).
+  /// inside it) or charges its calibrated time (modelled). OverheadScope wraps the pair.
   struct OverheadToken {
-    double cpu = 0;
-    double inner = 0;
+    double start = 0;  // calibrating: the clock at the start
+    double inner = 0;  // calibrating: what this thread had timed by then
   };
   OverheadToken begin_overhead() const;
   void end_overhead(const char* name, const OverheadToken& token);
