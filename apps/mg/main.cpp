@@ -392,6 +392,11 @@ int run(int argc, char** argv) {
       .ghost = 1,
       .halo = {.shape = HaloShape::full, .separate_buffers = true, .copy_per_block = true},
       .prolongation_ghost = 1,
+      // Coarse levels stay spread over the ranks down to blocks of 8^3 cells: with one
+      // block per rank, every level below the finest lived on rank 0, which ran a whole
+      // V-cycle of nx/2 cells alone while the others waited (docs/scaling-sim.md, "mg").
+      .min_blocks = session.size(),
+      .min_block_cells = 512,
   };
   std::unique_ptr<Solver> solver;
   try {

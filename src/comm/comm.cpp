@@ -6,6 +6,7 @@
 #include "comm/intranode_rings.hpp"
 #include "comm/tree_allreduce.hpp"
 #include "obs/tick_clock.hpp"
+#include "runtime/compute_model.hpp"
 
 #include <fmt/format.h>
 
@@ -204,6 +205,7 @@ void detail::CommLane::post_in_order(Channel& channel, std::uint64_t sequence, T
 
 void detail::CommLane::post(const Operation& o, TaskContext& body, CompletionToken token,
                             const char* name) {
+  const OverheadScope overhead("mpi.post");
   MPI_Request request;
   Pending pending{std::move(token),
                   CommEvent{o.kind, o.peer, o.tag, 0, 0, name, body.begin_ticks()}, nullptr,
@@ -378,6 +380,9 @@ LaneProgress detail::CommLane::poll(bool block) {
   // waiting, accounted by the scheduler as idle time. The stamp, taken at the first
   // completion found, also times the completions: they all happened by then.
   std::int64_t start = 0;
+  // Handling completions is work; a poll that found none was waiting (dropped below).
+  OverheadScope overhead("mpi.complete");
+  bool handled = false;
   const bool rings_in_flight = rings_ && progress_rings(&start);
   if (!requests_.empty()) {
     const int n = static_cast<int>(requests_.size());
@@ -396,6 +401,7 @@ LaneProgress detail::CommLane::poll(bool block) {
                 "MPI_Testsome");
     }
     if (outcount > 0 && outcount != MPI_UNDEFINED) {
+      handled = true;
       if (start == 0 && !observers_.empty()) start = obs::fast_ticks();
       std::vector<TreeInFlight*> stepped;
       for (int k = 0; k < outcount; ++k) {
@@ -425,6 +431,7 @@ LaneProgress detail::CommLane::poll(bool block) {
       }
     }
   }
+  if (!handled) overhead.drop();
   LaneProgress result;
   result.in_flight =
       rings_in_flight || !requests_.empty() || !trees_.empty() || deferred_count_ > 0;

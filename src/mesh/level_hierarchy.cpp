@@ -38,6 +38,19 @@ std::vector<LevelShape> level_shapes(const HierarchySpec& spec) {
       }
       shape.blocks[a] = cells[a] / shape.block_cells[a];
     }
+    while (level > 0 && shape.blocks.x * shape.blocks.y * shape.blocks.z < spec.min_blocks) {
+      const LevelShape& above = shapes.back();
+      int axis = -1;
+      for (int a = 0; a < 3; ++a) {
+        const bool halvable = shape.block_cells[a] % 2 == 0 && shape.block_cells[a] >= 4 &&
+                              2 * shape.blocks[a] <= above.blocks[a];
+        if (halvable && (axis < 0 || shape.block_cells[a] > shape.block_cells[axis])) axis = a;
+      }
+      const int volume = shape.block_cells.x * shape.block_cells.y * shape.block_cells.z;
+      if (axis < 0 || volume / 2 < spec.min_block_cells) break;
+      shape.block_cells[axis] /= 2;
+      shape.blocks[axis] *= 2;
+    }
     shapes.push_back(shape);
   }
   return shapes;

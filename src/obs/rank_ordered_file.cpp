@@ -1,5 +1,6 @@
 #include "obs/rank_ordered_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -15,9 +16,6 @@
 namespace tessera::obs {
 
 namespace {
-
-/// Largest piece handed to one MPI-IO call (counts are ints).
-constexpr std::size_t kMaxCallBytes = std::size_t{1} << 30;
 
 /// What each rank reports in a round.
 struct RoundEntry {
@@ -43,15 +41,11 @@ RankOrderedFile::RankOrderedFile(std::string path, std::string label, MPI_Comm c
   temporary_.resize(static_cast<std::size_t>(name_length));
   ::tessera::detail::check_mpi(MPI_Bcast(temporary_.data(), name_length, MPI_CHAR, 0, comm_),
                                "MPI_Bcast");
-  const int rc = MPI_File_open(comm_, temporary_.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file_);
-  if (rc != MPI_SUCCESS) {
-    error_ = ::tessera::detail::mpi_error_text(rc);
-    file_ = MPI_FILE_NULL;
-  }
+  open_shared();
   try {
     agree_or_throw();
   } catch (...) {
-    if (file_ != MPI_FILE_NULL) MPI_File_close(&file_);
+    close_shared();
     if (rank_ == 0) std::remove(temporary_.c_str());
     throw;
   }
@@ -59,9 +53,55 @@ RankOrderedFile::RankOrderedFile(std::string path, std::string label, MPI_Comm c
 
 RankOrderedFile::~RankOrderedFile() {
   if (committed_) return;
-  if (file_ != MPI_FILE_NULL) MPI_File_close(&file_);
+  close_shared();
   if (rank_ == 0) std::remove(temporary_.c_str());
 }
+
+#ifdef TESSERA_SMPI
+void RankOrderedFile::open_shared() {
+  fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd_ < 0) error_ = std::strerror(errno);
+}
+
+void RankOrderedFile::write_at(std::uint64_t offset, const char* data, std::size_t bytes) {
+  for (std::size_t done = 0; done < bytes && error_.empty();) {
+    const ssize_t n = ::pwrite(fd_, data + done, bytes - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno != EINTR) error_ = std::strerror(errno);
+    if (n > 0) done += static_cast<std::size_t>(n);
+  }
+}
+
+void RankOrderedFile::close_shared() {
+  if (fd_ >= 0 && ::close(fd_) != 0 && error_.empty()) error_ = std::strerror(errno);
+  fd_ = -1;
+}
+#else
+void RankOrderedFile::open_shared() {
+  const int rc = MPI_File_open(comm_, temporary_.c_str(), MPI_MODE_WRONLY, MPI_INFO_NULL, &file_);
+  if (rc != MPI_SUCCESS) {
+    error_ = ::tessera::detail::mpi_error_text(rc);
+    file_ = MPI_FILE_NULL;
+  }
+}
+
+void RankOrderedFile::write_at(std::uint64_t offset, const char* data, std::size_t bytes) {
+  // Largest piece handed to one MPI-IO call (counts are ints).
+  constexpr std::size_t kMaxCallBytes = std::size_t{1} << 30;
+  for (std::size_t done = 0; done < bytes && error_.empty(); done += kMaxCallBytes) {
+    const int count = static_cast<int>(std::min(kMaxCallBytes, bytes - done));
+    const int rc = MPI_File_write_at(file_, static_cast<MPI_Offset>(offset + done), data + done,
+                                     count, MPI_CHAR, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) error_ = ::tessera::detail::mpi_error_text(rc);
+  }
+}
+
+void RankOrderedFile::close_shared() {
+  if (file_ == MPI_FILE_NULL) return;
+  const int rc = MPI_File_close(&file_);
+  file_ = MPI_FILE_NULL;
+  if (rc != MPI_SUCCESS && error_.empty()) error_ = ::tessera::detail::mpi_error_text(rc);
+}
+#endif
 
 void RankOrderedFile::agree_or_throw() {
   int failed = error_.empty() ? 0 : 1;
@@ -88,12 +128,7 @@ bool RankOrderedFile::append_round(std::span<const std::string_view> pieces, boo
   for (int r = 0; r < rank_; ++r) offset += all[r].bytes;
   for (const RoundEntry& e : all) written_ += e.bytes;
   for (const std::string_view piece : pieces) {
-    for (std::size_t done = 0; done < piece.size() && error_.empty(); done += kMaxCallBytes) {
-      const int count = static_cast<int>(std::min(kMaxCallBytes, piece.size() - done));
-      const int rc = MPI_File_write_at(file_, static_cast<MPI_Offset>(offset + done),
-                                       piece.data() + done, count, MPI_CHAR, MPI_STATUS_IGNORE);
-      if (rc != MPI_SUCCESS) error_ = ::tessera::detail::mpi_error_text(rc);
-    }
+    write_at(offset, piece.data(), piece.size());
     offset += piece.size();
   }
   return std::any_of(all.begin(), all.end(), [](const RoundEntry& e) { return e.more != 0; });
@@ -101,9 +136,7 @@ bool RankOrderedFile::append_round(std::span<const std::string_view> pieces, boo
 
 void RankOrderedFile::commit() {
   agree_or_throw();
-  const int rc = MPI_File_close(&file_);
-  file_ = MPI_FILE_NULL;
-  if (rc != MPI_SUCCESS) error_ = ::tessera::detail::mpi_error_text(rc);
+  close_shared();
   agree_or_throw();
   if (rank_ == 0 && std::rename(temporary_.c_str(), path_.c_str()) != 0) {
     error_ = std::strerror(errno);

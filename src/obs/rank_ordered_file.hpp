@@ -3,7 +3,9 @@
 // a piece of text (possibly empty) and writes it itself at its offset with MPI-IO, so no
 // rank funnels the others' text through its memory, the file-system copies run in
 // parallel, and a writer can format into one reused buffer instead of a file-sized one
-// (whose fresh pages each cost a fault).
+// (whose fresh pages each cost a fault). In a simulation (SimGrid SMPI, whose hosts have
+// no disks for MPI-IO) every rank lives in the simulating process and writes with POSIX
+// pwrite at the same offsets instead.
 
 #include <mpi.h>
 
@@ -41,6 +43,10 @@ class RankOrderedFile {
 
  private:
   void agree_or_throw();
+  // The shared file's I/O: MPI-IO, or POSIX in an SMPI build. Each sets error_ on failure.
+  void open_shared();
+  void write_at(std::uint64_t offset, const char* data, std::size_t bytes);
+  void close_shared();
 
   std::string path_;
   std::string label_;
@@ -48,7 +54,11 @@ class RankOrderedFile {
   int rank_ = 0;
   int size_ = 1;
   std::string temporary_;
+#ifdef TESSERA_SMPI
+  int fd_ = -1;
+#else
   MPI_File file_ = MPI_FILE_NULL;
+#endif
   std::uint64_t written_ = 0;  // bytes of all ranks in earlier rounds
   std::string error_;          // this rank's first I/O error, "" if none
   bool committed_ = false;

@@ -12,7 +12,7 @@ namespace tessera::obs {
 
 namespace {
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(TESSERA_SMPI)
 /// CPUID 0x80000007 EDX bit 8: the TSC ticks at a constant rate in every power state.
 bool cpu_has_invariant_tsc() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -33,7 +33,9 @@ bool clock_read_avoids_syscall() {
 #endif
 
 bool detect_tsc_clock() {
-#if defined(__x86_64__)
+#if defined(TESSERA_SMPI)
+  return false;  // ticks are the simulated clock's nanoseconds (monotonic_clock.hpp)
+#elif defined(__x86_64__)
   std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   std::string name;
   if (!(source >> name)) return false;

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
-#include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -20,16 +20,24 @@ namespace {
 
 constexpr const char* kCalibrateVariable = "TESSERA_COMPUTE_CALIBRATE";
 constexpr const char* kModelVariable = "TESSERA_COMPUTE_MODEL";
+constexpr const char* kOverheadsVariable = "TESSERA_COMPUTE_OVERHEADS";
 constexpr const char* kFormat = "tessera-compute-calibration-1";
 
-// The calling thread's CPU time: what SMPI's own timer of a rank's code reads.
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+// Calibrating: thread CPU seconds of all stretches this thread timed so far, clock reads
+// included: what an enclosing stretch subtracts (an overhead around a body).
+thread_local double timed_total = 0;
+
+// The calibration's clock: the steady clock (a vDSO read, ~25 ns). The thread's CPU clock
+// (what SMPI's timer reads) is a system call of ~0.5 us, as long as the runtime's own
+// work per task, which it could not time; on a warm run whose ranks own their cores the
+// two agree but where the thread was preempted, which the 10th percentile leaves out.
+double clock_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
+
+ComputeModel* ComputeModel::active_ = nullptr;
 
 std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
   const char* calibrate = std::getenv(kCalibrateVariable);
@@ -71,26 +79,36 @@ std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
                   kModelVariable));
 #else
   auto result = std::unique_ptr<ComputeModel>(new ComputeModel(Mode::model, model));
+  const char* overheads = std::getenv(kOverheadsVariable);
+  const std::string charge = overheads ? overheads : "";
+  if (charge != "" && charge != "0" && charge != "1") {
+    throw std::invalid_argument(
+        fmt::format("{}: expected 0 or 1 (charge tessera's own work from the calibration), got "
+                    "'{}'",
+                    kOverheadsVariable, charge));
+  }
+  result->charge_overheads_ = charge == "1";
   result->load();
   return result;
 #endif
 }
 
 ComputeModel::ComputeModel(Mode mode, std::string file) : mode_(mode), file_(std::move(file)) {
+  active_ = this;
   if (mode_ != Mode::calibrate) return;
-  // Reading the thread's CPU clock is a system call (~0.5 us): what two reads around
-  // nothing take is subtracted from every sample, or the smallest bodies would be charged
-  // several times their cost.
+  // What two reads of the clock around nothing take is subtracted from every sample, or
+  // the smallest bodies and overheads would be charged more than their cost.
   std::vector<double> empty(1001);
   for (double& e : empty) {
-    const double begin = thread_cpu_seconds();
-    e = thread_cpu_seconds() - begin;
+    const double begin = clock_seconds();
+    e = clock_seconds() - begin;
   }
   std::nth_element(empty.begin(), empty.begin() + 500, empty.end());
   clock_cost_ = empty[500];
 }
 
 ComputeModel::~ComputeModel() {
+  if (active_ == this) active_ = nullptr;
   if (mode_ != Mode::calibrate) return;
   try {
     write();
@@ -103,8 +121,9 @@ ComputeModel::~ComputeModel() {
 std::string ComputeModel::description() const {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (mode_ == Mode::calibrate) return fmt::format("calibrating {}", file_);
-  return fmt::format("modelled from {} ({} bodies charged, {} timed)", file_, modelled_,
-                     unmodelled_);
+  return fmt::format(
+      "modelled from {} ({} bodies charged, {} timed{})", file_, modelled_, unmodelled_,
+      charge_overheads_ ? fmt::format(", {} overheads charged", overheads_charged_) : "");
 }
 
 void ComputeModel::load() {
@@ -123,8 +142,9 @@ void ComputeModel::load() {
       const auto work = t.at("work").get<std::int64_t>();
       const auto seconds = t.at("seconds").get<double>();
       const auto count = t.at("samples").get<double>();
+      const auto variant = t.value("variant", std::int32_t{0});
       if (work <= 0 || !(seconds >= 0) || !(count > 0)) throw std::runtime_error("bad entry");
-      costs_[name].by_work[work] = seconds;
+      costs_[name][variant].by_work[work] = seconds;
     }
   } catch (const std::exception& e) {
     throw std::invalid_argument(fmt::format("{}: '{}' is not a calibration of format {}: {}",
@@ -140,12 +160,14 @@ void ComputeModel::write() const {
     // The charge is the 10th percentile: the machine's load (other processes on the core,
     // their cache traffic) only ever adds time, and a warm kernel's own variation is small;
     // the median and the minimum are kept for the reader.
-    tasks.push_back({{"name", key.first},
-                     {"work", key.second},
-                     {"samples", sorted.size()},
-                     {"seconds", sorted[sorted.size() / 10]},
-                     {"median_seconds", sorted[sorted.size() / 2]},
-                     {"min_seconds", sorted.front()}});
+    nlohmann::json entry{{"name", std::get<0>(key)},
+                         {"work", std::get<2>(key)},
+                         {"samples", sorted.size()},
+                         {"seconds", sorted[sorted.size() / 10]},
+                         {"median_seconds", sorted[sorted.size() / 2]},
+                         {"min_seconds", sorted.front()}};
+    if (std::get<1>(key) != 0) entry["variant"] = std::get<1>(key);
+    tasks.push_back(std::move(entry));
   }
   std::ofstream out(file_);
   out << nlohmann::json{{"format", kFormat}, {"clock_read_seconds", clock_cost_}, {"tasks", tasks}}
@@ -154,12 +176,18 @@ void ComputeModel::write() const {
   if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", file_));
 }
 
-const ComputeModel::NameCost* ComputeModel::cost_of(const char* name) {
-  const auto cached = by_address_.find(name);
+const ComputeModel::NameCost* ComputeModel::cost_of(const char* name, std::int32_t variant) {
+  const auto cached = by_address_.find({name, variant});
   if (cached != by_address_.end()) return cached->second;
   const auto found = costs_.find(name);
-  const NameCost* cost = found == costs_.end() ? nullptr : &found->second;
-  by_address_.emplace(name, cost);
+  const NameCost* cost = nullptr;
+  if (found != costs_.end() && !found->second.empty()) {
+    // A variant the calibration did not see (its run had no such face) costs as the
+    // name's lowest: older calibrations have variant 0 only.
+    const auto v = found->second.find(variant);
+    cost = v != found->second.end() ? &v->second : &found->second.begin()->second;
+  }
+  by_address_.emplace(std::make_pair(name, variant), cost);
   return cost;
 }
 
@@ -177,19 +205,56 @@ double ComputeModel::seconds_of(const NameCost& cost, std::int64_t work) {
   return below->second + t * (above->second - below->second);
 }
 
-void ComputeModel::run(const char* name, std::int64_t work, void (*invoke)(void*), void* body) {
+void ComputeModel::record(const char* name, std::int32_t variant, std::int64_t work,
+                          double seconds) {
+  // `seconds`: the stretch less what was timed inside it, which timed_total holds already.
+  samples_[{name, variant, work}].push_back(std::max(0.0, seconds - clock_cost_));
+  // The enclosing stretch also holds this one's two clock reads, one of them beyond
+  // `seconds` (each read's cost is about clock_cost_).
+  timed_total += seconds + clock_cost_;
+}
+
+ComputeModel::OverheadToken ComputeModel::begin_overhead() const {
+  if (mode_ != Mode::calibrate) return {};
+  return {clock_seconds(), timed_total};
+}
+
+void ComputeModel::end_overhead(const char* name, const OverheadToken& token) {
   if (mode_ == Mode::calibrate) {
-    const double begin = thread_cpu_seconds();
-    invoke(body);
-    const double seconds = std::max(0.0, thread_cpu_seconds() - begin - clock_cost_);
+    const double elapsed = clock_seconds() - token.start;
     const std::lock_guard<std::mutex> lock(mutex_);
-    samples_[{name, work}].push_back(seconds);
+    record(name, 0, 1, elapsed - (timed_total - token.inner));
+    return;
+  }
+  if (!charge_overheads_) return;
+  const NameCost* cost = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    cost = cost_of(name, 0);
+    if (cost) ++overheads_charged_;
+  }
+  if (!cost) return;
+#ifdef TESSERA_SMPI
+  smpi_bench_end();
+  smpi_execute(seconds_of(*cost, 1));
+  smpi_bench_begin();
+#endif
+}
+
+void ComputeModel::run(const char* name, std::int64_t work, std::int32_t variant,
+                       void (*invoke)(void*), void* body) {
+  if (mode_ == Mode::calibrate) {
+    const OverheadToken token = begin_overhead();
+    invoke(body);
+    const double elapsed = clock_seconds() - token.start;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    record(name, variant, work, elapsed - (timed_total - token.inner));
     return;
   }
   const NameCost* cost = nullptr;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    cost = cost_of(name);
+    cost = cost_of(name, variant);
     ++(cost ? modelled_ : unmodelled_);
   }
   if (!cost) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -29,12 +30,31 @@ class ComputeModel {
   ~ComputeModel();
 
   /// Runs invoke(body): timed for the calibration, or charged from it (a body whose name the
-  /// calibration lacks is timed as usual, and counted).
-  void run(const char* name, std::int64_t work, void (*invoke)(void*), void* body);
+  /// calibration lacks is timed as usual, and counted; a variant it lacks is charged as the
+  /// name's lowest calibrated variant).
+  void run(const char* name, std::int64_t work, std::int32_t variant, void (*invoke)(void*),
+           void* body);
 
   /// For Runtime::compute_timing: "calibrating FILE" or "modelled from FILE (N bodies
-  /// charged, M timed)".
+  /// charged, M timed)" (", overheads charged" with TESSERA_COMPUTE_OVERHEADS=1).
   std::string description() const;
+
+  /// The compute model of this process (of this simulated rank: SMPI gives each rank its
+  /// own globals), or nullptr: the hooks of the runtime's and the MPI calls' own work.
+  static ComputeModel* active() { return active_; }
+
+  /// Overheads: tessera's own work outside the bodies (dependency analysis, releasing
+  /// successors, posting MPI requests, handling completions), timed on a warm calibration
+  /// run as the bodies are and, with TESSERA_COMPUTE_OVERHEADS=1 in a simulation, charged
+  /// per event from it. begin_overhead() starts one (a token for end_overhead);
+  /// end_overhead(name, token) records it (calibrating, less the bodies and overheads timed
+  /// inside it) or charges its calibrated time (modelled). OverheadScope wraps the pair.
+  struct OverheadToken {
+    double start = 0;  // calibrating: the clock at the start
+    double inner = 0;  // calibrating: what this thread had timed by then
+  };
+  OverheadToken begin_overhead() const;
+  void end_overhead(const char* name, const OverheadToken& token);
 
  private:
   enum class Mode { calibrate, model };
@@ -46,22 +66,49 @@ class ComputeModel {
   ComputeModel(Mode mode, std::string file);
   void load();
   void write() const;
-  const NameCost* cost_of(const char* name);
+  const NameCost* cost_of(const char* name, std::int32_t variant);
   void charge(double seconds);
+  void record(const char* name, std::int32_t variant, std::int64_t work,
+              double seconds);  // locked
+
+  static ComputeModel* active_;
 
   Mode mode_;
   std::string file_;
   double clock_cost_ = 0;  // calibrate: seconds of two back-to-back reads of the clock
-  // calibrate: samples per (name, work)
-  std::map<std::pair<std::string, std::int64_t>, std::vector<double>> samples_;
-  // model: costs by name, and a cache by the name's address (names are string literals,
-  // one address per call site)
-  std::unordered_map<std::string, NameCost> costs_;
-  std::unordered_map<const char*, const NameCost*> by_address_;
+  // calibrate: samples per (name, variant, work)
+  std::map<std::tuple<std::string, std::int32_t, std::int64_t>, std::vector<double>> samples_;
+  // model: costs by name and variant, and a cache by the name's address (names are string
+  // literals, one address per call site)
+  std::unordered_map<std::string, std::map<std::int32_t, NameCost>> costs_;
+  std::map<std::pair<const char*, std::int32_t>, const NameCost*> by_address_;
   std::uint64_t modelled_ = 0;
   std::uint64_t unmodelled_ = 0;
+  // model: whether overheads are charged (TESSERA_COMPUTE_OVERHEADS=1), and their costs
+  bool charge_overheads_ = false;
+  std::uint64_t overheads_charged_ = 0;
   // Bodies run on every worker thread: the tables and counts are shared.
   mutable std::mutex mutex_;
+};
+
+/// A scope timed (calibrating) or charged (modelled, with overheads) as one overhead of
+/// the active compute model; nothing without one. drop(): the scope was waiting, not work.
+class OverheadScope {
+ public:
+  explicit OverheadScope(const char* name) : model_(ComputeModel::active()), name_(name) {
+    if (model_) token_ = model_->begin_overhead();
+  }
+  ~OverheadScope() {
+    if (model_) model_->end_overhead(name_, token_);
+  }
+  OverheadScope(const OverheadScope&) = delete;
+  OverheadScope& operator=(const OverheadScope&) = delete;
+  void drop() { model_ = nullptr; }
+
+ private:
+  ComputeModel* model_;
+  const char* name_;
+  ComputeModel::OverheadToken token_;
 };
 
 }  // namespace tessera::detail

@@ -35,12 +35,12 @@ void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const
                              const TaskAttributes& attributes, void (*invoke)(void*), void* body) {
   if (!describes_tasks()) {
     if (!(observe_ & kObserveExecuted)) {
-      run_body(name, attributes.work, invoke, body);
+      run_body(name, attributes, invoke, body);
       observer_->on_counted(name, 0);
       return;
     }
     const std::int64_t begin_ticks = obs::fast_ticks();
-    run_body(name, attributes.work, invoke, body);
+    run_body(name, attributes, invoke, body);
     observer_->on_executed(name, 0, begin_ticks, obs::fast_ticks());
     return;
   }
@@ -54,7 +54,7 @@ void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const
   if (observe_ & kObserveReady) observer_->on_ready(info, 0);
   if (observe_ & kObserveBegin) observer_->on_begin(info, 0);
   const std::int64_t begin_ticks = (observe_ & kObserveExecuted) ? obs::fast_ticks() : 0;
-  run_body(name, attributes.work, invoke, body);
+  run_body(name, attributes, invoke, body);
   if (observe_ & kObserveExecuted) {
     observer_->on_executed(name, 0, begin_ticks, obs::fast_ticks());
   } else if (observe_ & kObserveCounted) {

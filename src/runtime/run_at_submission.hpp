@@ -30,7 +30,7 @@ inline bool Scheduler::run_at_submission(const char* name, std::span<const Acces
   if (observe_) {
     run_observed(id, name, accesses, attributes, invoke, body);
   } else {
-    run_body(name, attributes.work, invoke, body);
+    run_body(name, attributes, invoke, body);
   }
   self.bodies_run.increment();
   self.completed.increment();
@@ -38,13 +38,13 @@ inline bool Scheduler::run_at_submission(const char* name, std::span<const Acces
   return true;
 }
 
-inline void Scheduler::run_body(const char* name, std::int64_t work, void (*invoke)(void*),
-                                void* body) {
+inline void Scheduler::run_body(const char* name, const TaskAttributes& attributes,
+                                void (*invoke)(void*), void* body) {
   // After a failure, bodies are skipped so the error surfaces quickly.
   if (failed_.load(std::memory_order_relaxed)) return;
   try {
-    if (compute_model_ && work > 0) {
-      compute_model_->run(name, work, invoke, body);
+    if (compute_model_ && attributes.work > 0) {
+      compute_model_->run(name, attributes.work, attributes.work_variant, invoke, body);
     } else {
       invoke(body);
     }

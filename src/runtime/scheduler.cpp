@@ -118,6 +118,7 @@ Task* Scheduler::new_task(const char* name, const TaskAttributes& attributes) {
   t->ordered = attributes.order != TaskAttributes::kUnordered;
   t->order_key = attributes.order;
   t->work = attributes.work;
+  t->work_variant = attributes.work_variant;
   t->id = ++submitted_;
   return t;
 }
@@ -255,7 +256,11 @@ Task* Scheduler::find_task(Worker& self) {
     return self.mailbox.exchange(nullptr, std::memory_order_acquire);
   }
   if (high_queued_.load(std::memory_order_acquire) > 0) {
-    Task* t = single_thread_ ? self.high.pop_unshared() : self.high.pop();
+    // High-priority tasks oldest first (the owner takes from the thieves' end): they are
+    // the skeleton, whose results other ranks wait for. Newest first let skeleton work
+    // released for the next iteration overtake the packs and sends of this one, and the
+    // neighbours waited (docs/scaling-sim.md, "Dataflow's schedule").
+    Task* t = self.high.steal();
     if (!t) t = steal_from_others(self, true);
     if (t) {
       add_shared(high_queued_, -1);
@@ -306,7 +311,8 @@ void Scheduler::execute_body(Task* task, Worker& self, bool straight_after) {
       if (compute_model_ && source.work > 0) {
         auto call = [&] { source.body(ctx); };
         compute_model_->run(
-            task->name, source.work, [](void* f) { (*static_cast<decltype(call)*>(f))(); }, &call);
+            task->name, source.work, source.work_variant,
+            [](void* f) { (*static_cast<decltype(call)*>(f))(); }, &call);
       } else {
         source.body(ctx);
       }
@@ -346,6 +352,7 @@ void Scheduler::complete(Task* task) {
 }
 
 Task* Scheduler::finish(Task* task, Worker& self, bool want_immediate) {
+  const OverheadScope overhead("runtime.finish");
   if (task->replay) {
     if (!task->replay->fixed) return finish_replayed(task, self, want_immediate);
     finish_fixed(task, self);

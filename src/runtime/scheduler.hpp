@@ -208,7 +208,8 @@ class Scheduler {
   void run_observed(std::uint64_t id, const char* name, std::span<const Access> accesses,
                     const TaskAttributes& attributes, void (*invoke)(void*), void* body);
   /// run_at_submission's body run, capturing what it throws.
-  void run_body(const char* name, std::int64_t work, void (*invoke)(void*), void* body);
+  void run_body(const char* name, const TaskAttributes& attributes, void (*invoke)(void*),
+                void* body);
   /// Accesses an observer's description of a task holds on the stack; a task running
   /// at submission without a node may have no more when observed.
   static constexpr std::size_t kMaxDescribedAccesses = 16;

@@ -34,6 +34,12 @@ struct HierarchySpec {
   HaloOptions halo;
   /// How far beyond its cells a prolongation reads the coarse level (<= ghost).
   int prolongation_ghost = 1;
+  /// A coarse level with fewer blocks than this halves its blocks (longest axis first)
+  /// while each keeps at least min_block_cells cells and no axis gets more blocks than on
+  /// the level above (a coarse block covers its fine blocks): coarse levels stay spread
+  /// over min_blocks ranks instead of collapsing onto one (1: blocks keep the tile size).
+  int min_blocks = 1;
+  int min_block_cells = 512;
 };
 
 /// Blocks and block cells of one level.

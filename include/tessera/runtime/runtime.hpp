@@ -108,6 +108,10 @@ struct TaskAttributes {
   /// body with work > 0 is charged from a calibration of its name and work instead of
   /// being timed. Bodies that call MPI must leave it 0.
   std::int64_t work = 0;
+  /// Which kind of body of this name it is when kinds cost differently for the same work
+  /// (a halo face's axis: an x face is strided, a z face one plane); modelled compute
+  /// calibrates and charges per (name, variant, work). 0 when all are alike.
+  std::int32_t work_variant = 0;
   TaskAttributes() = default;
   TaskAttributes(Priority p) : priority(p) {}  // NOLINT: implicit by design
   TaskAttributes(Priority p, TaskTags t, bool main_only = false)
