@@ -359,6 +359,11 @@ class Solver {
     return *pipeline;
   }
 
+  // Blocks other ranks wait for (whose halo of `shape` faces another rank) go first.
+  Priority block_priority(const MeshBlock& block, HaloShape shape) const {
+    return block.is_skeleton(shape) ? session_.exec().skeleton_priority() : Priority::normal;
+  }
+
   // One task per block running iterations it .. it + depth - 1 (tile number `tile`) from u's
   // grown block (interior and ghosts) and f's into v's interior.
   void submit_tiles(int it, int tile, int depth) {
@@ -368,9 +373,7 @@ class Solver {
     const StencilCoefficients* c = &problem_.coefficients();
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       const MeshBlock& block = mesh_.local_block(b);
-      const Priority priority = block.is_skeleton(HaloShape::full)
-                                    ? session_.exec().skeleton_priority()
-                                    : Priority::normal;
+      const Priority priority = block_priority(block, HaloShape::full);
       const Access accesses[] = {
           read(u.interior(b)),  read(u.ghosts(b)),
           read(f_.interior(b)), read(f_.ghosts(b)),
@@ -394,9 +397,7 @@ class Solver {
     const StencilCoefficients* c = &problem_.coefficients();
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       const MeshBlock& block = mesh_.local_block(b);
-      const Priority priority = block.is_skeleton(HaloShape::faces)
-                                    ? session_.exec().skeleton_priority()
-                                    : Priority::normal;
+      const Priority priority = block_priority(block, HaloShape::faces);
       collect_stencil_reads(u, b);
       accesses_.push_back(write(v.interior(b)));
       accesses_.push_back(write(sweep_done_[b * lookahead_ + tile % lookahead_]));
