@@ -96,6 +96,11 @@ struct TaskAttributes {
   TaskTags tags{};
   /// Run only on the main thread (communication tasks: only it may call MPI).
   bool main_thread_only = false;
+  /// Which kind of body of this name it is when kinds cost differently for the same work
+  /// (a halo face's axis: an x face is strided, a z face one plane); modelled compute
+  /// calibrates and charges per (name, variant, work). 0 when all are alike. One byte, in
+  /// the padding after main_thread_only: a larger field made every submission slower.
+  std::uint8_t work_variant = 0;
   /// A key that orders this task among the other ready tasks that have one: of those, the
   /// runtime starts the one with the smallest key first (ties in submission order), after
   /// communication, high-priority and unordered ready tasks. A stencil gives its sweeps
@@ -108,10 +113,6 @@ struct TaskAttributes {
   /// body with work > 0 is charged from a calibration of its name and work instead of
   /// being timed. Bodies that call MPI must leave it 0.
   std::int64_t work = 0;
-  /// Which kind of body of this name it is when kinds cost differently for the same work
-  /// (a halo face's axis: an x face is strided, a z face one plane); modelled compute
-  /// calibrates and charges per (name, variant, work). 0 when all are alike.
-  std::int32_t work_variant = 0;
   TaskAttributes() = default;
   TaskAttributes(Priority p) : priority(p) {}  // NOLINT: implicit by design
   TaskAttributes(Priority p, TaskTags t, bool main_only = false)
