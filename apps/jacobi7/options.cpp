@@ -1,6 +1,12 @@
 #include "options.hpp"
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <limits>
+
+#include "tessera/session.hpp"
 
 namespace tessera::jacobi7 {
 
@@ -60,6 +66,53 @@ void add_options(CLI::App& cli, Options& o) {
                  "most the smallest block edge; 1 = one sweep per task (default)")
       ->check(CLI::Range(1, 64));
   o.checkpoint.add_to(cli, "iterations");
+}
+
+// The halo a sweep needs: with --time-tile D > 1, all 26 neighbours D cells deep, local
+// ghosts filled by one copy task per block (a tile reads its grown block from its own
+// array), and separate buffers: with shared ones the 26 directions would be exchanged one
+// after the other (26 rounds of messages per tile instead of one); otherwise the options
+// as given.
+HaloOptions halo_options(const Options& o) {
+  HaloOptions halo = o.halo;
+  if (o.time_tile > 1) {
+    halo.shape = HaloShape::full;
+    halo.copy_local = true;
+    halo.copy_per_block = true;
+    halo.separate_buffers = true;
+  }
+  return halo;
+}
+
+// --time-tile D needs ghosts D deep (at most a block's edge) and states only at multiples of
+// D: checks and checkpoints must fall there. Same verdict on every rank.
+void validate_time_tile(Session& session, const Options& o, Int3 blocks, Int3 cells) {
+  const int d = o.time_tile;
+  if (d == 1) return;
+  int smallest = std::numeric_limits<int>::max();
+  for (int a = 0; a < 3; ++a)
+    if (!(blocks[a] == 1 && cells[a] == 1)) smallest = std::min(smallest, cells[a]);
+  if (d > smallest) {
+    session.fail("--time-tile", fmt::format("{} is deeper than the smallest block edge ({} cells): "
+                                            "allowed 1 to {}",
+                                            d, smallest, smallest));
+  }
+  if (o.check_every % d != 0) {
+    session.fail("--check-every", fmt::format("{} is not a multiple of --time-tile {}: allowed 0 "
+                                              "or a multiple of {}",
+                                              o.check_every, d, d));
+  }
+  if (o.checkpoint.every % d != 0) {
+    session.fail(
+        "--checkpoint-every",
+        fmt::format("{} is not a multiple of --time-tile {}: allowed 0 or a multiple of {}",
+                    o.checkpoint.every, d, d));
+  }
+  if (o.wavefront_depth > 0) {
+    session.fail(
+        "--wavefront-depth",
+        fmt::format("cannot be combined with --time-tile {}: allowed 0 with a time tile", d));
+  }
 }
 
 }  // namespace tessera::jacobi7

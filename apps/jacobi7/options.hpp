@@ -8,10 +8,15 @@
 #include <vector>
 
 #include "tessera/io/checkpoint_options.hpp"
+#include "tessera/mesh/box.hpp"
 #include "tessera/mesh/halo_plan.hpp"
 
 namespace CLI {
 class App;
+}
+
+namespace tessera {
+class Session;
 }
 
 namespace tessera::jacobi7 {
@@ -36,5 +41,11 @@ nlohmann::json problem_options(const Options& o);
 void restore_problem_options(const nlohmann::json& j, Options& o);
 /// Registers every jacobi7 option (and the checkpoint options) on `cli`, bound to `o`.
 void add_options(CLI::App& cli, Options& o);
+/// The halo options a sweep needs: with --time-tile D > 1 a full halo D deep (see the
+/// definition for why), otherwise the options as given.
+HaloOptions halo_options(const Options& o);
+/// Refuses, through session.fail on every rank, a --time-tile deeper than the smallest
+/// block edge or combined with checks, checkpoints or a wavefront not at its multiples.
+void validate_time_tile(Session& session, const Options& o, Int3 blocks, Int3 cells);
 
 }  // namespace tessera::jacobi7
