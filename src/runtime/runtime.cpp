@@ -2,10 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
 #include "runtime/run_at_submission.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace tessera {
+
+WaitPolicy wait_policy_from_environment() {
+  const char* policy = std::getenv("TESSERA_WAIT_POLICY");
+  if (!policy || !*policy || std::strcmp(policy, "active") == 0) return WaitPolicy::active;
+  if (std::strcmp(policy, "passive") == 0) return WaitPolicy::passive;
+  throw std::invalid_argument(
+      fmt::format("TESSERA_WAIT_POLICY is '{}'; allowed values: active, passive", policy));
+}
 
 std::string_view to_string(AccessMode mode) {
   switch (mode) {

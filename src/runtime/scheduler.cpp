@@ -48,6 +48,9 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   }
   if (options_.sequential) options_.threads = 1;
   if (options_.idle_spin_rounds < 1) options_.idle_spin_rounds = 1;
+  if (options_.wait_policy == WaitPolicy::environment) {
+    options_.wait_policy = wait_policy_from_environment();
+  }
   compute_model_ = ComputeModel::from_environment();
   // More threads than cores: a spinning thread would keep the one with work off its core
   // (OpenMPI likewise yields when oversubscribed). The process's own threads count against

@@ -6,7 +6,6 @@
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -207,12 +206,11 @@ void Session::start() {
       options_.replay_schedule == "balanced" ? ReplaySchedule::balanced : ReplaySchedule::fixed;
   // An environment variable, not an option: it describes the machine the job shares (as
   // OMP_WAIT_POLICY does), not the run, and a test harness sets it for every program.
-  if (const char* policy = std::getenv("TESSERA_WAIT_POLICY"); policy && *policy) {
-    if (std::strcmp(policy, "passive") == 0) {
-      ro.wait_policy = WaitPolicy::passive;
-    } else if (std::strcmp(policy, "active") != 0) {
-      fail("TESSERA_WAIT_POLICY", fmt::format("got '{}'; allowed values: active, passive", policy));
-    }
+  // Checked here, on every rank, so a bad value stops the run with one line.
+  try {
+    ro.wait_policy = wait_policy_from_environment();
+  } catch (const std::invalid_argument& e) {
+    fail("environment", e.what());
   }
   // Only the job can count the ranks beside this one and see their binding; the runtime
   // picks its idle spin from what they leave it.

@@ -60,7 +60,15 @@ enum class WaitPolicy {
   /// running several MPI jobs on few cores), where a spinning thread keeps the one with
   /// work off its core. Same results, later notice of completions (tens of microseconds).
   passive,
+  /// The environment's choice, as OMP_WAIT_POLICY is OpenMP's: TESSERA_WAIT_POLICY=active
+  /// or passive; active when unset. The runtime's constructor throws
+  /// std::invalid_argument for any other value.
+  environment,
 };
+
+/// The policy TESSERA_WAIT_POLICY names (active when unset or empty); throws
+/// std::invalid_argument naming the variable and the allowed values otherwise.
+WaitPolicy wait_policy_from_environment();
 
 /// How a runtime runs tasks.
 struct RuntimeOptions {
@@ -84,8 +92,10 @@ struct RuntimeOptions {
   /// Threads of the whole job on this machine when other processes (MPI ranks on the
   /// node) run beside this runtime; 0 counts only this runtime's own threads.
   int threads_on_machine = 0;
-  /// Whether idle threads keep their cores (see WaitPolicy).
-  WaitPolicy wait_policy = WaitPolicy::active;
+  /// Whether idle threads keep their cores (see WaitPolicy). By default the environment
+  /// decides, so that a harness running many jobs on few cores (the test suite) sets it
+  /// once for every program and test.
+  WaitPolicy wait_policy = WaitPolicy::environment;
   /// How Runtime::replay spreads tasks over the threads.
   ReplaySchedule replay_schedule = ReplaySchedule::fixed;
 };

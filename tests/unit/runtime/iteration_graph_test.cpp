@@ -96,6 +96,27 @@ TEST(IterationGraph, PassiveWaitingMatchesSubmission) {
   }
 }
 
+// The default policy is the environment's: TESSERA_WAIT_POLICY names it (active when unset),
+// and a runtime refuses any other value rather than guess.
+TEST(IterationGraph, WaitPolicyComesFromTheEnvironmentByDefault) {
+  const char* saved = std::getenv("TESSERA_WAIT_POLICY");
+  const std::string restore = saved ? saved : "";
+  unsetenv("TESSERA_WAIT_POLICY");
+  EXPECT_EQ(wait_policy_from_environment(), WaitPolicy::active);
+  setenv("TESSERA_WAIT_POLICY", "passive", 1);
+  EXPECT_EQ(wait_policy_from_environment(), WaitPolicy::passive);
+  EXPECT_EQ(run_stencil(2, true, 17, 20, ReplaySchedule::fixed, WaitPolicy::environment),
+            run_stencil(1, false, 17, 20));
+  setenv("TESSERA_WAIT_POLICY", "busy", 1);
+  EXPECT_THROW(wait_policy_from_environment(), std::invalid_argument);
+  EXPECT_THROW(Runtime(RuntimeOptions{.threads = 2}), std::invalid_argument);
+  if (saved) {
+    setenv("TESSERA_WAIT_POLICY", restore.c_str(), 1);
+  } else {
+    unsetenv("TESSERA_WAIT_POLICY");
+  }
+}
+
 // Two cells whose tasks each read both cells: every task waits for one task per thread,
 // so at every step for many steps a thread waits for the other's task (balanced: claims
 // the successor the other thread releases; fixed: reads its completion count), and, with
