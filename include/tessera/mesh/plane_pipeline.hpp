@@ -7,10 +7,19 @@
 // small scratch array, filled plane by plane one step behind iteration l - 1, so the input
 // (and any static field the row kernel reads) is streamed from memory once and the output
 // written once per `depth` iterations, instead of once per iteration.
+//
+// Only iteration 1 reads memory. Computed plane after plane, a tile would stream its inputs
+// in bursts (iteration 1's plane, a quarter of the work at depth 4) faster than one core can
+// fetch them, and leave the memory idle during the other iterations' planes. So the levels
+// take turns by a few rows (kRowsPerTurn): iteration l computes the rows of its plane that
+// iteration l - 1 has just made ready, and the input lines iteration 1 asks for (and
+// prefetches) arrive while the later iterations compute.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -76,6 +85,10 @@ class PlanePipeline {
   }
 
   int depth() const { return depth_; }
+  /// Rows iteration 1 computes before the later iterations take their turn: small enough to
+  /// spread the memory traffic, large enough that a level's rows y - 1 and y + 1 are still in
+  /// L1 (each turn reads 2 rows of each level again from L2).
+  static constexpr int kRowsPerTurn = 8;
   /// The cells iteration `level` (1..depth) computes; level depth is the interior.
   const Box& extent(int level) const { return extent_[level]; }
   /// Doubles of scratch a run needs (3 planes per iteration but the last).
@@ -86,12 +99,16 @@ class PlanePipeline {
   /// Runs `depth` iterations from `in` (interior and ghosts as described above) into the
   /// interior of `out` (ghosts untouched); `in` and `out` must not overlap. `scratch` is
   /// resized to scratch_doubles() and one cache line if smaller (reuse one per thread). For every
-  /// level l and row of extent(l), in increasing z then y, calls row(l, first, n, inputs, result):
+  /// level l and row of extent(l), once, in increasing z then y within the level (the levels
+  /// interleaved), calls row(l, first, n, inputs, result):
   /// it writes result[i] for 0 <= i < n from `inputs` (a PlaneRow) for the n cells starting at
   /// block cell `first` (Int3); the same expression at every level gives the bits of l
   /// plain sweeps. `result` is a row of `out` (cell first) for l == depth, scratch otherwise.
+  /// `fields`: arrays with `in`'s layout that the row kernel reads at level 1 at its own cells
+  /// (a static right-hand side), prefetched with `in` (a hint: nothing is read from them).
   template <class RowKernel>
-  void run(const double* in, double* out, std::vector<double>& scratch, RowKernel&& row) const {
+  void run(const double* in, double* out, std::vector<double>& scratch, RowKernel&& row,
+           std::span<const double* const> fields = {}) const {
     // One line more than the planes, so that they can start on a line as rows of `in` do.
     constexpr std::size_t line = BlockLayout::kRowAlignment;
     if (scratch.size() < scratch_doubles() + line) scratch.resize(scratch_doubles() + line);
@@ -100,16 +117,71 @@ class PlanePipeline {
     double* planes = scratch.data() + (misaligned == 0 ? 0 : line - misaligned);
     const int first = extent_[1].lo.z;
     const int last = extent_[depth_].hi.z - 1 + depth_ - 1;
+    // Per level: whether it computes a plane at step t, and the rows of it done so far.
+    std::vector<int> done(static_cast<std::size_t>(depth_) + 1);
+    std::vector<char> active(static_cast<std::size_t>(depth_) + 1);
+    NextTurn next{};
     for (int t = first; t <= last; ++t) {
       for (int l = 1; l <= depth_; ++l) {
         const int k = t - (l - 1);
-        if (k < extent_[l].lo.z || k >= extent_[l].hi.z) continue;
-        run_plane(in, out, planes, l, k, row);
+        active[l] = k >= extent_[l].lo.z && k < extent_[l].hi.z;
+        done[l] = extent_[l].lo.y;
+      }
+      // Level l's row j reads level l - 1's plane of this step at row j only (as `above`):
+      // it may run once level l - 1 has done row j (or computes no plane at this step, which
+      // happens only at a domain boundary, where `above` is the input's).
+      for (bool more = true; more;) {
+        more = false;
+        for (int l = 1; l <= depth_; ++l) {
+          if (!active[l]) continue;
+          const int hi = extent_[l].hi.y;
+          const int ready = l == 1 ? done[1] + kRowsPerTurn : active[l - 1] ? done[l - 1] : hi;
+          const int to = ready < hi ? ready : hi;
+          if (l == 1) {
+            // Level 1's next turn, fetched into L2 while levels 2..depth compute this one
+            // (at least depth - 1 turns of rows), a few rows after each of their rows.
+            const int next_hi = std::min(hi, to + kRowsPerTurn);
+            const int rows = (next_hi - to) * (1 + static_cast<int>(fields.size()));
+            const int steps = std::max(1, (depth_ - 1) * kRowsPerTurn);
+            next = {in, fields, t, to, next_hi, 0, (rows + steps - 1) / steps};
+          }
+          if (to > done[l]) run_rows(in, out, planes, l, t - (l - 1), done[l], to, row, next);
+          done[l] = to > done[l] ? to : done[l];
+          more = more || done[l] < hi;
+        }
       }
     }
   }
 
  private:
+  // Rows [lo, hi) of level 1's plane k in its next turn: the lines it reads first are
+  // those of `in`'s plane k + 1 and of the fields' plane k.
+  struct NextTurn {
+    const double* in = nullptr;
+    std::span<const double* const> fields;
+    int k = 0;
+    int lo = 0;
+    int hi = 0;
+    int cursor = 0;         // rows prefetched so far: `in`'s, then each field's
+    int rows_per_step = 0;  // after each row of levels 2..depth
+  };
+
+  void prefetch_some(NextTurn& next) const {
+    const Box& e = extent_[1];
+    const int rows = next.hi - next.lo;
+    const int total = rows * (1 + static_cast<int>(next.fields.size()));
+    const int gz = flat_[2] ? 0 : 1;
+    for (int r = 0; r < next.rows_per_step && next.cursor < total; ++r, ++next.cursor) {
+      const int array = next.cursor / rows, j = next.lo + next.cursor % rows;
+      const double* row = array == 0 ? next.in + layout_.index(0, 0, j, next.k + gz)
+                                     : next.fields[static_cast<std::size_t>(array - 1)] +
+                                           layout_.index(0, 0, j, next.k);
+      constexpr std::ptrdiff_t line = BlockLayout::kRowAlignment;
+      for (std::ptrdiff_t i = e.lo.x / line * line - line; i <= e.hi.x; i += line)
+        __builtin_prefetch(row + i, 0, 2);  // locality 2: into L2 (prefetcht1)
+    }
+  }
+
   static std::ptrdiff_t round_up_to_line(std::ptrdiff_t doubles) {
     constexpr std::ptrdiff_t line = BlockLayout::kRowAlignment;
     return (doubles + line - 1) / line * line;
@@ -131,13 +203,14 @@ class PlanePipeline {
     return scratch_row(scratch, l, j, k);
   }
 
+  // Rows [j0, j1) of level l's plane k.
   template <class RowKernel>
-  void run_plane(const double* in, double* out, double* scratch, int l, int k,
-                 RowKernel& row) const {
+  void run_rows(const double* in, double* out, double* scratch, int l, int k, int j0, int j1,
+                RowKernel& row, NextTurn& next) const {
     const Box& e = extent_[l];
     const Box& prior = extent_[l > 1 ? l - 1 : 1];  // level l - 1's (unused for l = 1)
     const int n = e.hi.x - e.lo.x;
-    for (int j = e.lo.y; j < e.hi.y; ++j) {
+    for (int j = j0; j < j1; ++j) {
       const double* centre = row_of(in, scratch, l - 1, j, k);
       PlaneRow r{};
       r.centre = centre + e.lo.x;
@@ -154,6 +227,7 @@ class PlanePipeline {
       double* result = l == depth_ ? out + layout_.index(0, e.lo.x, j, k)
                                    : scratch_row(scratch, l, j, k) + e.lo.x;
       row(l, Int3{e.lo.x, j, k}, n, static_cast<const PlaneRow&>(r), result);
+      if (l > 1) prefetch_some(next);
     }
   }
 

@@ -109,6 +109,8 @@ void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth) {
                                      {bx == 0, bx == c.blocks.x - 1, by == 0, by == c.blocks.y - 1,
                                       bz == 0, bz == c.blocks.z - 1});
         std::vector<int> rows(static_cast<std::size_t>(depth) + 1, 0);
+        // Prefetched only: any array of the layout will do (here the input itself).
+        const double* const fields[] = {in.data()};
         pipeline.run(
             in.data(), out.data(), scratch,
             [&](int level, Int3 first, int n, const PlaneRow& r, double* result) {
@@ -121,7 +123,8 @@ void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth) {
                 result[i] = update(start.rhs[start.at(gc.x, gc.y, gc.z)], left, right, r.south[i],
                                    r.north[i], r.below[i], r.above[i]);
               }
-            });
+            },
+            fields);
         for (int l = 1; l <= depth; ++l) {
           const Box& e = pipeline.extent(l);
           EXPECT_EQ(rows[l], (e.hi.y - e.lo.y) * (e.hi.z - e.lo.z)) << "level " << l;
@@ -145,6 +148,13 @@ TEST(PlanePipeline, DepthIterationsEqualPlainSweepsBitwiseOnEveryBlock) {
     expect_pipeline_matches_sweeps({{3, 3, 3}, {5, 7, 6}, false}, depth);
     expect_pipeline_matches_sweeps({{2, 3, 1}, {9, 4, 5}, false}, depth);
   }
+}
+
+TEST(PlanePipeline, LevelsTakingTurnsOnRowsTallerThanATurn) {
+  // Blocks of 3 turns and a part along y (kRowsPerTurn 8), grown more at depth 4.
+  static_assert(PlanePipeline::kRowsPerTurn < 21);
+  for (int depth = 2; depth <= 4; ++depth)
+    expect_pipeline_matches_sweeps({{2, 2, 2}, {6, 21, 4}, false}, depth);
 }
 
 TEST(PlanePipeline, OneBlockTouchingTheBoundaryEverywhere) {
