@@ -8,12 +8,12 @@
 // (and any static field the row kernel reads) is streamed from memory once and the output
 // written once per `depth` iterations, instead of once per iteration.
 //
-// Only iteration 1 reads memory. Computed plane after plane, a tile would stream its inputs
-// in bursts (iteration 1's plane, a quarter of the work at depth 4) faster than one core can
-// fetch them, and leave the memory idle during the other iterations' planes. So the levels
-// take turns by a few rows (kRowsPerTurn): iteration l computes the rows of its plane that
-// iteration l - 1 has just made ready, and the input lines iteration 1 asks for (and
-// prefetches) arrive while the later iterations compute.
+// Only iteration 1 reads memory. Computed plane after plane, a tile of large planes streams
+// its inputs in bursts (iteration 1's plane, a quarter of the work at depth 4) faster than one
+// core can fetch them, and leaves the memory idle during the other iterations' planes. So the
+// levels take turns by a few rows (rows_per_turn()): iteration l computes the rows of its plane
+// that iteration l - 1 has just made ready, while iterations 2..depth prefetch into L2 the input
+// lines of iteration 1's next turn.
 
 #include <algorithm>
 #include <array>
@@ -54,10 +54,15 @@ class PlanePipeline {
 
   /// `layout` is the input's and output's (one variable used); `depth` >= 1; every axis
   /// that is not flat (ghost width 0 and one cell) needs ghosts at least `depth` deep, x
-  /// may not be flat. Throws std::invalid_argument naming the value otherwise.
-  PlanePipeline(const BlockLayout& layout, int depth, BoundaryFaces boundary)
+  /// may not be flat. `rows_per_turn` >= 0, 0 to choose (rows_per_turn()). Throws
+  /// std::invalid_argument naming the value otherwise.
+  PlanePipeline(const BlockLayout& layout, int depth, BoundaryFaces boundary, int rows_per_turn = 0)
       : layout_(layout), depth_(depth) {
     if (depth < 1) throw std::invalid_argument("depth must be >= 1, got " + std::to_string(depth));
+    if (rows_per_turn < 0) {
+      throw std::invalid_argument("rows per turn must be >= 0, got " +
+                                  std::to_string(rows_per_turn));
+    }
     const Int3 n = layout.cells(), g = layout.ghost();
     for (int a = 0; a < 3; ++a) {
       flat_[a] = g[a] == 0 && n[a] == 1;
@@ -82,13 +87,27 @@ class PlanePipeline {
     stride_y_ = round_up_to_line(row_start_ + n.x + depth);
     plane_doubles_ = stride_y_ * (n.y + 2 * gy);
     plane_gy_ = gy;
+    // The planes a step reads (3 of the input, `depth` of a static field, 3 per inner level:
+    // about 4 x depth) within L2: whole planes measured faster (64^3 blocks, 1-5 %); beyond
+    // it, turns (128 x 64 x 64 and 256 x 64 x 64 blocks, 5-12 %).
+    const bool planes_fit_l2 =
+        4 * depth * plane_doubles_ * static_cast<std::ptrdiff_t>(sizeof(double)) <= kL2Bytes;
+    rows_per_turn_ = rows_per_turn > 0 ? rows_per_turn
+                     : planes_fit_l2   ? n.y + 2 * gy
+                                       : kRowsPerTurn;
   }
 
+  /// L2 per core of the machines measured (AMD Zen 4): where whole planes stop paying.
+  static constexpr std::ptrdiff_t kL2Bytes = std::ptrdiff_t{1} << 20;
+
   int depth() const { return depth_; }
-  /// Rows iteration 1 computes before the later iterations take their turn: small enough to
-  /// spread the memory traffic, large enough that a level's rows y - 1 and y + 1 are still in
-  /// L1 (each turn reads 2 rows of each level again from L2).
+  /// Rows of a turn when the planes do not fit L2: small enough to spread the memory
+  /// traffic, large enough that a level's rows y - 1 and y + 1 are still in L1 (each turn
+  /// reads 2 rows of each level again from L2). 8 and 16 measured alike.
   static constexpr int kRowsPerTurn = 8;
+  /// Rows iteration 1 computes before the later iterations take their turn: a whole plane
+  /// when the planes a step reads fit L2 (kL2Bytes), else kRowsPerTurn.
+  int rows_per_turn() const { return rows_per_turn_; }
   /// The cells iteration `level` (1..depth) computes; level depth is the interior.
   const Box& extent(int level) const { return extent_[level]; }
   /// Doubles of scratch a run needs (3 planes per iteration but the last).
@@ -135,14 +154,14 @@ class PlanePipeline {
         for (int l = 1; l <= depth_; ++l) {
           if (!active[l]) continue;
           const int hi = extent_[l].hi.y;
-          const int ready = l == 1 ? done[1] + kRowsPerTurn : active[l - 1] ? done[l - 1] : hi;
+          const int ready = l == 1 ? done[1] + rows_per_turn_ : active[l - 1] ? done[l - 1] : hi;
           const int to = ready < hi ? ready : hi;
           if (l == 1) {
             // Level 1's next turn, fetched into L2 while levels 2..depth compute this one
             // (at least depth - 1 turns of rows), a few rows after each of their rows.
-            const int next_hi = std::min(hi, to + kRowsPerTurn);
+            const int next_hi = std::min(hi, to + rows_per_turn_);
             const int rows = (next_hi - to) * (1 + static_cast<int>(fields.size()));
-            const int steps = std::max(1, (depth_ - 1) * kRowsPerTurn);
+            const int steps = std::max(1, (depth_ - 1) * rows_per_turn_);
             next = {in, fields, t, to, next_hi, 0, (rows + steps - 1) / steps};
           }
           if (to > done[l]) run_rows(in, out, planes, l, t - (l - 1), done[l], to, row, next);
@@ -239,6 +258,7 @@ class PlanePipeline {
   std::ptrdiff_t stride_y_ = 0;
   std::ptrdiff_t plane_doubles_ = 0;
   int plane_gy_ = 0;
+  int rows_per_turn_ = 1;
 };
 
 }  // namespace tessera
