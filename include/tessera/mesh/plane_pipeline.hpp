@@ -213,39 +213,58 @@ class PlanePipeline {
            static_cast<std::ptrdiff_t>(j + plane_gy_) * stride_y_ + row_start_;
   }
 
-  // Row (j, k) of level l < depth (0 = the input) at cell i = 0, for reading. Rows outside
-  // level l's extent are only asked for beyond a domain boundary, where every level holds
-  // the input's values.
-  const double* row_of(const double* in, double* scratch, int l, int j, int k) const {
-    if (l == 0 || !extent_[l].contains({extent_[l].lo.x, j, k}))
-      return in + layout_.index(0, 0, j, k);
-    return scratch_row(scratch, l, j, k);
+  // Level l < depth's (0: the input's) plane k for reading, as row j = 0 at cell i = 0 of the
+  // scratch (null where level l holds no plane k or l = 0) and of the input; rows outside
+  // level l's extent are only asked for beyond a domain boundary, where every level holds the
+  // input's values.
+  struct SourcePlane {
+    const double* scratch;
+    const double* input;
+  };
+
+  SourcePlane source_plane(const double* in, double* scratch, int l, int k) const {
+    const bool held = l > 0 && k >= extent_[l].lo.z && k < extent_[l].hi.z;
+    return {held ? scratch_row(scratch, l, 0, k) : nullptr, in + layout_.index(0, 0, 0, k)};
   }
 
-  // Rows [j0, j1) of level l's plane k.
+  // Row j of a source plane of level l.
+  const double* source_row(const SourcePlane& plane, int l, int j) const {
+    if (plane.scratch && j >= extent_[l].lo.y && j < extent_[l].hi.y)
+      return plane.scratch + j * stride_y_;
+    return plane.input + j * layout_.stride_y();
+  }
+
+  // Rows [j0, j1) of level l's plane k. Pointers step by rows from per-plane bases: looked up
+  // per row and neighbour, they cost about 100 instructions more per row (cachegrind, AVX2
+  // build of a 256 x 64 x 64 tile at depth 4: 41.0 M instructions against 38.9 M).
   template <class RowKernel>
   void run_rows(const double* in, double* out, double* scratch, int l, int k, int j0, int j1,
                 RowKernel& row, NextTurn& next) const {
     const Box& e = extent_[l];
     const Box& prior = extent_[l > 1 ? l - 1 : 1];  // level l - 1's (unused for l = 1)
     const int n = e.hi.x - e.lo.x;
+    const SourcePlane here = source_plane(in, scratch, l - 1, k);
+    const SourcePlane below = source_plane(in, scratch, l - 1, k - 1);
+    const SourcePlane above = source_plane(in, scratch, l - 1, k + 1);
+    double* const result_base =
+        l == depth_ ? out + layout_.index(0, e.lo.x, 0, k) : scratch_row(scratch, l, 0, k) + e.lo.x;
+    const std::ptrdiff_t result_stride = l == depth_ ? layout_.stride_y() : stride_y_;
+    const bool west_outside = l == 1 || e.lo.x - 1 < prior.lo.x;
+    const bool east_outside = l == 1 || e.hi.x >= prior.hi.x;
     for (int j = j0; j < j1; ++j) {
-      const double* centre = row_of(in, scratch, l - 1, j, k);
+      const double* centre = source_row(here, l - 1, j);
       PlaneRow r{};
       r.centre = centre + e.lo.x;
-      r.south = flat_[1] ? r.centre : row_of(in, scratch, l - 1, j - 1, k) + e.lo.x;
-      r.north = flat_[1] ? r.centre : row_of(in, scratch, l - 1, j + 1, k) + e.lo.x;
-      r.below = flat_[2] ? r.centre : row_of(in, scratch, l - 1, j, k - 1) + e.lo.x;
-      r.above = flat_[2] ? r.centre : row_of(in, scratch, l - 1, j, k + 1) + e.lo.x;
+      r.south = flat_[1] ? r.centre : source_row(here, l - 1, j - 1) + e.lo.x;
+      r.north = flat_[1] ? r.centre : source_row(here, l - 1, j + 1) + e.lo.x;
+      r.below = flat_[2] ? r.centre : source_row(below, l - 1, j) + e.lo.x;
+      r.above = flat_[2] ? r.centre : source_row(above, l - 1, j) + e.lo.x;
       // Beyond the x ends: level l - 1's value, or the input's beyond a domain boundary.
-      const double* input_row = in + layout_.index(0, 0, j, k);
-      const bool west_outside = l == 1 || e.lo.x - 1 < prior.lo.x;
-      const bool east_outside = l == 1 || e.hi.x >= prior.hi.x;
+      const double* input_row = here.input + j * layout_.stride_y();
       r.west = west_outside ? input_row[e.lo.x - 1] : centre[e.lo.x - 1];
       r.east = east_outside ? input_row[e.hi.x] : centre[e.hi.x];
-      double* result = l == depth_ ? out + layout_.index(0, e.lo.x, j, k)
-                                   : scratch_row(scratch, l, j, k) + e.lo.x;
-      row(l, Int3{e.lo.x, j, k}, n, static_cast<const PlaneRow&>(r), result);
+      row(l, Int3{e.lo.x, j, k}, n, static_cast<const PlaneRow&>(r),
+          result_base + j * result_stride);
       if (l > 1) prefetch_some(next);
     }
   }
