@@ -35,7 +35,7 @@ void jacobi_time_tile(const PlanePipeline& pipeline, const BlockLayout& layout,
   // A few hundred KB at most, reused by every tile this thread runs: kept in L2.
   thread_local std::vector<double> scratch;
   const int depth = pipeline.depth();
-  pipeline.run(u, v, scratch, [&](int level, Int3 first, int n, const PlaneRow& r, double* out) {
+  const auto update_row = [&](int level, Int3 first, int n, const PlaneRow& r, double* out) {
     const double* rhs = f + layout.index(0, first.x, first.y, first.z);
     if (level > 1 && level < depth) {
       from_cache.apply_in_cache(n, r.centre, r.west, r.east, r.south, r.north, r.below, r.above,
@@ -45,7 +45,9 @@ void jacobi_time_tile(const PlanePipeline& pipeline, const BlockLayout& layout,
           .apply(n, r.centre, r.west, r.east, r.south, r.north, r.below, r.above, rhs, out,
                  level == depth ? stores : OutputStores::cached);
     }
-  });
+  };
+  const double* const fields[] = {f};  // prefetched with u for level 1
+  pipeline.run(u, v, scratch, update_row, fields);
   if (stores == OutputStores::streaming) finish_streaming_stores();
 }
 

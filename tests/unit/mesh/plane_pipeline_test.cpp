@@ -82,7 +82,7 @@ struct PipelineCase {
   bool flat_z;
 };
 
-void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth) {
+void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth, int rows_per_turn = 0) {
   const Int3 global{c.blocks.x * c.cells.x, c.blocks.y * c.cells.y, c.blocks.z * c.cells.z};
   const Domain start = make_domain(global, c.flat_z);
   Domain reference = start;
@@ -107,8 +107,11 @@ void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth) {
             }
         const PlanePipeline pipeline(layout, depth,
                                      {bx == 0, bx == c.blocks.x - 1, by == 0, by == c.blocks.y - 1,
-                                      bz == 0, bz == c.blocks.z - 1});
+                                      bz == 0, bz == c.blocks.z - 1},
+                                     rows_per_turn);
         std::vector<int> rows(static_cast<std::size_t>(depth) + 1, 0);
+        // Prefetched only: any array of the layout will do (here the input itself).
+        const double* const fields[] = {in.data()};
         pipeline.run(
             in.data(), out.data(), scratch,
             [&](int level, Int3 first, int n, const PlaneRow& r, double* result) {
@@ -121,7 +124,8 @@ void expect_pipeline_matches_sweeps(const PipelineCase& c, int depth) {
                 result[i] = update(start.rhs[start.at(gc.x, gc.y, gc.z)], left, right, r.south[i],
                                    r.north[i], r.below[i], r.above[i]);
               }
-            });
+            },
+            fields);
         for (int l = 1; l <= depth; ++l) {
           const Box& e = pipeline.extent(l);
           EXPECT_EQ(rows[l], (e.hi.y - e.lo.y) * (e.hi.z - e.lo.z)) << "level " << l;
@@ -145,6 +149,29 @@ TEST(PlanePipeline, DepthIterationsEqualPlainSweepsBitwiseOnEveryBlock) {
     expect_pipeline_matches_sweeps({{3, 3, 3}, {5, 7, 6}, false}, depth);
     expect_pipeline_matches_sweeps({{2, 3, 1}, {9, 4, 5}, false}, depth);
   }
+}
+
+TEST(PlanePipeline, LevelsTakingTurnsOfAFewRowsGiveTheSameBits) {
+  // Planes of several turns and a part (grown by depth - 1 rows on each side), inside the
+  // domain and at its faces; turns of 1 row are the finest interleaving.
+  for (int rows_per_turn : {1, 3, 8})
+    for (int depth = 2; depth <= 4; ++depth) {
+      expect_pipeline_matches_sweeps({{3, 3, 3}, {5, 7, 6}, false}, depth, rows_per_turn);
+      expect_pipeline_matches_sweeps({{2, 2, 2}, {6, 21, 4}, false}, depth, rows_per_turn);
+    }
+  for (int depth = 2; depth <= 4; ++depth)
+    expect_pipeline_matches_sweeps({{3, 4, 1}, {6, 5, 1}, true}, depth, 2);
+}
+
+TEST(PlanePipeline, TakesTurnsOnlyWhenAStepsPlanesSpillL2) {
+  // 64^3 at depth 4: 16 planes of 72 rows of 80 doubles (737 KB) fit 1 MB: whole planes.
+  EXPECT_EQ(PlanePipeline(BlockLayout({64, 64, 64}, {4, 4, 4}, 1), 4, {}).rows_per_turn(), 72);
+  // 256 x 64 x 64: rows of 272 doubles, 2.5 MB.
+  EXPECT_EQ(PlanePipeline(BlockLayout({256, 64, 64}, {4, 4, 4}, 1), 4, {}).rows_per_turn(),
+            PlanePipeline::kRowsPerTurn);
+  EXPECT_EQ(PlanePipeline(BlockLayout({64, 64, 64}, {4, 4, 4}, 1), 4, {}, 5).rows_per_turn(), 5);
+  EXPECT_THROW(PlanePipeline(BlockLayout({8, 8, 8}, {2, 2, 2}, 1), 2, {}, -1),
+               std::invalid_argument);
 }
 
 TEST(PlanePipeline, OneBlockTouchingTheBoundaryEverywhere) {
