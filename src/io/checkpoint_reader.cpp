@@ -286,7 +286,9 @@ void CheckpointReader::read_field(
   // Page-aligned: the kernel's copy out of the page cache into a buffer 16 bytes off a
   // page boundary (where malloc puts a large block) ran at half the speed (pread of 131 MB
   // in 2 MB pieces from the page cache: 0.08-0.13 s, page-aligned 0.04-0.06 s); direct
-  // reads need it. In huge pages where the kernel has them (above): 2 MiB-aligned, advised.
+  // reads need it. For direct reads in huge pages where the kernel has them (above):
+  // 2 MiB-aligned, advised. (A ring of direct reads is larger than a buffered read's
+  // buffer, so a buffer allocated for buffered reads is never reused for direct ones.)
   const std::size_t huge_page = 2 << 20;
   const std::size_t ring_bytes =
       (detail::DirectReadQueue::slot_bytes(piece_bytes) * static_cast<std::size_t>(depth) +
@@ -296,7 +298,7 @@ void CheckpointReader::read_field(
     buffer_.reset();
     buffer_.reset(static_cast<unsigned char*>(std::aligned_alloc(huge_page, ring_bytes)));
     if (!buffer_) throw std::bad_alloc();
-    (void)::madvise(buffer_.get(), ring_bytes, MADV_HUGEPAGE);
+    if (direct) (void)::madvise(buffer_.get(), ring_bytes, MADV_HUGEPAGE);
     buffer_bytes_ = ring_bytes;
   }
   std::vector<std::uint64_t> terms(static_cast<std::size_t>(std::min(piece, count)));
