@@ -254,16 +254,16 @@ void CheckpointReader::read_field(
   // A range mostly not in the page cache is read with O_DIRECT, up to eight pieces in
   // flight (DirectReadQueue says why so many), into a ring in huge pages, so that a piece
   // is one or two requests of the disk: a buffer in scattered 4 KiB pages is split at the
-  // virtual disk's 254 segments into requests of at most 1016 KiB (two processes reading
-  // the halves of a 262 MB file cold, 2 x 4 MiB in flight each: such a buffer 0.21-0.32 s,
-  // huge pages 0.14-0.29 s). Not 4 MiB pieces: the ring's memory is new to the process and
-  // costs its first touch (in jacobi7's restart, 16 MiB x 2 ranks: read_s 0.18-0.24 s,
-  // 32 MiB: 0.31-0.62 s; load 7-9, alternated). Buffered reads were slower into every
-  // process measured (jacobi7's, whose fields are in huge pages: two processes' buffered
-  // reads of the halves after touching 530 MB of them 0.18-1.38 s, the fresh page-cache
-  // pages and not the disk being the cost; miniamr's restart, which was read buffered:
-  // 0.29-0.74 s, direct 0.19-0.28 s). A cached range (a restart soon after a run) is
-  // copied out of the page cache by the main thread between the checks.
+  // virtual disk's 254 segments into requests of at most 1016 KiB (jacobi7's cold restart,
+  // 2 ranks, load 5-9, alternated: ring in huge pages read_s 0.13-0.29 s, in 4 KiB pages
+  // 0.25-0.36 s). Not 4 MiB pieces: the ring's memory is new to the process and its first
+  // touch costs (a ring of 32 MiB: 0.31-0.62 s). Buffered reads from the disk were slower
+  // into every process measured (jacobi7, whose fields are in huge pages: two processes'
+  // buffered reads of the halves after touching 530 MB of them 0.18-1.38 s, the fresh
+  // page-cache pages and not the disk being the cost; jacobi7's restart buffered 0.56 s
+  // median, direct 0.27 s; miniamr's 0.29-0.74 s, direct 0.19-0.28 s). A cached range (a
+  // restart soon after a run) is copied out of the page cache by the main thread between
+  // the checks.
   // TESSERA_CHECKPOINT_READ=direct|buffered overrides the choice (read_path_).
   bool direct = false;
   if (raw && error.empty()) {
