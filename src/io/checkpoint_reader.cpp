@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 #include <hdf5.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <limits>
+#include <cstdlib>
 #include <new>
 #include <optional>
 
@@ -17,8 +17,8 @@
 #include "io/block_checksum.hpp"
 #include "io/checkpoint_directory.hpp"
 #include "io/checkpoint_format.hpp"
+#include "io/direct_read_queue.hpp"
 #include "io/hdf5_objects.hpp"
-#include "io/piece_prefetcher.hpp"
 #include "io/raw_data_file.hpp"
 #include "io/raw_data_reader.hpp"
 
@@ -49,19 +49,6 @@ void agree(MPI_Comm comm, const std::string& error) {
   message.resize(static_cast<std::size_t>(length));
   TESSERA_MPI_CHECK(MPI_Bcast(message.data(), length, MPI_CHAR, first_failing, comm));
   throw CheckpointError("--restart", message);
-}
-
-// Bytes of transparent huge pages this process holds (AnonHugePages in
-// /proc/self/smaps_rollup), 0 if unknown.
-std::int64_t huge_page_bytes() {
-  std::ifstream in("/proc/self/smaps_rollup");
-  std::string key;
-  std::int64_t kb = 0;
-  while (in >> key) {
-    if (key == "AnonHugePages:" && (in >> kb)) return kb * 1024;
-    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  return 0;
 }
 
 std::string checksum_mismatch(const std::string& file, const std::string& dataset,
@@ -101,6 +88,13 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& restart,
   TESSERA_MPI_CHECK(MPI_Comm_dup(comm, &comm_));
   detail::silence_hdf5_errors();
   std::string error;
+  // Checked before anything is read, the same on every rank (mpirun passes the environment).
+  if (const char* path = std::getenv("TESSERA_CHECKPOINT_READ"); path != nullptr && *path != 0)
+    read_path_ = path;
+  if (read_path_ != "auto" && read_path_ != "direct" && read_path_ != "buffered")
+    error = fmt::format("TESSERA_CHECKPOINT_READ={}: allowed values are auto, direct, buffered",
+                        read_path_);
+  agree(comm_, error);
   try {
     file_ = detail::resolve_restart_file(restart, checkpoint_dir);
   } catch (const CheckpointError& e) {
@@ -164,6 +158,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& restart,
 }
 
 CheckpointReader::~CheckpointReader() {
+  detail::DirectReadQueue::close_context(aio_context_);
   if (file_id_ >= 0) H5Fclose(file_id_);
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -229,18 +224,19 @@ void CheckpointReader::read_field(
   // Timed from here: every rank has come this far (the agreement is an allreduce), so a
   // rank that finished setting up early does not count its wait for the others.
   const auto start = Clock::now();
-  // Each rank reads its own contiguous range of the file in pieces of about 2 MiB (4 MiB
-  // when read directly, below), and at least four blocks, through one reused buffer (a
-  // ring of four that two read threads fill ahead when read directly: PiecePrefetcher
-  // says why), so that each piece is checked and unpacked while it is in the CPU cache. Four
-  // blocks, because the checksum hashes four blocks side by side (FNV-1a is one chain of dependent
-  // multiplies per block: one block at a time hashed at about 6 GB/s, slower than the page cache's
-  // copy, four side by side at about 26 GB/s). A buffer of the whole range cost more than the read
-  // itself: the kernel faulted in and zeroed every page of it. The raw bytes come with pread at the
-  // dataset's offset (RawDataReader, which says why not H5Dread); a dataset without an offset is
-  // read with H5Dread. No read-ahead advice for the whole range (WILLNEED): measured on jacobi7
-  // reading from the disk, it made the read slower; the sequential advice only widens the
-  // kernel's read-ahead window, which then fills from the disk while a piece is verified.
+  // Each rank reads its own contiguous range of the file in pieces of about 2 MiB and at
+  // least four blocks, through one reused buffer (a ring that asynchronous direct reads
+  // fill ahead: DirectReadQueue), so that each piece is checked and unpacked while it is in
+  // the CPU cache. Four blocks, because the checksum hashes four blocks side by side
+  // (FNV-1a is one chain of dependent multiplies per block: one block at a time hashed at
+  // about 6 GB/s, slower than the page cache's copy, four side by side at about 26 GB/s).
+  // A buffer of the whole range cost more than the read itself: the kernel faulted in and
+  // zeroed every page of it. The raw bytes come with pread at the dataset's offset
+  // (RawDataReader, which says why not H5Dread); a dataset without an offset is read with
+  // H5Dread. No read-ahead advice for the whole range (WILLNEED): measured on jacobi7
+  // reading from the disk, it made the buffered read slower; the sequential advice only
+  // widens the kernel's read-ahead window, which then fills from the disk while a piece is
+  // verified.
   const std::int64_t row_bytes = width * static_cast<std::int64_t>(sizeof(double));
   const std::optional<std::int64_t> data_offset = detail::contiguous_data_offset(dataset.get());
   const std::int64_t range_offset = data_offset.value_or(0) + first * row_bytes;
@@ -255,49 +251,61 @@ void CheckpointReader::read_field(
           "at byte {})",
           file_, path, raw->size(), data_offset.value_or(0) + global_count_ * row_bytes);
   }
-  // A range mostly not in the page cache, read by a process that holds at least as many
-  // bytes of transparent huge pages as it reads (jacobi7's fields are in huge pages,
-  // miniamr's blocks are not), is read with O_DIRECT into the reused ring, by two threads
-  // (two requests in flight per rank). Why: on this project's virtual machine, buffered
-  // reads from the disk into such a process were several times slower (the fresh
-  // page-cache pages, not the disk: `dd` read the same file at 2 GB/s in between):
-  // standalone, two processes reading the halves of jacobi7's 262 MB checkpoint cold spent
-  // 0.04-0.14 s each in pread, after each had touched 530 MB of huge pages 0.43-0.66 s,
-  // after touching as much memory without huge pages 0.04-0.11 s, and with O_DIRECT
-  // 0.22-0.25 s (alternated, 08:20-08:23 UTC). A process without them reads buffered,
-  // faster than direct reads here (miniamr: 1.3-2.0 GB/s buffered, 0.9-1.1 GB/s direct),
-  // and so is a cached range (a restart soon after a run).
+  // A range mostly not in the page cache is read with O_DIRECT, up to eight pieces in
+  // flight (DirectReadQueue says why so many), into a ring in huge pages, so that a piece
+  // is one or two requests of the disk: a buffer in scattered 4 KiB pages is split at the
+  // virtual disk's 254 segments into requests of at most 1016 KiB (jacobi7's cold restart,
+  // 2 ranks, load 5-9, alternated: ring in huge pages read_s 0.13-0.29 s, in 4 KiB pages
+  // 0.25-0.36 s). Not 4 MiB pieces: the ring's memory is new to the process and its first
+  // touch costs (a ring of 32 MiB: 0.31-0.62 s). Buffered reads from the disk were slower
+  // into every process measured (jacobi7, whose fields are in huge pages: two processes'
+  // buffered reads of the halves after touching 530 MB of them 0.18-1.38 s, the fresh
+  // page-cache pages and not the disk being the cost; jacobi7's restart buffered 0.56 s
+  // median, direct 0.27 s; miniamr's 0.29-0.74 s, direct 0.19-0.28 s). A cached range (a
+  // restart soon after a run) is copied out of the page cache by the main thread between
+  // the checks.
+  // TESSERA_CHECKPOINT_READ=direct|buffered overrides the choice (read_path_).
   bool direct = false;
   if (raw && error.empty()) {
-    // The cheap test first (mincore of the range; smaps_rollup walks the whole process).
-    direct = raw->resident_fraction(range_offset, count * row_bytes) < 0.5 &&
-             huge_page_bytes() >= count * row_bytes && raw->open_direct();
+    direct =
+        read_path_ == "direct" ||
+        (read_path_ == "auto" && raw->resident_fraction(range_offset, count * row_bytes) < 0.5);
+    if (direct && aio_context_ == 0) aio_context_ = detail::DirectReadQueue::open_context();
+    // Buffered where the file system refuses O_DIRECT or the kernel offers no AIO context.
+    direct = direct && aio_context_ != 0 && raw->open_direct();
     if (!direct) raw->expect_sequential(range_offset, count * row_bytes);
   }
-  const std::int64_t piece_target = direct ? 4 << 20 : 2 << 20;
-  const std::int64_t piece = std::max<std::int64_t>(4, piece_target / row_bytes);
+  const std::int64_t piece = std::max<std::int64_t>(4, (2 << 20) / row_bytes);
   const auto piece_bytes = static_cast<std::size_t>(std::min(piece, count) * row_bytes);
-  // Pieces the read threads may read ahead of the checksum and unpack (PiecePrefetcher).
-  const int depth = direct ? 4 : 1;
+  // Pieces in flight ahead of the checksum and unpack: eight, fewer of large pieces (rows
+  // over 768 KiB), the ring at most about 24 MiB.
+  const int depth = direct ? static_cast<int>(std::clamp<std::int64_t>(
+                                 (24 << 20) / static_cast<std::int64_t>(piece_bytes), 2,
+                                 detail::DirectReadQueue::kMaxDepth))
+                           : 1;
   // Page-aligned: the kernel's copy out of the page cache into a buffer 16 bytes off a
   // page boundary (where malloc puts a large block) ran at half the speed (pread of 131 MB
   // in 2 MB pieces from the page cache: 0.08-0.13 s, page-aligned 0.04-0.06 s); direct
-  // reads need it.
+  // reads need it. For direct reads in huge pages where the kernel has them (above):
+  // 2 MiB-aligned, advised. (A ring of direct reads is larger than a buffered read's
+  // buffer, so a buffer allocated for buffered reads is never reused for direct ones.)
+  const std::size_t huge_page = 2 << 20;
   const std::size_t ring_bytes =
-      detail::PiecePrefetcher::slot_bytes(piece_bytes) * static_cast<std::size_t>(depth);
+      (detail::DirectReadQueue::slot_bytes(piece_bytes) * static_cast<std::size_t>(depth) +
+       huge_page - 1) /
+      huge_page * huge_page;
   if (buffer_bytes_ < ring_bytes) {
-    buffer_.reset(static_cast<unsigned char*>(std::aligned_alloc(4096, ring_bytes)));
+    buffer_.reset();
+    buffer_.reset(static_cast<unsigned char*>(std::aligned_alloc(huge_page, ring_bytes)));
     if (!buffer_) throw std::bad_alloc();
+    if (direct) (void)::madvise(buffer_.get(), ring_bytes, MADV_HUGEPAGE);
     buffer_bytes_ = ring_bytes;
   }
   std::vector<std::uint64_t> terms(static_cast<std::size_t>(std::min(piece, count)));
-  // The read threads wait for the disk; from the page cache the copy is the work, and the
-  // main thread does it between the checks (with two ranks on two cores a read thread
-  // would only take turns with the other rank's).
-  std::optional<detail::PiecePrefetcher> prefetch;
+  std::optional<detail::DirectReadQueue> queue;
   if (direct)
-    prefetch.emplace(*raw, range_offset, count * row_bytes, piece_bytes, buffer_.get(), depth, 2,
-                     true);
+    queue.emplace(aio_context_, *raw, range_offset, count * row_bytes, piece_bytes, buffer_.get(),
+                  depth);
   Hid transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
   H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_INDEPENDENT);
   // The checksum over all ranks' blocks; every block must have been read exactly once.
@@ -306,8 +314,8 @@ void CheckpointReader::read_field(
     const std::int64_t n = std::min(piece, count - done);
     const auto t0 = Clock::now();
     const double* values = nullptr;
-    if (prefetch) {
-      detail::PiecePrefetcher::Piece got = prefetch->next();
+    if (queue) {
+      detail::DirectReadQueue::Piece got = queue->next();
       if (!got.error.empty()) {
         error = fmt::format("{}: dataset {} cannot be read ({})", file_, path, got.error);
         break;
@@ -344,7 +352,7 @@ void CheckpointReader::read_field(
     read_phases_["verify"] += seconds(t1, t2);
     read_phases_["unpack"] += seconds(t2, t3);
   }
-  prefetch.reset();
+  queue.reset();
   agree(comm_, error);
   TESSERA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm_));
   if (sums[1] != static_cast<std::uint64_t>(global_count_))

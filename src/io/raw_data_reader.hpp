@@ -7,7 +7,7 @@
 // 0.04-0.12 s in pread (same load, alternated), and the bytes take one path fewer. The page cache
 // is kept (no O_DIRECT): a restart soon after a run finds the file there, and the kernel's
 // read-ahead keeps the disk busy while the reader verifies and unpacks the previous piece.
-// The read functions are const and may be called from several threads (PiecePrefetcher).
+// The read functions are const and may be called from several threads.
 
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +37,8 @@ class RawDataReader {
   double resident_fraction(std::int64_t offset, std::int64_t bytes) const;
   /// Opens the file a second time with O_DIRECT; false where the file system refuses it.
   bool open_direct();
+  /// The O_DIRECT descriptor (-1 before open_direct), for asynchronous reads (DirectReadQueue).
+  int direct_descriptor() const { return direct_fd_; }
   /// With O_DIRECT (open_direct first): reads [offset, offset + bytes), both multiples of
   /// kDirectAlignment as is `data`, stopping early only at the end of the file, which
   /// must come after `at_least` bytes. Returns an empty string, or what failed.

@@ -44,8 +44,8 @@ class CheckpointReader {
   std::vector<double> read_field(const std::string& name, std::int64_t first, std::int64_t count,
                                  std::size_t values_per_block);
   /// The same without a buffer of the whole range: reads the blocks in pieces of a few MiB
-  /// (at least four blocks) through reused buffers (from the disk with O_DIRECT, by two read
-  /// threads a few pieces ahead; from the page cache on the calling thread) and calls
+  /// (at least four blocks) through reused buffers (from the disk with O_DIRECT, up to eight
+  /// pieces in flight; from the page cache on the calling thread) and calls
   /// `unpack(i, values)` for block first + i, in order, on the calling thread. The checksum
   /// is verified at the end, so on a corrupted file `unpack` has seen the bad values before
   /// the CheckpointError is thrown.
@@ -69,6 +69,12 @@ class CheckpointReader {
   std::vector<std::int64_t> partition_;
   double read_seconds_ = 0;
   std::map<std::string, double> read_phases_;
+  // How read_field reads a range: "auto" (direct from the disk, buffered from the page
+  // cache), "direct" or "buffered" (the environment variable TESSERA_CHECKPOINT_READ).
+  std::string read_path_ = "auto";
+  // The kernel's asynchronous I/O context of the direct reads (0: none yet), kept for every
+  // field and closed by the destructor (closing waits for the kernel).
+  std::uint64_t aio_context_ = 0;
   struct FreeDeleter {  // the buffer comes from std::aligned_alloc
     void operator()(unsigned char* p) const { std::free(p); }
   };
