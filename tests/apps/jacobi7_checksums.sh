@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # jacobi7 gives bitwise identical checksums and residual histories under every execution
-# model, on 1, 2 and 4 ranks, 1 and 2 threads and every halo option; the residual decreases;
-# and the error against the manufactured solution falls as h^2 (second order).
+# model, on 1, 2 and 4 ranks, 1 and 2 threads and every halo and packing option; the residual
+# decreases; and the error against the manufactured solution falls as h^2 (second order).
 # Usage: jacobi7_checksums.sh <build>/bin
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -26,9 +26,12 @@ for np in 1 2 4; do
     done
   done
 done
-halo_options=("--send-faces" "--max-comm-tasks 3" "--separate-buffers"
-  "--send-faces --separate-buffers" "--max-comm-tasks 2 --separate-buffers"
-  "--copy-local-ghosts" "--copy-local-ghosts --send-faces --separate-buffers")
+# Fused packing (the default: sweeps fill and read the remote faces' buffer sections) and
+# pack / unpack tasks (none; x: y and z faces by tasks) with each way of cutting messages.
+halo_options=("--send-faces --fused-packing none" "--max-comm-tasks 3 --fused-packing x"
+  "--fused-packing none" "--send-faces --separate-buffers"
+  "--max-comm-tasks 2 --separate-buffers --fused-packing none"
+  "--copy-local-ghosts" "--copy-local-ghosts --send-faces --fused-packing x")
 for i in "${!halo_options[@]}"; do
   read -r -a opts <<<"${halo_options[$i]}"
   run "halo${i}_bsp_np4" 4 --exec bsp "${opts[@]}" "${input3d[@]}"
@@ -83,7 +86,7 @@ PY
 
 run 2d_bsp_np1 1 --exec bsp "${input2d[@]}"
 run 2d_dataflow_np2_t2 2 --exec dataflow --threads 2 --send-faces "${input2d[@]}"
-run 2d_forkjoin_np4_t2 4 --exec forkjoin --threads 2 --separate-buffers "${input2d[@]}"
+run 2d_forkjoin_np4_t2 4 --exec forkjoin --threads 2 --fused-packing none "${input2d[@]}"
 reference="$(invariant "$tmp/2d_bsp_np1.json")"
 for r in 2d_dataflow_np2_t2 2d_forkjoin_np4_t2; do
   [[ "$(invariant "$tmp/$r.json")" == "$reference" ]] || fail "2-D run $r differs from bsp"
