@@ -303,19 +303,13 @@ class Solver {
   }
 
   // Modelled compute's variant of a sweep of block b (TaskAttributes::work_variant): its
-  // faces towards other ranks per axis, nx + 3 ny + 9 nz (0 without). Such a sweep reads
-  // those faces from ghosts or receive buffers, not from neighbours' interiors in cache,
-  // and with fused packing also fills the send sections (bench/scaling-sim composes the
-  // variants it did not calibrate from those of one face).
+  // fused faces per axis, nx + 3 ny + 9 nz (0 without: its cost does not depend on where
+  // it reads its faces from). A fused face adds its copies to the sweep's cost;
+  // bench/scaling-sim composes the variants it did not calibrate from those of one face.
   std::uint8_t sweep_variant(LocalBlockIndex b) const {
-    const MeshBlock& block = mesh_.local_block(b);
-    const auto faces = halo_directions(HaloShape::faces);
     int variant = 0;
-    for (int f = 0; f < 6; ++f) {
-      const int index = faces[f].index();
-      if (block.neighbour[index] != kNoBlock && block.neighbour_local[index] == kNotLocal)
-        variant += f < 2 ? 1 : f < 4 ? 3 : 9;
-    }
+    for (int f = 0; f < 6; ++f)
+      if (fused_send_[b][f] >= 0) variant += f < 2 ? 1 : f < 4 ? 3 : 9;
     return static_cast<std::uint8_t>(variant);
   }
 
