@@ -83,6 +83,7 @@ class Solver {
         plan_(mesh, halo_options(options)),
         halo_(plan_, 1, session.comm(), session.exec()),
         fused_(fused_axes(options)),
+        fused_packs_(options.fused_packing == "receive" ? std::uint8_t{0} : fused_),
         u_(mesh, session.runtime(), "u", 1),
         v_(mesh, session.runtime(), "v", 1),
         f_(mesh, session.runtime(), "f", 1),
@@ -257,7 +258,7 @@ class Solver {
       return;
     }
     const bool swept = &field == &u_ ? u_swept_ : v_swept_;
-    exchange_of(field).exchange(field, HaloFusion{swept ? fused_ : std::uint8_t{0}, fused_});
+    exchange_of(field).exchange(field, HaloFusion{swept ? fused_packs_ : std::uint8_t{0}, fused_});
   }
 
   // Per local block and face: the send and receive sections (the same indices in u's and
@@ -273,16 +274,17 @@ class Solver {
         if (faces[f] == d) return f;
       return -1;
     };
-    const auto fill = [&](const HaloSide& side, std::vector<std::array<int, 6>>& out) {
+    const auto fill = [&](const HaloSide& side, std::uint8_t axes,
+                          std::vector<std::array<int, 6>>& out) {
       for (int s = 0; s < static_cast<int>(side.sections.size()); ++s) {
         const HaloSection& section = side.sections[s];
         const int f = face_of(section.direction);
-        if (f < 0 || (fused_ & (1 << (f / 2))) == 0) continue;
+        if (f < 0 || (axes & (1 << (f / 2))) == 0) continue;
         out[section.block][f] = s;
       }
     };
-    fill(plan_.sends(), fused_send_);
-    fill(plan_.receives(), fused_receive_);
+    fill(plan_.sends(), fused_packs_, fused_send_);
+    fill(plan_.receives(), fused_, fused_receive_);
   }
 
   // Points block b's faces that fused packing covers at `halo`'s sections: the sweep reads
@@ -291,13 +293,14 @@ class Solver {
     for (int f = 0; f < 6; ++f) {
       const int send = fused_send_[b][f];
       const int receive = fused_receive_[b][f];
-      if (send < 0 || receive < 0) continue;
-      if (f < 2) {
-        faces.x_column[f] = halo.receive_data(receive);
-        faces.own_column[f] = halo.send_data(send);
-      } else {
-        faces.ghost_rows[f - 2] = halo.receive_data(receive);
-        faces.own_rows[f - 2] = halo.send_data(send);
+      if (receive >= 0)
+        (f < 2 ? faces.x_column[f] : faces.ghost_rows[f - 2]) = halo.receive_data(receive);
+      if (send >= 0) {
+        if (f < 2) {
+          faces.own_column[f] = halo.send_data(send);
+        } else {
+          faces.own_rows[f - 2] = halo.send_data(send);
+        }
       }
     }
   }
@@ -306,10 +309,13 @@ class Solver {
   // fused faces per axis, nx + 3 ny + 9 nz (0 without: its cost does not depend on where
   // it reads its faces from). A fused face adds its copies to the sweep's cost;
   // bench/scaling-sim composes the variants it did not calibrate from those of one face.
+  // With --fused-packing receive (faces read in place, packed by tasks) the count is offset
+  // by 27: such a sweep reads its faces from the buffers but writes none.
   std::uint8_t sweep_variant(LocalBlockIndex b) const {
     int variant = 0;
     for (int f = 0; f < 6; ++f)
-      if (fused_send_[b][f] >= 0) variant += f < 2 ? 1 : f < 4 ? 3 : 9;
+      if (fused_receive_[b][f] >= 0) variant += f < 2 ? 1 : f < 4 ? 3 : 9;
+    if (variant > 0 && fused_packs_ == 0) variant += 27;
     return static_cast<std::uint8_t>(variant);
   }
 
@@ -552,9 +558,10 @@ class Solver {
   const UniformMesh& mesh_;
   PoissonProblem problem_;
   HaloPlan plan_;
-  HaloExchange halo_;                           // u's (and, without fused packing, v's) halo
-  std::unique_ptr<HaloExchange> halo_v_;        // v's halo with fused packing
-  std::uint8_t fused_;                          // fused_axes(options)
+  HaloExchange halo_;                     // u's (and, without fused packing, v's) halo
+  std::unique_ptr<HaloExchange> halo_v_;  // v's halo with fused packing
+  std::uint8_t fused_;                    // fused_axes(options): faces read from the receive buffer
+  std::uint8_t fused_packs_;  // of those, the faces the sweeps also pack (all but receive)
   std::vector<std::array<int, 6>> fused_send_;  // find_fused_sections
   std::vector<std::array<int, 6>> fused_receive_;
   bool u_swept_ = false;  // whether a sweep wrote the field (and its fused send sections)

@@ -66,11 +66,12 @@ void add_options(CLI::App& cli, Options& o) {
                  "most the smallest block edge; 1 = one sweep per task (default)")
       ->check(CLI::Range(1, 64));
   cli.add_option("--fused-packing", o.fused_packing,
-                 "faces towards other ranks: the sweep writing a block also writes its face "
-                 "values into the send buffer and the next sweep reads the ghosts from the "
-                 "receive buffer, no pack and unpack tasks: all (default) | x (x faces only) | "
-                 "none (pack and unpack tasks); same results")
-      ->check(CLI::IsMember({"none", "x", "all"}));
+                 "faces towards other ranks: receive (default: the sweeps read the ghosts in "
+                 "place from the receive buffer, no unpack tasks; pack tasks fill the send "
+                 "buffer) | all (the sweeps also write their faces into the send buffer, no "
+                 "pack tasks either) | x (all for x faces only) | none (pack and unpack "
+                 "tasks); same results")
+      ->check(CLI::IsMember({"none", "x", "receive", "all"}));
   o.checkpoint.add_to(cli, "iterations");
 }
 

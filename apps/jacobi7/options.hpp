@@ -32,7 +32,7 @@ struct Options {
   std::string work = "full";
   int wavefront_depth = 0;  // 0: sweeps in plain dependency order
   int time_tile = 1;        // iterations per block task (PlanePipeline); 1: one sweep each
-  std::string fused_packing = "all";  // none | x | all: remote faces packed by the sweeps
+  std::string fused_packing = "receive";  // none | x | receive | all (fused_axes)
   CheckpointOptions checkpoint;
 };
 

@@ -26,12 +26,13 @@ for np in 1 2 4; do
     done
   done
 done
-# Fused packing (the default: sweeps fill and read the remote faces' buffer sections) and
-# pack / unpack tasks (none; x: y and z faces by tasks) with each way of cutting messages.
+# Fused packing (receive, the default: sweeps read the remote faces from the receive buffer;
+# all: they fill the send buffer too; x: all for x faces) and pack / unpack tasks (none),
+# with each way of cutting messages.
 halo_options=("--send-faces --fused-packing none" "--max-comm-tasks 3 --fused-packing x"
-  "--fused-packing none" "--send-faces --separate-buffers"
+  "--fused-packing none" "--send-faces --fused-packing all"
   "--max-comm-tasks 2 --separate-buffers --fused-packing none"
-  "--copy-local-ghosts" "--copy-local-ghosts --send-faces --fused-packing x")
+  "--copy-local-ghosts --fused-packing all" "--copy-local-ghosts --send-faces --fused-packing x")
 for i in "${!halo_options[@]}"; do
   read -r -a opts <<<"${halo_options[$i]}"
   run "halo${i}_bsp_np4" 4 --exec bsp "${opts[@]}" "${input3d[@]}"
@@ -45,7 +46,7 @@ runs+=(priorities_none)
 run wavefront_np1_t2 1 --exec dataflow --threads 2 --wavefront-depth 3 "${input3d[@]}"
 run wavefront_np2_t2 2 --exec dataflow --threads 2 --wavefront-depth 2 "${input3d[@]}"
 run wavefront_np4_t1 4 --exec dataflow --wavefront-depth 5 --copy-local-ghosts "${input3d[@]}"
-run wavefront_bsp_np2 2 --exec bsp --wavefront-depth 2 "${input3d[@]}"
+run wavefront_bsp_np2 2 --exec bsp --wavefront-depth 2 --fused-packing all "${input3d[@]}"
 runs+=(wavefront_np1_t2 wavefront_np2_t2 wavefront_np4_t1 wavefront_bsp_np2)
 run intranode_mpi_bsp_np4 4 --exec bsp --intranode mpi "${input3d[@]}"
 run intranode_mpi_dataflow_np4 4 --exec dataflow --threads 2 --intranode mpi "${input3d[@]}"
