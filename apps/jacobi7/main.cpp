@@ -250,8 +250,9 @@ class Solver {
   }
 
   // Exchanges field's halo. With fused packing the sweeps read the fused faces from the
-  // receive buffer, and the last sweep writing `field` filled its send sections; before
-  // any sweep wrote it (the first iteration, a restart) pack tasks fill them.
+  // receive buffer (no unpack tasks); with `all` and `x` the last sweep writing `field` also
+  // filled their send sections (no pack tasks), except before any sweep wrote it (the first
+  // iteration, a restart), when pack tasks fill them.
   void exchange(BlockField& field) {
     if (fused_ == 0) {
       halo_.exchange(field);
