@@ -49,7 +49,10 @@ RowNeighbours row_neighbours(const BlockLayout& layout, const double* u, const F
   const double* centre = u + row;
   // Rows beyond an axis' ends come from that face's source; inner rows from the block.
   const auto beyond = [&](int f, bool at_end, std::ptrdiff_t step) {
-    return at_end ? faces.data[f] + (row + step + faces.shift[f]) : centre + step;
+    if (!at_end) return centre + step;
+    if (const double* rows = faces.ghost_rows[f - 2])
+      return rows + std::ptrdiff_t{f < 4 ? k : j} * n.x;
+    return faces.data[f] + (row + step + faces.shift[f]);
   };
   const std::ptrdiff_t dy = layout.ghost().y == 0 ? 0 : layout.stride_y();
   const std::ptrdiff_t dz = layout.ghost().z == 0 ? 0 : layout.stride_z();

@@ -28,6 +28,14 @@ struct FaceSources {
   /// sweep writing the field keeps up to date for the x neighbours; null where no local
   /// neighbour reads it.
   std::array<double*, 2> own_column{};
+  /// Fused packing (remote faces across y and z): where the rows beyond the -y, +y, -z and
+  /// +z faces are read instead, in the received halo section (the row beyond y face at
+  /// plane k at [k * nx], beyond z face at row j at [j * nx]); null where not fused.
+  std::array<const double*, 4> ghost_rows{};
+  /// This block's rows next to its -y, +y, -z, +z faces in the send section a sweep
+  /// writing the field fills for the remote neighbour (layout as ghost_rows); null where
+  /// not fused. x faces use own_column and x_column with the section's [k * ny + j].
+  std::array<double*, 4> own_rows{};
 };
 
 /// The face sources of block b of `field`: its own ghosts (shift 0) for faces on the domain

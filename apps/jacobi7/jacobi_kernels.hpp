@@ -20,11 +20,12 @@ inline constexpr double kBytesPerCellUpdate = 3 * sizeof(double);
 /// (u's ghosts or local neighbours' interiors) and f's interior; writes v's interior. u, f
 /// and v must not overlap. The bits of v do not depend on `stores`; with
 /// OutputStores::streaming, v's stores bypass the caches and are complete (visible to other
-/// threads through the usual release/acquire) when the call returns. `v_columns` (v's
-/// FaceSources::own_column of this block) receive copies of v's first and last column.
+/// threads through the usual release/acquire) when the call returns. `v_faces` (v's
+/// FaceSources of this block) say where copies of v's face values go: its first and last
+/// column (own_column) and its rows next to y and z faces (own_rows), where not null.
 void jacobi_sweep(const BlockLayout& layout, const StencilCoefficients& c, const double* u,
                   const FaceSources& faces, const double* f, double* v, OutputStores stores,
-                  const std::array<double*, 2>& v_columns);
+                  const FaceSources& v_faces);
 
 /// pipeline.depth() Jacobi iterations on one block in one pass (PlanePipeline): v's
 /// interior becomes what that many jacobi_sweep calls would leave, bit for bit. Reads u's

@@ -82,6 +82,8 @@ class Solver {
         problem_(mesh),
         plan_(mesh, halo_options(options)),
         halo_(plan_, 1, session.comm(), session.exec()),
+        fused_(fused_axes(options)),
+        fused_packs_(options.fused_packing == "receive" ? std::uint8_t{0} : fused_),
         u_(mesh, session.runtime(), "u", 1),
         v_(mesh, session.runtime(), "v", 1),
         f_(mesh, session.runtime(), "f", 1),
@@ -98,10 +100,18 @@ class Solver {
     // u starts at zero, and so do the copies of its columns.
     u_columns_.assign(columns, 0.0);
     v_columns_.assign(columns, 0.0);
+    // Fused packing: v's exchange has buffers of its own, so that the sweeps writing v's
+    // send sections need not wait for u's messages to leave (and those reading u's receive
+    // sections do not hold up v's receives).
+    if (fused_ != 0)
+      halo_v_ = std::make_unique<HaloExchange>(plan_, 1, session.comm(), session.exec(), "halo.v");
+    find_fused_sections();
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
       const bool in_place = !plan_.options().copy_local;
       u_faces_.push_back(face_sources(u_, b, in_place, u_columns_.data()));
       v_faces_.push_back(face_sources(v_, b, in_place, v_columns_.data()));
+      add_fused_faces(u_faces_.back(), exchange_of(u_), b);
+      add_fused_faces(v_faces_.back(), exchange_of(v_), b);
     }
     Runtime& runtime = session.runtime();
     for (Check& check : checks_) {
@@ -168,7 +178,7 @@ class Solver {
       if (options_.work == "compute") {
         halo_.exchange_local(*u_now_);
       } else {
-        halo_.exchange(*u_now_);
+        exchange(*u_now_);
       }
       exec.begin_phase("stencil");
       if (options_.work == "full" && options_.check_every > 0 && it % options_.check_every == 0) {
@@ -199,7 +209,7 @@ class Solver {
 
   /// Residual and error of the final iterate (after all earlier checks were printed).
   CheckResult final_check() {
-    if (options_.work == "full") halo_.exchange(*u_now_);
+    if (options_.work == "full") exchange(*u_now_);
     session_.exec().begin_phase("check");
     submit_check(options_.iters);
     validate(checks_[(checks_submitted_ - 1) % 2]);
@@ -234,6 +244,82 @@ class Solver {
   const HaloPlan& plan() const { return plan_; }
 
  private:
+  // The exchange whose buffers hold `field`'s halo: one per field with fused packing.
+  HaloExchange& exchange_of(const BlockField& field) {
+    return &field == &v_ && halo_v_ ? *halo_v_ : halo_;
+  }
+
+  // Exchanges field's halo. With fused packing the sweeps read the fused faces from the
+  // receive buffer (no unpack tasks); with `all` and `x` the last sweep writing `field` also
+  // filled their send sections (no pack tasks), except before any sweep wrote it (the first
+  // iteration, a restart), when pack tasks fill them.
+  void exchange(BlockField& field) {
+    if (fused_ == 0) {
+      halo_.exchange(field);
+      return;
+    }
+    const bool swept = &field == &u_ ? u_swept_ : v_swept_;
+    exchange_of(field).exchange(field, HaloFusion{swept ? fused_packs_ : std::uint8_t{0}, fused_});
+  }
+
+  // Per local block and face: the send and receive sections (the same indices in u's and
+  // v's exchanges) of its fused faces towards other ranks, or -1.
+  void find_fused_sections() {
+    const std::array<int, 6> none{-1, -1, -1, -1, -1, -1};
+    fused_send_.assign(mesh_.local_block_count(), none);
+    fused_receive_.assign(mesh_.local_block_count(), none);
+    if (fused_ == 0) return;
+    const auto faces = halo_directions(HaloShape::faces);
+    const auto face_of = [&](Direction d) {
+      for (int f = 0; f < 6; ++f)
+        if (faces[f] == d) return f;
+      return -1;
+    };
+    const auto fill = [&](const HaloSide& side, std::uint8_t axes,
+                          std::vector<std::array<int, 6>>& out) {
+      for (int s = 0; s < static_cast<int>(side.sections.size()); ++s) {
+        const HaloSection& section = side.sections[s];
+        const int f = face_of(section.direction);
+        if (f < 0 || (axes & (1 << (f / 2))) == 0) continue;
+        out[section.block][f] = s;
+      }
+    };
+    fill(plan_.sends(), fused_packs_, fused_send_);
+    fill(plan_.receives(), fused_, fused_receive_);
+  }
+
+  // Points block b's faces that fused packing covers at `halo`'s sections: the sweep reads
+  // the ghosts from the receive section and, writing this field, fills the send section.
+  void add_fused_faces(FaceSources& faces, HaloExchange& halo, LocalBlockIndex b) const {
+    for (int f = 0; f < 6; ++f) {
+      const int send = fused_send_[b][f];
+      const int receive = fused_receive_[b][f];
+      if (receive >= 0)
+        (f < 2 ? faces.x_column[f] : faces.ghost_rows[f - 2]) = halo.receive_data(receive);
+      if (send >= 0) {
+        if (f < 2) {
+          faces.own_column[f] = halo.send_data(send);
+        } else {
+          faces.own_rows[f - 2] = halo.send_data(send);
+        }
+      }
+    }
+  }
+
+  // Modelled compute's variant of a sweep of block b (TaskAttributes::work_variant): its
+  // fused faces per axis, nx + 3 ny + 9 nz (0 without: its cost does not depend on where
+  // it reads its faces from). A fused face adds its copies to the sweep's cost;
+  // bench/scaling-sim composes the variants it did not calibrate from those of one face.
+  // With --fused-packing receive (faces read in place, packed by tasks) the count is offset
+  // by 27: such a sweep reads its faces from the buffers but writes none.
+  std::uint8_t sweep_variant(LocalBlockIndex b) const {
+    int variant = 0;
+    for (int f = 0; f < 6; ++f)
+      if (fused_receive_[b][f] >= 0) variant += f < 2 ? 1 : f < 4 ? 3 : 9;
+    if (variant > 0 && fused_packs_ == 0) variant += 27;
+    return static_cast<std::uint8_t>(variant);
+  }
+
   static void add_exact(ExactSum& total, const ExactSum& part) { total.add(part); }
 
   std::size_t cells_per_block() const {
@@ -325,6 +411,10 @@ class Solver {
       accesses_.push_back(
           read(u.interior(mesh_.local_block(b).neighbour_local[directions[face].index()])));
     }
+    for (int face = 0; face < 6; ++face) {
+      if (fused_receive_[b][face] >= 0)
+        accesses_.push_back(read(exchange_of(u).receive_handle(fused_receive_[b][face])));
+    }
   }
 
   // The pipeline of `depth` iterations for block b: its faces on the domain boundary keep
@@ -385,6 +475,10 @@ class Solver {
       collect_stencil_reads(u, b);
       accesses_.push_back(write(v.interior(b)));
       accesses_.push_back(write(sweep_done_[b * lookahead_ + tile % lookahead_]));
+      for (int face = 0; face < 6; ++face) {
+        if (fused_send_[b][face] >= 0)
+          accesses_.push_back(write(exchange_of(v).send_handle(fused_send_[b][face])));
+      }
       // A wavefront orders every sweep; skeleton blocks then go in their layer's turn.
       TaskAttributes attributes(wavefront_ ? Priority::normal : priority, {block.id, it});
       if (wavefront_) {
@@ -393,14 +487,16 @@ class Solver {
         attributes.order = 2 * static_cast<std::int64_t>(it) + (priority == Priority::high ? 0 : 1);
       }
       attributes.work = static_cast<std::int64_t>(cells_per_block());  // modelled compute
+      attributes.work_variant = sweep_variant(b);
       runtime.submit(
           "jacobi", std::span<const Access>(accesses_),
           [layout = &u.layout(), c, in = u.data(b), faces = &faces_of(u)[b], rhs = f_.data(b),
-           out = v.data(b), stores = output_stores_, columns = faces_of(v)[b].own_column] {
-            jacobi_sweep(*layout, *c, in, *faces, rhs, out, stores, columns);
+           out = v.data(b), stores = output_stores_, out_faces = &faces_of(v)[b]] {
+            jacobi_sweep(*layout, *c, in, *faces, rhs, out, stores, *out_faces);
           },
           attributes);
     }
+    (&v == &u_ ? u_swept_ : v_swept_) = true;
   }
 
   // Keeps at most lookahead_ iterations of tasks in flight (memory stays bounded for any
@@ -463,7 +559,14 @@ class Solver {
   const UniformMesh& mesh_;
   PoissonProblem problem_;
   HaloPlan plan_;
-  HaloExchange halo_;
+  HaloExchange halo_;                     // u's (and, without fused packing, v's) halo
+  std::unique_ptr<HaloExchange> halo_v_;  // v's halo with fused packing
+  std::uint8_t fused_;                    // fused_axes(options): faces read from the receive buffer
+  std::uint8_t fused_packs_;  // of those, the faces the sweeps also pack (all but receive)
+  std::vector<std::array<int, 6>> fused_send_;  // find_fused_sections
+  std::vector<std::array<int, 6>> fused_receive_;
+  bool u_swept_ = false;  // whether a sweep wrote the field (and its fused send sections)
+  bool v_swept_ = false;
   BlockField u_;
   BlockField v_;
   BlockField f_;
@@ -600,7 +703,8 @@ int run(int argc, char** argv) {
        {{"send_faces", options.halo.send_faces},
         {"max_comm_tasks", options.halo.max_comm_tasks},
         {"separate_buffers", options.halo.separate_buffers},
-        {"copy_local_ghosts", options.halo.copy_local}}},
+        {"copy_local_ghosts", options.halo.copy_local},
+        {"fused_packing", options.fused_packing}}},
       {"wavefront_depth", options.wavefront_depth},
       {"time_tile", options.time_tile},
       {"priorities", session.options().priorities},

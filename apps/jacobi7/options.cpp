@@ -65,7 +65,19 @@ void add_options(CLI::App& cli, Options& o) {
                  "results); --check-every and --checkpoint-every must be multiples of D, D at "
                  "most the smallest block edge; 1 = one sweep per task (default)")
       ->check(CLI::Range(1, 64));
+  cli.add_option("--fused-packing", o.fused_packing,
+                 "faces towards other ranks: receive (default: the sweeps read the ghosts in "
+                 "place from the receive buffer, no unpack tasks; pack tasks fill the send "
+                 "buffer) | all (the sweeps also write their faces into the send buffer, no "
+                 "pack tasks either) | x (all for x faces only) | none (pack and unpack "
+                 "tasks); same results")
+      ->check(CLI::IsMember({"none", "x", "receive", "all"}));
   o.checkpoint.add_to(cli, "iterations");
+}
+
+std::uint8_t fused_axes(const Options& o) {
+  if (o.time_tile > 1 || o.work != "full" || o.fused_packing == "none") return 0;
+  return o.fused_packing == "x" ? 1 : 7;
 }
 
 // The halo a sweep needs: with --time-tile D > 1, all 26 neighbours D cells deep, local
@@ -81,6 +93,8 @@ HaloOptions halo_options(const Options& o) {
     halo.copy_per_block = true;
     halo.separate_buffers = true;
   }
+  // Sweeps fill and read the sections of every direction at once: each needs its own memory.
+  if (fused_axes(o) != 0) halo.separate_buffers = true;
   return halo;
 }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct Options {
   std::string work = "full";
   int wavefront_depth = 0;  // 0: sweeps in plain dependency order
   int time_tile = 1;        // iterations per block task (PlanePipeline); 1: one sweep each
+  std::string fused_packing = "receive";  // none | x | receive | all (fused_axes)
   CheckpointOptions checkpoint;
 };
 
@@ -44,6 +46,10 @@ void add_options(CLI::App& cli, Options& o);
 /// The halo options a sweep needs: with --time-tile D > 1 a full halo D deep (see the
 /// definition for why), otherwise the options as given.
 HaloOptions halo_options(const Options& o);
+/// The axes (HaloFusion mask: x = 1, y = 2, z = 4) whose faces towards other ranks the
+/// sweeps pack into the send buffer and read from the receive buffer (--fused-packing):
+/// none with --time-tile > 1 or --work other than full, whose exchanges pack by tasks.
+std::uint8_t fused_axes(const Options& o);
 /// Refuses, through session.fail on every rank, a --time-tile deeper than the smallest
 /// block edge or combined with checks, checkpoints or a wavefront not at its multiples.
 void validate_time_tile(Session& session, const Options& o, Int3 blocks, Int3 cells);

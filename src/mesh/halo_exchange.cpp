@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
 
 namespace tessera {
@@ -16,6 +18,23 @@ namespace {
 // in y is rows; only in z, one plane: same values, costs ~3x apart.
 std::int32_t layout_variant(Direction d) {
   return d.offset.x != 0 ? 1 : d.offset.y != 0 ? 2 : 3;
+}
+
+// Whether a face section of direction `d` lies across an axis of `axes` (HaloFusion mask).
+bool across(Direction d, std::uint8_t axes) {
+  const int bit = d.offset.x != 0 ? 1 : d.offset.y != 0 ? 2 : 4;
+  return (axes & bit) != 0;
+}
+
+// Zeroed doubles on 64-byte lines (at least one line, so the pointer is never null).
+double* allocate_buffer(std::int64_t doubles) {
+  const std::size_t bytes =
+      (static_cast<std::size_t>(std::max<std::int64_t>(doubles, 1)) * sizeof(double) + 63) / 64 *
+      64;
+  auto* memory = static_cast<double*>(std::aligned_alloc(64, bytes));
+  if (!memory) throw std::bad_alloc();
+  std::fill_n(memory, bytes / sizeof(double), 0.0);
+  return memory;
 }
 
 }  // namespace
@@ -35,8 +54,8 @@ HaloExchange::HaloExchange(const HaloPlan& plan, int nvars, Comm& comm, Exec& ex
       }
     }
   }
-  send_buffer_.assign(plan.sends().buffer_cells * nvars, 0.0);
-  receive_buffer_.assign(plan.receives().buffer_cells * nvars, 0.0);
+  send_buffer_.reset(allocate_buffer(plan.sends().buffer_cells * nvars));
+  receive_buffer_.reset(allocate_buffer(plan.receives().buffer_cells * nvars));
   Runtime& runtime = comm.runtime();
   for (const HaloSection& s : plan.sends().sections) {
     const HaloMessage& m = plan.sends().messages[s.message];
@@ -68,10 +87,19 @@ void HaloExchange::exchange_local(BlockField& field) {
 }
 
 void HaloExchange::exchange(BlockField& field) {
+  exchange(field, HaloFusion{});
+}
+
+void HaloExchange::exchange(BlockField& field, HaloFusion fusion) {
   check_field(field);
+  if ((fusion.packed | fusion.unpacked) != 0 &&
+      (plan_.options().shape != HaloShape::faces || !plan_.options().separate_buffers)) {
+    throw std::invalid_argument(
+        "halo exchange: fused packing needs a faces-only plan with separate buffers");
+  }
   for (int group = 0; group < plan_.group_count(); ++group) {
     exec_.begin_phase("halo");
-    submit_packs(field, group);
+    submit_packs(field, group, fusion.packed);
     exec_.end_phase();
     exec_.begin_phase("halo");
     submit_messages(group);
@@ -80,7 +108,7 @@ void HaloExchange::exchange(BlockField& field) {
     if (group == 0) submit_copies(field);
     exec_.end_phase();
     exec_.begin_phase("halo");
-    submit_unpacks(field, group);
+    submit_unpacks(field, group, fusion.unpacked);
     exec_.end_phase();
   }
 }
@@ -100,18 +128,19 @@ void HaloExchange::collect_writes(const HaloSide& side, const std::vector<Handle
       accesses_.end());
 }
 
-void HaloExchange::submit_packs(BlockField& field, int group) {
+void HaloExchange::submit_packs(BlockField& field, int group, std::uint8_t skipped_axes) {
   Runtime& runtime = comm_.runtime();
   const HaloSide& side = plan_.sends();
   const BlockLayout* layout = &field.layout();
   for (int s = 0; s < static_cast<int>(side.sections.size()); ++s) {
     const HaloSection& section = side.sections[s];
     if (side.messages[section.message].group != group) continue;
+    if (across(section.direction, skipped_axes)) continue;
     accesses_.clear();
     collect_writes(side, send_handles_, s, 1);
     accesses_.push_back(read(field.interior(section.block)));
     const double* block = field.data(section.block);
-    double* out = send_buffer_.data() + section.offset * nvars_;
+    double* out = send_buffer_.get() + section.offset * nvars_;
     TaskAttributes attributes(
         exec_.skeleton_priority(),
         {plan_.mesh().local_block(section.block).id, section.direction.index()});
@@ -131,7 +160,7 @@ void HaloExchange::submit_messages(int group) {
     if (m.group != group) continue;
     accesses_.clear();
     collect_writes(receives, receive_handles_, m.first_section, m.section_count);
-    double* data = receive_buffer_.data() + m.offset * nvars_;
+    double* data = receive_buffer_.get() + m.offset * nvars_;
     const int count = static_cast<int>(m.cells * nvars_);
     const int peer = m.peer;
     const int tag = tags_.tag(m.tag_index);
@@ -146,7 +175,7 @@ void HaloExchange::submit_messages(int group) {
     for (int s = m.first_section; s < m.first_section + m.section_count; ++s) {
       accesses_.push_back(read(send_handles_[s]));
     }
-    const double* data = send_buffer_.data() + m.offset * nvars_;
+    const double* data = send_buffer_.get() + m.offset * nvars_;
     const int count = static_cast<int>(m.cells * nvars_);
     const int peer = m.peer;
     const int tag = tags_.tag(m.tag_index);
@@ -222,14 +251,15 @@ void HaloExchange::submit_block_copies(BlockField& field) {
   }
 }
 
-void HaloExchange::submit_unpacks(BlockField& field, int group) {
+void HaloExchange::submit_unpacks(BlockField& field, int group, std::uint8_t skipped_axes) {
   Runtime& runtime = comm_.runtime();
   const HaloSide& side = plan_.receives();
   const BlockLayout* layout = &field.layout();
   for (int s = 0; s < static_cast<int>(side.sections.size()); ++s) {
     const HaloSection& section = side.sections[s];
     if (side.messages[section.message].group != group) continue;
-    const double* in = receive_buffer_.data() + section.offset * nvars_;
+    if (across(section.direction, skipped_axes)) continue;
+    const double* in = receive_buffer_.get() + section.offset * nvars_;
     TaskAttributes attributes(
         exec_.skeleton_priority(),
         {plan_.mesh().local_block(section.block).id, section.direction.index()});

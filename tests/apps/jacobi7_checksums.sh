@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # jacobi7 gives bitwise identical checksums and residual histories under every execution
-# model, on 1, 2 and 4 ranks, 1 and 2 threads and every halo option; the residual decreases;
-# and the error against the manufactured solution falls as h^2 (second order).
+# model, on 1, 2 and 4 ranks, 1 and 2 threads and every halo and packing option; the residual
+# decreases; and the error against the manufactured solution falls as h^2 (second order).
 # Usage: jacobi7_checksums.sh <build>/bin
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -26,9 +26,13 @@ for np in 1 2 4; do
     done
   done
 done
-halo_options=("--send-faces" "--max-comm-tasks 3" "--separate-buffers"
-  "--send-faces --separate-buffers" "--max-comm-tasks 2 --separate-buffers"
-  "--copy-local-ghosts" "--copy-local-ghosts --send-faces --separate-buffers")
+# Fused packing (receive, the default: sweeps read the remote faces from the receive buffer;
+# all: they fill the send buffer too; x: all for x faces) and pack / unpack tasks (none),
+# with each way of cutting messages.
+halo_options=("--send-faces --fused-packing none" "--max-comm-tasks 3 --fused-packing x"
+  "--fused-packing none" "--send-faces --fused-packing all"
+  "--max-comm-tasks 2 --separate-buffers --fused-packing none"
+  "--copy-local-ghosts --fused-packing all" "--copy-local-ghosts --send-faces --fused-packing x")
 for i in "${!halo_options[@]}"; do
   read -r -a opts <<<"${halo_options[$i]}"
   run "halo${i}_bsp_np4" 4 --exec bsp "${opts[@]}" "${input3d[@]}"
@@ -42,7 +46,7 @@ runs+=(priorities_none)
 run wavefront_np1_t2 1 --exec dataflow --threads 2 --wavefront-depth 3 "${input3d[@]}"
 run wavefront_np2_t2 2 --exec dataflow --threads 2 --wavefront-depth 2 "${input3d[@]}"
 run wavefront_np4_t1 4 --exec dataflow --wavefront-depth 5 --copy-local-ghosts "${input3d[@]}"
-run wavefront_bsp_np2 2 --exec bsp --wavefront-depth 2 "${input3d[@]}"
+run wavefront_bsp_np2 2 --exec bsp --wavefront-depth 2 --fused-packing all "${input3d[@]}"
 runs+=(wavefront_np1_t2 wavefront_np2_t2 wavefront_np4_t1 wavefront_bsp_np2)
 run intranode_mpi_bsp_np4 4 --exec bsp --intranode mpi "${input3d[@]}"
 run intranode_mpi_dataflow_np4 4 --exec dataflow --threads 2 --intranode mpi "${input3d[@]}"
@@ -83,7 +87,7 @@ PY
 
 run 2d_bsp_np1 1 --exec bsp "${input2d[@]}"
 run 2d_dataflow_np2_t2 2 --exec dataflow --threads 2 --send-faces "${input2d[@]}"
-run 2d_forkjoin_np4_t2 4 --exec forkjoin --threads 2 --separate-buffers "${input2d[@]}"
+run 2d_forkjoin_np4_t2 4 --exec forkjoin --threads 2 --fused-packing none "${input2d[@]}"
 reference="$(invariant "$tmp/2d_bsp_np1.json")"
 for r in 2d_dataflow_np2_t2 2d_forkjoin_np4_t2; do
   [[ "$(invariant "$tmp/$r.json")" == "$reference" ]] || fail "2-D run $r differs from bsp"

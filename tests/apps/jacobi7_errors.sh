@@ -26,6 +26,7 @@ expect_error --iters --iters -3
 expect_error --check-every --check-every -1
 expect_error --max-comm-tasks --max-comm-tasks -2
 expect_error --work --work everything
+expect_error --fused-packing --fused-packing some
 expect_error --exec --exec threads
 expect_error --threads --exec bsp --threads 2
 TESSERA_WAIT_POLICY=busy expect_error TESSERA_WAIT_POLICY
