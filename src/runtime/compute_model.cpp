@@ -10,6 +10,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <thread>
 
 #ifdef TESSERA_SMPI
 #include <simgrid/actor.h>
@@ -247,8 +248,10 @@ void ComputeModel::end_overhead(const char* name, const OverheadToken& token) {
 
 void ComputeModel::charge(double seconds) {
 #ifdef TESSERA_SMPI
-  if (defer_) {
-    obs::deferred_compute_seconds += seconds;
+  if (defer_ && std::this_thread::get_id() == owner_) {
+    obs::deferred_compute_seconds.store(
+        obs::deferred_compute_seconds.load(std::memory_order_relaxed) + seconds,
+        std::memory_order_relaxed);
     return;
   }
   smpi_bench_end();
@@ -261,9 +264,10 @@ void ComputeModel::charge(double seconds) {
 
 void ComputeModel::flush() {
 #ifdef TESSERA_SMPI
-  const double seconds = obs::deferred_compute_seconds;
+  if (std::this_thread::get_id() != owner_) return;
+  const double seconds = obs::deferred_compute_seconds.load(std::memory_order_relaxed);
   if (seconds <= 0) return;
-  obs::deferred_compute_seconds = 0;
+  obs::deferred_compute_seconds.store(0, std::memory_order_relaxed);
   // The rank waits out its charged work on its host's timeline. A host runs one rank and
   // nothing else computes on it (SMPI's own timing is off), so an execution of these
   // seconds would end at the same simulated time; a sleep spares SimGrid 3.32's walk of the
@@ -296,7 +300,7 @@ void ComputeModel::run(const char* name, std::int64_t work, std::int32_t variant
   }
   const double seconds = seconds_of(*cost, work);
 #ifdef TESSERA_SMPI
-  if (defer_) {
+  if (defer_ && std::this_thread::get_id() == owner_) {
     invoke(body);
     charge(seconds);
     return;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -101,8 +102,10 @@ class ComputeModel {
   std::uint64_t unmodelled_ = 0;
   // model: whether overheads are charged (TESSERA_COMPUTE_OVERHEADS=1), and their costs
   bool charge_overheads_ = false;
-  // model: charges are summed until flush() (SMPI's own timing off; see flush_charges)
+  // model: charges are summed until flush() (SMPI's own timing off; see flush_charges),
+  // those of the thread that made the model (the MPI thread): SMPI times no other
   bool defer_ = false;
+  std::thread::id owner_ = std::this_thread::get_id();
   std::uint64_t overheads_charged_ = 0;
   // Bodies run on every worker thread: the tables and counts are shared.
   mutable std::mutex mutex_;
