@@ -44,7 +44,7 @@ class ComputeModel {
   /// own globals), or nullptr: the hooks of the runtime's and the MPI calls' own work.
   static ComputeModel* active() { return active_; }
 
-  /// Hands the charges deferred since the last call to SimGrid as one execution (SMPI
+  /// Waits out the charges deferred since the last call in one simulated sleep (SMPI
   /// builds; nothing otherwise). While SMPI's own timing is off (smpi/simulate-computation
   /// :no, the calibrated and bound timings) charges are summed instead of executed one by
   /// one: only MPI calls (and clock reads, obs::deferred_compute_seconds) observe a rank's
