@@ -205,6 +205,8 @@ void detail::CommLane::post_in_order(Channel& channel, std::uint64_t sequence, T
 
 void detail::CommLane::post(const Operation& o, TaskContext& body, CompletionToken token,
                             const char* name) {
+  // Deferred charges first: the MPI call happens at the simulated time they end.
+  ComputeModel::flush_charges();
   const OverheadScope overhead("mpi.post");
   MPI_Request request;
   Pending pending{std::move(token),
@@ -380,6 +382,7 @@ LaneProgress detail::CommLane::poll(bool block) {
   // waiting, accounted by the scheduler as idle time. The stamp, taken at the first
   // completion found, also times the completions: they all happened by then.
   std::int64_t start = 0;
+  ComputeModel::flush_charges();
   // Handling completions is work; a poll that found none was waiting (dropped below).
   OverheadScope overhead("mpi.complete");
   bool handled = false;

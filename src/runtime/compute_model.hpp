@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -43,6 +44,20 @@ class ComputeModel {
   /// own globals), or nullptr: the hooks of the runtime's and the MPI calls' own work.
   static ComputeModel* active() { return active_; }
 
+  /// Waits out the charges deferred since the last call in one simulated sleep (SMPI
+  /// builds; nothing otherwise). While SMPI's own timing is off (smpi/simulate-computation
+  /// :no, the calibrated and bound timings) charges are summed instead of executed one by
+  /// one: only MPI calls (and clock reads, obs::deferred_compute_seconds) observe a rank's
+  /// time, and SimGrid 3.32 pays per execution a walk of the actor's list of activities,
+  /// which grows with every request completed by a test (docs/scaling-sim.md, "Cost").
+  /// Call on the MPI thread before every MPI call that can see simulated time, and before
+  /// the runtime returns to code that may make one.
+  static void flush_charges() {
+#ifdef TESSERA_SMPI
+    if (active_ && active_->defer_) active_->flush();
+#endif
+  }
+
   /// Overheads: tessera's own work outside the bodies (dependency analysis, releasing
   /// successors, posting MPI requests, handling completions), timed on a warm calibration
   /// run as the bodies are and, with TESSERA_COMPUTE_OVERHEADS=1 in a simulation, charged
@@ -68,6 +83,7 @@ class ComputeModel {
   void write() const;
   const NameCost* cost_of(const char* name, std::int32_t variant);
   void charge(double seconds);
+  void flush();
   void record(const char* name, std::int32_t variant, std::int64_t work,
               double seconds);  // locked
 
@@ -86,6 +102,10 @@ class ComputeModel {
   std::uint64_t unmodelled_ = 0;
   // model: whether overheads are charged (TESSERA_COMPUTE_OVERHEADS=1), and their costs
   bool charge_overheads_ = false;
+  // model: charges are summed until flush() (SMPI's own timing off; see flush_charges),
+  // those of the thread that made the model (the MPI thread): SMPI times no other
+  bool defer_ = false;
+  std::thread::id owner_ = std::this_thread::get_id();
   std::uint64_t overheads_charged_ = 0;
   // Bodies run on every worker thread: the tables and counts are shared.
   mutable std::mutex mutex_;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "obs/tick_clock.hpp"
+#include "runtime/compute_model.hpp"
 #include "runtime/scheduler.hpp"
 
 namespace tessera::detail {
@@ -18,6 +19,11 @@ inline void cpu_relax() {
 
 template <class Pred>
 void Scheduler::wait_until(Pred done) {
+  // The caller may make MPI calls of its own next (a clock read, a blocking collective):
+  // they happen once the work charged during the wait is done (modelled compute).
+  struct FlushCharges {
+    ~FlushCharges() { ComputeModel::flush_charges(); }
+  } flush_charges;
   Worker& self = *main_;
   std::uint64_t last_progress = ~std::uint64_t{0};
   std::chrono::steady_clock::time_point since{};  // set by the first check_hang
