@@ -102,6 +102,9 @@ class Scheduler {
   static constexpr int kOversubscribedSpinRounds = 64;
   /// Sleep between polls of a passive main thread that waits with nothing to run.
   static constexpr std::chrono::microseconds kPassivePoll{20};
+  /// Rounds of stealing a thread tries while high-priority tasks are counted as queued
+  /// before it looks for normal work (find_task).
+  static constexpr int kHighStealRounds = 64;
 
  private:
   /// Runs tasks and drives the progress engine on the main thread until done();
