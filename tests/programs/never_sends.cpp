@@ -14,7 +14,9 @@ int main(int argc, char** argv) {
     tessera::Handle h = rt.create_handle("never-filled-buffer");
     static long value = 0;
     comm.irecv(h, &value, sizeof value, left, tags.tag(0), {}, "halo-recv");
-    rt.submit("unpack", {tessera::read(h)}, [] {}, tessera::TaskAttributes(tessera::Priority::normal, {3, 1}));
+    rt.submit(
+        "unpack", {tessera::read(h)}, [] {},
+        tessera::TaskAttributes(tessera::Priority::normal, {3, 1}));
     session.finish({{"checksum", "0"}});
     return 0;
   });
