@@ -1,5 +1,8 @@
 #include "face_sources.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "tessera/mesh/direction.hpp"
 
 namespace tessera::jacobi7 {
@@ -10,6 +13,8 @@ FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_pla
   const Int3 n = layout.cells();
   const auto faces = halo_directions(HaloShape::faces);
   FaceSources sources;
+  for (int a = 0; a < 3; ++a)
+    if (field.mesh().is_flat(a)) sources.flat_axes |= static_cast<std::uint8_t>(1 << a);
   for (int f = 0; f < 6; ++f) {
     const Int3 o = faces[f].offset;
     const LocalBlockIndex neighbour = block.neighbour_local[faces[f].index()];
@@ -24,14 +29,25 @@ FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_pla
   return sources;
 }
 
-FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_place,
-                         double* columns) {
+FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_place, double* columns,
+                         const double* boundary) {
   FaceSources sources = face_sources(field, b, in_place);
+  const MeshBlock& block = field.mesh().local_block(b);
+  const auto faces = halo_directions(HaloShape::faces);
+  if (!field.stores_ghosts()) {
+    for (int f = 0; f < 6; ++f) {
+      if (block.neighbour[faces[f].index()] != kNoBlock || (sources.flat_axes >> (f / 2)) & 1)
+        continue;
+      if (f < 2) {
+        sources.x_column[f] = boundary;
+      } else {
+        sources.ghost_rows[f - 2] = boundary;
+      }
+    }
+  }
   if (!in_place || !columns) return sources;
   const Int3 n = field.layout().cells();
   const std::ptrdiff_t plane = std::ptrdiff_t{n.y} * n.z;
-  const MeshBlock& block = field.mesh().local_block(b);
-  const auto faces = halo_directions(HaloShape::faces);
   for (int side = 0; side < 2; ++side) {  // faces 0 (-x) and 1 (+x)
     const LocalBlockIndex neighbour = block.neighbour_local[faces[side].index()];
     if (neighbour == kNotLocal) continue;
@@ -40,6 +56,12 @@ FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_pla
     sources.own_column[side] = columns + (2 * std::ptrdiff_t{b} + side) * plane;
   }
   return sources;
+}
+
+std::size_t boundary_values(const BlockField& field) {
+  const Int3 n = field.layout().cells();
+  return static_cast<std::size_t>(
+      std::max({std::int64_t{n.y} * n.z, std::int64_t{n.x} * n.z, std::int64_t{n.x} * n.y}));
 }
 
 RowNeighbours row_neighbours(const BlockLayout& layout, const double* u, const FaceSources& faces,
@@ -54,8 +76,8 @@ RowNeighbours row_neighbours(const BlockLayout& layout, const double* u, const F
       return rows + std::ptrdiff_t{f < 4 ? k : j} * n.x;
     return faces.data[f] + (row + step + faces.shift[f]);
   };
-  const std::ptrdiff_t dy = layout.ghost().y == 0 ? 0 : layout.stride_y();
-  const std::ptrdiff_t dz = layout.ghost().z == 0 ? 0 : layout.stride_z();
+  const std::ptrdiff_t dy = (faces.flat_axes & 2) != 0 ? 0 : layout.stride_y();
+  const std::ptrdiff_t dz = (faces.flat_axes & 4) != 0 ? 0 : layout.stride_z();
   return {centre,
           beyond(2, dy != 0 && j == 0, -dy),
           beyond(3, dy != 0 && j == n.y - 1, dy),

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 
 #include "tessera/mesh/block_field.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
@@ -36,6 +37,9 @@ struct FaceSources {
   /// writing the field fills for the remote neighbour (layout as ghost_rows); null where
   /// not fused. x faces use own_column and x_column with the section's [k * ny + j].
   std::array<double*, 4> own_rows{};
+  /// Bit a set: axis a is flat (a 2-D mesh's z): the row itself stands for both
+  /// neighbours along it, with weight 0.
+  std::uint8_t flat_axes = 0;
 };
 
 /// The face sources of block b of `field`: its own ghosts (shift 0) for faces on the domain
@@ -45,9 +49,16 @@ FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_pla
 
 /// face_sources with x faces read from column copies: `columns` holds, for every local
 /// block c of `field`, its i = 0 column at [(2c) * ny * nz] and its i = nx - 1 column at
-/// [(2c + 1) * ny * nz]. Only faces read in place towards local blocks use them.
-FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_place,
-                         double* columns);
+/// [(2c + 1) * ny * nz]. Only faces read in place towards local blocks use them. For a
+/// field without ghost cells (GhostCells::none) faces on the domain boundary read
+/// `boundary`: zeros (u = 0 there), 64-byte aligned, at least boundary_values(field)
+/// doubles; faces towards other ranks are left for the caller to point at received
+/// sections.
+FaceSources face_sources(const BlockField& field, LocalBlockIndex b, bool in_place, double* columns,
+                         const double* boundary);
+
+/// Doubles of boundary values face_sources reads on the largest face of a block.
+std::size_t boundary_values(const BlockField& field);
 
 /// The inputs of the stencil for row (j, k) of a block: the row itself (cell (0, j, k)),
 /// the rows beyond it along y and z, and the values beyond its two x ends.

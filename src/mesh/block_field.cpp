@@ -49,8 +49,14 @@ void BlockField::FreeDeleter::operator()(double* p) const {
   std::free(p);
 }
 
-BlockField::BlockField(const UniformMesh& mesh, Runtime& runtime, std::string name, int nvars)
-    : mesh_(&mesh), name_(std::move(name)), layout_(mesh.layout(nvars)) {
+BlockField::BlockField(const UniformMesh& mesh, Runtime& runtime, std::string name, int nvars,
+                       GhostCells ghost_cells)
+    : mesh_(&mesh),
+      name_(std::move(name)),
+      layout_(ghost_cells == GhostCells::stored
+                  ? mesh.layout(nvars)
+                  : BlockLayout(mesh.block_cells(), Int3{0, 0, 0}, nvars)),
+      stores_ghosts_(ghost_cells == GhostCells::stored) {
   block_stride_ = round_up(layout_.size(), kAlignmentDoubles);
   const std::size_t blocks = static_cast<std::size_t>(mesh.local_block_count());
   const std::size_t bytes = std::max<std::size_t>(1, blocks * block_stride_) * sizeof(double);

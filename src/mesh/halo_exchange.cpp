@@ -71,16 +71,34 @@ HaloExchange::HaloExchange(const HaloPlan& plan, int nvars, Comm& comm, Exec& ex
   }
 }
 
-void HaloExchange::check_field(const BlockField& field) const {
+void HaloExchange::check_field(const BlockField& field, std::uint8_t unpacked) const {
   if (&field.mesh() != &plan_.mesh() || field.nvars() != nvars_) {
     throw std::invalid_argument(
         fmt::format("halo exchange of field '{}': expected {} variable(s) on the plan's mesh",
                     field.name(), nvars_));
   }
+  if (field.stores_ghosts()) return;
+  // Nothing may write ghost cells the field does not have.
+  if (!plan_.copies().empty()) {
+    throw std::invalid_argument(fmt::format(
+        "halo exchange of field '{}': it stores no ghost cells, so the plan must not copy "
+        "local ghosts",
+        field.name()));
+  }
+  for (const HaloSection& section : plan_.receives().sections) {
+    const Int3 o = section.direction.offset;
+    const int axis = o.x != 0 ? 0 : (o.y != 0 ? 1 : 2);
+    if (plan_.options().shape != HaloShape::faces || (unpacked & (1 << axis)) == 0) {
+      throw std::invalid_argument(fmt::format(
+          "halo exchange of field '{}': it stores no ghost cells, so every unpack must be "
+          "fused (HaloFusion::unpacked)",
+          field.name()));
+    }
+  }
 }
 
 void HaloExchange::exchange_local(BlockField& field) {
-  check_field(field);
+  check_field(field, 0x7);  // no receives: only the copies matter
   exec_.begin_phase("halo");
   submit_copies(field);
   exec_.end_phase();
@@ -91,7 +109,7 @@ void HaloExchange::exchange(BlockField& field) {
 }
 
 void HaloExchange::exchange(BlockField& field, HaloFusion fusion) {
-  check_field(field);
+  check_field(field, fusion.unpacked);
   if ((fusion.packed | fusion.unpacked) != 0 &&
       (plan_.options().shape != HaloShape::faces || !plan_.options().separate_buffers)) {
     throw std::invalid_argument(

@@ -54,11 +54,13 @@ class HaloExchange {
   /// leaves once the tasks writing its sections (submitted before) are done, and a
   /// receive overwrites a section only after the tasks reading it (submitted before) ran.
   /// std::invalid_argument if `fusion` names an axis and the plan's shape is not faces or
-  /// its buffers are shared.
+  /// its buffers are shared, and for a field without ghost cells (GhostCells::none) if the
+  /// plan copies local ghosts or an axis with receive sections is not in fusion.unpacked.
   void exchange(BlockField& field, HaloFusion fusion);
   /// The on-rank part of exchange(): only the local copies, nothing sent or received
   /// (ghosts facing other ranks keep their values). For measuring compute without
-  /// communication. Same requirements as exchange(). A field passed to either must not
+  /// communication. Same requirements as exchange() (a field without ghost cells: no
+  /// copies in the plan). A field passed to either must not
   /// move while its tasks (or a recorded graph replaying them) may run.
   void exchange_local(BlockField& field);
 
@@ -78,7 +80,9 @@ class HaloExchange {
   Handle receive_handle(int s) const { return receive_handles_[s]; }
 
  private:
-  void check_field(const BlockField& field) const;
+  /// `field` lives on the plan's mesh with nvars_ variables; one without ghost cells gets
+  /// no local copies and has every receive section's unpack fused (axes in `unpacked`).
+  void check_field(const BlockField& field, std::uint8_t unpacked) const;
   void submit_packs(BlockField& field, int group, std::uint8_t skipped_axes);
   void submit_messages(int group);
   void submit_copies(BlockField& field);

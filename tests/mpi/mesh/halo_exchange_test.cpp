@@ -227,32 +227,50 @@ TEST(HaloExchangeMpi, RejectsAFieldWithAnotherVariableCountAndFusionWithSharedBu
   EXPECT_THROW(halo.exchange(wide), std::invalid_argument);
   BlockField u(mesh, runtime, "u", 1);
   EXPECT_THROW(halo.exchange(u, HaloFusion{1, 1}), std::invalid_argument);
+  // A field without ghost cells: nothing may write ghosts, so no local copies and every
+  // axis with receive sections fused.
+  BlockField bare(mesh, runtime, "bare", 1, GhostCells::none);
+  EXPECT_THROW(halo.exchange(bare), std::invalid_argument);
+  EXPECT_THROW(halo.exchange_local(bare), std::invalid_argument);
+  const HaloPlan in_place(mesh, {.separate_buffers = true, .copy_local = false});
+  HaloExchange bare_halo(in_place, 1, comm, exec);
+  if (!in_place.receives().sections.empty()) {
+    EXPECT_THROW(bare_halo.exchange(bare, HaloFusion{0, 3}), std::invalid_argument);
+  }
+  bare_halo.exchange_local(bare);  // no copies: nothing to refuse
 }
 
-// Fused packing: the caller's tasks fill the send sections of the fused axes and read their
-// receive sections in place; the exchange packs and unpacks only the others. Several rounds
-// reuse the buffers, so a fill that overtook a send or a receive that overtook a reader
-// would show as a wrong value (and as a race under ThreadSanitizer).
+// Fused packing: the caller's tasks fill the send sections of the fused axes (`packed`)
+// and read their receive sections in place (`axes`); the exchange packs and unpacks only
+// the others. Several rounds reuse the buffers, so a fill that overtook a send or a
+// receive that overtook a reader would show as a wrong value (and as a race under
+// ThreadSanitizer). A field without ghost cells is packed from its interior alone.
 TEST(HaloExchangeMpi, FusedSectionsAreFilledAndReadByTheCallersTasks) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  for (auto [model, threads, axes] :
-       {std::tuple{ExecModel::bsp, 1, 7}, std::tuple{ExecModel::forkjoin, 2, 1},
-        std::tuple{ExecModel::dataflow, 1, 6}, std::tuple{ExecModel::dataflow, 2, 7}}) {
+  for (auto [model, threads, axes, packed, ghost_cells] :
+       {std::tuple{ExecModel::bsp, 1, 7, 7, GhostCells::stored},
+        std::tuple{ExecModel::forkjoin, 2, 1, 1, GhostCells::stored},
+        std::tuple{ExecModel::dataflow, 1, 6, 6, GhostCells::stored},
+        std::tuple{ExecModel::dataflow, 2, 7, 7, GhostCells::stored},
+        std::tuple{ExecModel::bsp, 1, 7, 2, GhostCells::none},
+        std::tuple{ExecModel::dataflow, 2, 7, 0, GhostCells::none}}) {
     Runtime runtime(runtime_options_for(model, threads));
     Comm comm(runtime, MPI_COMM_WORLD);
     Exec exec(model, runtime);
     const UniformMesh mesh({3, 2, 3}, {4, 3, 2}, 1, rank, ranks);
-    const HaloPlan plan(mesh, {.send_faces = true, .separate_buffers = true});
+    const bool ghosts = ghost_cells == GhostCells::stored;
+    const HaloPlan plan(mesh, {.send_faces = true, .separate_buffers = true, .copy_local = ghosts});
     HaloExchange halo(plan, kVars, comm, exec);
-    BlockField u(mesh, runtime, "u", kVars);
+    BlockField u(mesh, runtime, "u", kVars, ghost_cells);
     const BlockLayout& layout = u.layout();
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b)
       std::fill(u.data(b), u.data(b) + layout.size(), kSentinel);
-    const auto fused = [axes](Direction d) {
-      return (axes & (d.offset.x != 0 ? 1 : d.offset.y != 0 ? 2 : 4)) != 0;
+    const auto on = [](int mask, Direction d) {
+      return (mask & (d.offset.x != 0 ? 1 : d.offset.y != 0 ? 2 : 4)) != 0;
     };
+    const auto fused = [&, axes](Direction d) { return on(axes, d); };
     std::atomic<int> wrong{0};
     std::atomic<int> checked{0};
     constexpr int kRounds = 4;
@@ -263,7 +281,7 @@ TEST(HaloExchangeMpi, FusedSectionsAreFilledAndReadByTheCallersTasks) {
         std::vector<std::pair<Box, double*>> sections;
         for (int s = 0; s < static_cast<int>(plan.sends().sections.size()); ++s) {
           const HaloSection& section = plan.sends().sections[s];
-          if (section.block != b || !fused(section.direction)) continue;
+          if (section.block != b || !on(packed, section.direction)) continue;
           accesses.push_back(write(halo.send_handle(s)));
           sections.emplace_back(section.region, halo.send_data(s));
         }
@@ -281,7 +299,7 @@ TEST(HaloExchangeMpi, FusedSectionsAreFilledAndReadByTheCallersTasks) {
       }
       exec.end_phase();
       halo.exchange(u,
-                    HaloFusion{static_cast<std::uint8_t>(axes), static_cast<std::uint8_t>(axes)});
+                    HaloFusion{static_cast<std::uint8_t>(packed), static_cast<std::uint8_t>(axes)});
       exec.begin_phase("read");
       // Fused receive sections hold the neighbour's values of this round; the ghosts of
       // the other remote faces were unpacked.
@@ -317,7 +335,7 @@ TEST(HaloExchangeMpi, FusedSectionsAreFilledAndReadByTheCallersTasks) {
       EXPECT_GT(checked.load(), 0);
     }
     // The ghosts of fused faces were never written: those sections were read in place.
-    for (int s = 0; s < static_cast<int>(plan.receives().sections.size()); ++s) {
+    for (int s = 0; ghosts && s < static_cast<int>(plan.receives().sections.size()); ++s) {
       const HaloSection& section = plan.receives().sections[s];
       if (!fused(section.direction)) continue;
       EXPECT_EQ(u.data(section.block)[layout.index(0, section.region.lo.x, section.region.lo.y,
