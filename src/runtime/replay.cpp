@@ -331,22 +331,46 @@ void Scheduler::run_share(Replay& replay, Worker& self, const Wait& wait, const 
     run(&t, self, straight_after);
     straight_after = true;
   };
-  // The first ready instance of the share after position k of iteration m, within the
-  // iterations that may run (ShareView::ready checks the window).
+  // A ready instance of the share after position k of iteration m, within the iterations
+  // that may run (ShareView::ready checks the window). The search resumes after the
+  // instance it found last for the same waiting one and wraps round to just after the
+  // waiting one, so it finds any ready instance, and the many that run behind one long
+  // wait cost a step each: searching from the waiting one every time walked every
+  // instance already started behind it again, quadratic in the instances behind a wait
+  // (mg on 2 ranks of 512 small blocks: 65 % of the run).
   std::uint32_t ahead_node = 0;
   std::int64_t ahead_iteration = 0;
+  std::int64_t cursor_iteration = -1;  // where the search resumes: iteration, position
+  std::size_t cursor_position = 0;
+  std::int64_t waiting_iteration = -1;  // the waiting instance the cursor belongs to
+  std::size_t waiting_position = 0;
   const auto find_ahead = [&](std::int64_t m, std::size_t k) {
     const std::int64_t until = std::min(replay.end, m + Replay::kWindow - 1);
-    for (std::int64_t i = m; i < until; ++i) {
-      for (std::size_t q = i == m ? k + 1 : 0; q < share.size(); ++q) {
+    if (waiting_iteration != m || waiting_position != k) {
+      waiting_iteration = m;
+      waiting_position = k;
+      cursor_iteration = m;
+      cursor_position = k + 1;
+    }
+    // Positions after (m, k) in order: (i, q) for m <= i < until, q > k where i == m.
+    const auto search = [&](std::int64_t i, std::size_t q, std::int64_t end_i, std::size_t end_q) {
+      for (; i < end_i || (i == end_i && q < end_q); ++q) {
+        if (q >= share.size()) {
+          q = 0;
+          if (++i >= until || (i == end_i && q >= end_q)) break;
+        }
         if (view.ready(share[q], i - replay.first)) {
           ahead_node = share[q];
           ahead_iteration = i;
+          cursor_iteration = i;
+          cursor_position = q + 1;
           return true;
         }
       }
-    }
-    return false;
+      return false;
+    };
+    return search(cursor_iteration, cursor_position, until, 0) ||
+           search(m, k + 1, cursor_iteration, cursor_position);
   };
   for (std::int64_t m = replay.first; m < replay.end; ++m) {
     const std::int64_t c = m - replay.first;
