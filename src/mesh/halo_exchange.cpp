@@ -302,6 +302,9 @@ void HaloExchange::submit_staged_copies(BlockField& field, int group) {
         block.is_skeleton(plan_.options().shape) ? exec_.skeleton_priority() : Priority::normal;
     TaskAttributes attributes(priority, {block.id, group});
     attributes.work = cells;  // modelled compute
+    // The stage's faces cross its axis: x (1) strided, y (2) rows, z (3) planes; the direct
+    // exchange's per-block copies (all directions) stay variant 0.
+    attributes.work_variant = static_cast<std::uint8_t>(group + 1);
     runtime.submit(
         "halo.copy", std::span<const Access>(accesses_),
         [f = &field, list = copies.data() + first, count = last - first] {
