@@ -78,11 +78,12 @@ void HaloExchange::check_field(const BlockField& field, std::uint8_t unpacked) c
                     field.name(), nvars_));
   }
   if (field.stores_ghosts()) return;
-  // Nothing may write ghost cells the field does not have.
-  if (!plan_.copies().empty()) {
+  // Nothing may write ghost cells the field does not have (a staged exchange passes edges
+  // and corners on through them).
+  if (!plan_.copies().empty() || plan_.options().staged) {
     throw std::invalid_argument(fmt::format(
-        "halo exchange of field '{}': it stores no ghost cells, so the plan must not copy "
-        "local ghosts",
+        "halo exchange of field '{}': it stores no ghost cells, so the plan must neither copy "
+        "local ghosts nor be staged",
         field.name()));
   }
   for (const HaloSection& section : plan_.receives().sections) {
@@ -99,6 +100,14 @@ void HaloExchange::check_field(const BlockField& field, std::uint8_t unpacked) c
 
 void HaloExchange::exchange_local(BlockField& field) {
   check_field(field, 0x7);  // no receives: only the copies matter
+  if (plan_.options().staged) {
+    for (int group = 0; group < plan_.group_count(); ++group) {
+      exec_.begin_phase("halo");
+      submit_staged_copies(field, group);
+      exec_.end_phase();
+    }
+    return;
+  }
   exec_.begin_phase("halo");
   submit_copies(field);
   exec_.end_phase();
@@ -122,8 +131,13 @@ void HaloExchange::exchange(BlockField& field, HaloFusion fusion) {
     exec_.begin_phase("halo");
     submit_messages(group);
     // Local copies overlap the messages in flight (workers run them while the main thread
-    // drives MPI); they do not touch buffers, so one group carries them all.
-    if (group == 0) submit_copies(field);
+    // drives MPI); they do not touch buffers, so one group carries them all, except in a
+    // staged exchange, whose later stages copy ghosts the earlier ones filled.
+    if (plan_.options().staged) {
+      submit_staged_copies(field, group);
+    } else if (group == 0) {
+      submit_copies(field);
+    }
     exec_.end_phase();
     exec_.begin_phase("halo");
     submit_unpacks(field, group, fusion.unpacked);
@@ -157,6 +171,8 @@ void HaloExchange::submit_packs(BlockField& field, int group, std::uint8_t skipp
     accesses_.clear();
     collect_writes(side, send_handles_, s, 1);
     accesses_.push_back(read(field.interior(section.block)));
+    // A later stage's face spans ghosts that the earlier stages filled.
+    if (plan_.options().staged && group > 0) accesses_.push_back(read(field.ghosts(section.block)));
     const double* block = field.data(section.block);
     double* out = send_buffer_.get() + section.offset * nvars_;
     TaskAttributes attributes(
@@ -262,6 +278,60 @@ void HaloExchange::submit_block_copies(BlockField& field) {
             const HaloCopy& copy = list[c];
             copy_region(layout, f->data(copy.source), layout.send_region(copy.direction.opposite()),
                         f->data(copy.target), layout.ghost_region(copy.direction));
+          }
+        },
+        attributes);
+    first = last;
+  }
+}
+
+void HaloExchange::submit_staged_copies(BlockField& field, int group) {
+  Runtime& runtime = comm_.runtime();
+  const std::vector<HaloCopy>& copies = plan_.copies();
+  for (std::size_t first = 0; first < copies.size();) {
+    if (copies[first].group != group) {
+      ++first;
+      continue;
+    }
+    // One task per target block and stage: its (at most two) faces of this stage.
+    std::size_t last = first;
+    const LocalBlockIndex target = copies[first].target;
+    accesses_.clear();
+    std::int64_t cells = 0;
+    while (last < copies.size() && copies[last].group == group && copies[last].target == target) {
+      accesses_.push_back(read(field.interior(copies[last].source)));
+      if (group > 0) accesses_.push_back(read(field.ghosts(copies[last].source)));
+      cells += copies[last].to_region.cells();
+      ++last;
+    }
+    // Each handle once (a handle listed twice would make the task wait for itself); the
+    // target's own ghosts, read when a periodic axis makes the block its own neighbour,
+    // are covered by the readwrite below.
+    const Handle target_ghosts = field.ghosts(target);
+    std::sort(accesses_.begin(), accesses_.end(),
+              [](const Access& a, const Access& b) { return a.handle.id() < b.handle.id(); });
+    accesses_.erase(
+        std::unique(accesses_.begin(), accesses_.end(),
+                    [](const Access& a, const Access& b) { return a.handle == b.handle; }),
+        accesses_.end());
+    std::erase_if(accesses_, [&](const Access& a) { return a.handle == target_ghosts; });
+    accesses_.push_back(readwrite(target_ghosts));
+    const MeshBlock& block = plan_.mesh().local_block(target);
+    const Priority priority =
+        block.is_skeleton(plan_.options().shape) ? exec_.skeleton_priority() : Priority::normal;
+    TaskAttributes attributes(priority, {block.id, group});
+    attributes.work = cells;  // modelled compute
+    // The stage's faces cross its axis: x (1) strided, y (2) rows, z (3) planes; the direct
+    // exchange's per-block copies (all directions) stay variant 0.
+    attributes.work_variant = static_cast<std::uint8_t>(group + 1);
+    runtime.submit(
+        "halo.copy", std::span<const Access>(accesses_),
+        [f = &field, list = copies.data() + first, count = last - first] {
+          const BlockLayout& layout = f->layout();
+          for (std::size_t c = 0; c < count; ++c) {
+            const HaloCopy& copy = list[c];
+            copy_region(layout, f->data(copy.source), copy.from_region, f->data(copy.target),
+                        copy.to_region);
           }
         },
         attributes);

@@ -30,6 +30,29 @@ int position_of(std::span<const Direction> directions, Direction d) {
   return static_cast<int>(it - directions.begin());
 }
 
+// The axis a face direction crosses.
+int face_axis(Direction d) {
+  return d.offset.x != 0 ? 0 : (d.offset.y != 0 ? 1 : 2);
+}
+
+// The region of face direction `d` (across axis a) that a staged exchange sends (`send`) or
+// fills on `block`: the face's cells, widened on each axis before a over the ghosts on the
+// sides where the block has a neighbour (the earlier stages filled exactly those). The two
+// blocks of a face share their coordinates on the other axes, so both widen alike, and a
+// ghost cell is filled iff the direct exchange would fill it.
+Box staged_region(const BlockLayout& layout, const MeshBlock& block, Direction d, bool send) {
+  Box box = send ? layout.send_region(d) : layout.ghost_region(d);
+  for (int b = 0; b < face_axis(d); ++b) {
+    Direction lower{{0, 0, 0}};
+    lower.offset[b] = -1;
+    if (block.neighbour[lower.index()] != kNoBlock) box.lo[b] = -layout.ghost()[b];
+    if (block.neighbour[lower.opposite().index()] != kNoBlock) {
+      box.hi[b] = layout.cells()[b] + layout.ghost()[b];
+    }
+  }
+  return box;
+}
+
 }  // namespace
 
 HaloPlan::HaloPlan(const UniformMesh& mesh, HaloOptions options) : mesh_(&mesh), options_(options) {
@@ -37,8 +60,15 @@ HaloPlan::HaloPlan(const UniformMesh& mesh, HaloOptions options) : mesh_(&mesh),
     throw std::invalid_argument("--max-comm-tasks must be >= 0, got " +
                                 std::to_string(options.max_comm_tasks));
   }
-  const auto directions = halo_directions(options.shape);
-  group_count_ = options.separate_buffers ? 1 : static_cast<int>(directions.size());
+  if (options.staged && (options.shape != HaloShape::full || !options.copy_local)) {
+    throw std::invalid_argument(
+        "halo plan: a staged exchange needs the full halo shape and local copies");
+  }
+  // A staged exchange moves faces only, in one group per axis.
+  const auto directions = halo_directions(options.staged ? HaloShape::faces : options.shape);
+  group_count_ = options.staged             ? 3
+                 : options.separate_buffers ? 1
+                                            : static_cast<int>(directions.size());
 
   // No (peer, direction) pair has more faces than the largest cross-section of the grid.
   const Int3 b = mesh.blocks();
@@ -57,11 +87,22 @@ HaloPlan::HaloPlan(const UniformMesh& mesh, HaloOptions options) : mesh_(&mesh),
   max_messages_ = static_cast<int>(max_messages);
   tag_count_ = Direction::kCount * max_messages_;
 
-  for (LocalBlockIndex target = 0; target < mesh.local_block_count(); ++target) {
-    const MeshBlock& block = mesh.local_block(target);
-    for (Direction d : directions) {
-      const LocalBlockIndex source = block.neighbour_local[d.index()];
-      if (options.copy_local && source != kNotLocal) copies_.push_back({source, target, d});
+  const BlockLayout layout = mesh.layout(1);
+  for (int group = 0; group < (options.staged ? group_count_ : 1); ++group) {
+    for (LocalBlockIndex target = 0; target < mesh.local_block_count(); ++target) {
+      const MeshBlock& block = mesh.local_block(target);
+      for (Direction d : directions) {
+        const LocalBlockIndex source = block.neighbour_local[d.index()];
+        if (!options.copy_local || source == kNotLocal) continue;
+        if (!options.staged) {
+          copies_.push_back(
+              {source, target, d, 0, layout.send_region(d.opposite()), layout.ghost_region(d)});
+        } else if (face_axis(d) == group) {
+          copies_.push_back({source, target, d, group,
+                             staged_region(layout, mesh.local_block(source), d.opposite(), true),
+                             staged_region(layout, block, d, false)});
+        }
+      }
     }
   }
   build_side(sends_, true);
@@ -71,7 +112,10 @@ HaloPlan::HaloPlan(const UniformMesh& mesh, HaloOptions options) : mesh_(&mesh),
 void HaloPlan::build_side(HaloSide& side, bool send) {
   const UniformMesh& mesh = *mesh_;
   const BlockLayout layout = mesh.layout(1);
-  const auto directions = halo_directions(options_.shape);
+  const auto directions = halo_directions(options_.staged ? HaloShape::faces : options_.shape);
+  // Staged exchanges keep each direction's sections in memory of their own, as separate
+  // buffers do: a stage's sends must not wait for the previous stage's.
+  const bool separate = options_.separate_buffers || options_.staged;
 
   std::vector<Crossing> crossings;
   for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
@@ -81,9 +125,11 @@ void HaloPlan::build_side(HaloSide& side, bool send) {
       const int peer = block.neighbour_rank[d.index()];
       if (nb == kNoBlock || peer == mesh.rank()) continue;
       const int position = position_of(directions, send ? d : d.opposite());
-      crossings.push_back({options_.separate_buffers ? 0 : position, peer, position,
-                           send ? block.id : nb, b, d,
-                           send ? layout.send_region(d) : layout.ghost_region(d)});
+      const int group = options_.staged ? face_axis(d) : (separate ? 0 : position);
+      const Box region = options_.staged ? staged_region(layout, block, d, send)
+                         : send          ? layout.send_region(d)
+                                         : layout.ghost_region(d);
+      crossings.push_back({group, peer, position, send ? block.id : nb, b, d, region});
     }
   }
 
@@ -105,7 +151,7 @@ void HaloPlan::build_side(HaloSide& side, bool send) {
       running = 0;
       current_peer = key.first;
     }
-    const std::int64_t start = options_.separate_buffers ? running : 0;
+    const std::int64_t start = separate ? running : 0;
     direction_offset[key] = peer_base + start;
     running = start + cells;
     peer_extent = std::max(peer_extent, running);
@@ -161,7 +207,7 @@ void HaloPlan::build_side(HaloSide& side, bool send) {
     first = last;
   }
 
-  if (options_.separate_buffers || group_count_ == 1) return;
+  if (separate || group_count_ == 1) return;
   // Shared buffers: record which sections of other groups use the same memory. Within one
   // (group, peer) the sections are disjoint and ordered by offset.
   std::map<std::pair<int, int>, std::vector<int>> by_peer_and_group;

@@ -87,6 +87,8 @@ class HaloExchange {
   void submit_messages(int group);
   void submit_copies(BlockField& field);
   void submit_block_copies(BlockField& field);
+  /// A staged plan's local copies of stage `group`, one task per target block.
+  void submit_staged_copies(BlockField& field, int group);
   void submit_unpacks(BlockField& field, int group, std::uint8_t skipped_axes);
   /// Accesses of a task writing the sections of `side`: each section plus its overlaps.
   void collect_writes(const HaloSide& side, const std::vector<Handle>& handles, int first,

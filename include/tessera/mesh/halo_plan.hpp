@@ -34,6 +34,12 @@ struct HaloOptions {
   /// neighbour), instead of one task per region. For full halos (26 regions, most of them
   /// tiny edges and corners) this divides the copy tasks by up to 26.
   bool copy_per_block = false;
+  /// Fill the ghosts in three stages, x then y then z, as NAS MG's comm3: stage a moves
+  /// the two faces across axis a, each spanning the ghosts of the axes before a that the
+  /// earlier stages filled, so edges and corners travel inside faces. Up to 6 messages per
+  /// block and 3 latencies instead of up to 26 messages and 1; the same ghost values,
+  /// bitwise. Needs HaloShape::full and copy_local; buffers are separate per direction.
+  bool staged = false;
 };
 
 /// A ghost region filled from a block of this rank: source's send_region(-direction) is
@@ -42,6 +48,13 @@ struct HaloCopy {
   LocalBlockIndex source = kNotLocal;
   LocalBlockIndex target = kNotLocal;
   Direction direction;
+  /// Exchange group of the copy (HaloPlan::group_count): the stage with options.staged,
+  /// else 0.
+  int group = 0;
+  /// The cells copied, from source into target: send_region(-direction) and
+  /// ghost_region(direction), or with options.staged the stage's extended faces.
+  Box from_region;
+  Box to_region;
 };
 
 /// One region of one block inside a message buffer. Offsets and sizes are in cells; a
@@ -90,20 +103,24 @@ struct HaloSide {
 /// (every rank derives its part from the same global geometry). The mesh must outlive it.
 class HaloPlan {
  public:
-  /// Throws std::invalid_argument if options.max_comm_tasks < 0.
+  /// Throws std::invalid_argument if options.max_comm_tasks < 0, or options.staged without
+  /// HaloShape::full or without copy_local.
   HaloPlan(const UniformMesh& mesh, HaloOptions options);
 
   const UniformMesh& mesh() const { return *mesh_; }
   const HaloOptions& options() const { return options_; }
-  /// Local copies, ordered by target block then direction; none without options.copy_local.
+  /// Local copies, ordered by group, then target block, then direction; none without
+  /// options.copy_local.
   const std::vector<HaloCopy>& copies() const { return copies_; }
   /// Messages ordered by group, then peer, then direction, then index; sections in
   /// message order, each message's sections ordered by sender block id.
   const HaloSide& sends() const { return sends_; }
   const HaloSide& receives() const { return receives_; }
   /// Groups are exchanged one after the other, each as pack -> send/receive -> unpack. With
-  /// separate buffers there is one group; otherwise one per direction (in
-  /// halo_directions order), a message belonging to the group of its sender's direction.
+  /// options.staged there are three, one per axis (its faces and local copies; a pack of a
+  /// later stage reads ghosts the earlier ones filled); with separate buffers one;
+  /// otherwise one per direction (in halo_directions order), a message belonging to the
+  /// group of its sender's direction.
   int group_count() const { return group_count_; }
   /// Number of MPI tags an exchange needs (HaloMessage::tag_index < tag_count()).
   int tag_count() const { return tag_count_; }
