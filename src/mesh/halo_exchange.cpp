@@ -37,6 +37,16 @@ double* allocate_buffer(std::int64_t doubles) {
   return memory;
 }
 
+// Keeps one access per handle (the first after sorting by handle): a task listing a
+// handle twice would wait for itself.
+void drop_repeated_handles(std::vector<Access>& accesses) {
+  std::sort(accesses.begin(), accesses.end(),
+            [](const Access& a, const Access& b) { return a.handle.id() < b.handle.id(); });
+  accesses.erase(std::unique(accesses.begin(), accesses.end(),
+                             [](const Access& a, const Access& b) { return a.handle == b.handle; }),
+                 accesses.end());
+}
+
 }  // namespace
 
 HaloExchange::HaloExchange(const HaloPlan& plan, int nvars, Comm& comm, Exec& exec,
@@ -87,9 +97,7 @@ void HaloExchange::check_field(const BlockField& field, std::uint8_t unpacked) c
         field.name()));
   }
   for (const HaloSection& section : plan_.receives().sections) {
-    const Int3 o = section.direction.offset;
-    const int axis = o.x != 0 ? 0 : (o.y != 0 ? 1 : 2);
-    if (plan_.options().shape != HaloShape::faces || (unpacked & (1 << axis)) == 0) {
+    if (plan_.options().shape != HaloShape::faces || !across(section.direction, unpacked)) {
       throw std::invalid_argument(fmt::format(
           "halo exchange of field '{}': it stores no ghost cells, so every unpack must be "
           "fused (HaloFusion::unpacked)",
@@ -151,13 +159,7 @@ void HaloExchange::collect_writes(const HaloSide& side, const std::vector<Handle
     accesses_.push_back(write(handles[s]));
     for (int other : side.sections[s].overlaps) accesses_.push_back(write(handles[other]));
   }
-  // A handle listed twice would make a task wait for itself.
-  std::sort(accesses_.begin(), accesses_.end(),
-            [](const Access& a, const Access& b) { return a.handle.id() < b.handle.id(); });
-  accesses_.erase(
-      std::unique(accesses_.begin(), accesses_.end(),
-                  [](const Access& a, const Access& b) { return a.handle == b.handle; }),
-      accesses_.end());
+  drop_repeated_handles(accesses_);
 }
 
 void HaloExchange::submit_packs(BlockField& field, int group, std::uint8_t skipped_axes) {
@@ -256,12 +258,7 @@ void HaloExchange::submit_block_copies(BlockField& field) {
     }
     // A neighbour reached in several directions (periodic axes with few blocks) is listed
     // once: a handle listed twice would make the task wait for itself.
-    std::sort(accesses_.begin(), accesses_.end(),
-              [](const Access& a, const Access& b) { return a.handle.id() < b.handle.id(); });
-    accesses_.erase(
-        std::unique(accesses_.begin(), accesses_.end(),
-                    [](const Access& a, const Access& b) { return a.handle == b.handle; }),
-        accesses_.end());
+    drop_repeated_handles(accesses_);
     accesses_.push_back(readwrite(field.ghosts(target)));
     const MeshBlock& block = plan_.mesh().local_block(target);
     const Priority priority =
@@ -308,12 +305,7 @@ void HaloExchange::submit_staged_copies(BlockField& field, int group) {
     // target's own ghosts, read when a periodic axis makes the block its own neighbour,
     // are covered by the readwrite below.
     const Handle target_ghosts = field.ghosts(target);
-    std::sort(accesses_.begin(), accesses_.end(),
-              [](const Access& a, const Access& b) { return a.handle.id() < b.handle.id(); });
-    accesses_.erase(
-        std::unique(accesses_.begin(), accesses_.end(),
-                    [](const Access& a, const Access& b) { return a.handle == b.handle; }),
-        accesses_.end());
+    drop_repeated_handles(accesses_);
     std::erase_if(accesses_, [&](const Access& a) { return a.handle == target_ghosts; });
     accesses_.push_back(readwrite(target_ghosts));
     const MeshBlock& block = plan_.mesh().local_block(target);
