@@ -33,8 +33,8 @@ PY
 mkdir -p "$ck/j/step-40.tmp" "$ck/t/step-5.tmp"
 before="$(snapshot)"
 
-# expect_error APP PATTERN ARGS...: the run fails with exactly one error line matching.
-expect_error() {
+# expect_checkpoint_error APP PATTERN ARGS...: the run fails with exactly one error line matching.
+expect_checkpoint_error() {
   local app="$1" pattern="$2"
   shift 2
   set +e
@@ -48,25 +48,25 @@ expect_error() {
   [[ "$(snapshot)" == "$before" ]] || fail "$app $*: the checkpoint directory changed"
 }
 
-expect_error jacobi7 "--restart: $ck/j/step-99: no such checkpoint directory" \
+expect_checkpoint_error jacobi7 "--restart: $ck/j/step-99: no such checkpoint directory" \
   --iters 20 --restart "$ck/j/step-99"
-expect_error jacobi7 "--restart: latest: checkpoint directory $tmp/nowhere does not exist" \
+expect_checkpoint_error jacobi7 "--restart: latest: checkpoint directory $tmp/nowhere does not exist" \
   --iters 20 --restart latest --checkpoint-dir "$tmp/nowhere"
-expect_error jacobi7 "--restart: $ck/j/step-20/checkpoint.h5: HDF5 cannot open it \(truncated" \
+expect_checkpoint_error jacobi7 "--restart: $ck/j/step-20/checkpoint.h5: HDF5 cannot open it \(truncated" \
   --iters 40 --restart "$ck/j/step-20" --checkpoint-dir "$ck/j"
-expect_error jacobi7 "--restart: $ck/j/step-30/checkpoint.h5: dataset /fields/u: checksum mismatch" \
+expect_checkpoint_error jacobi7 "--restart: $ck/j/step-30/checkpoint.h5: dataset /fields/u: checksum mismatch" \
   --iters 40 --restart "$ck/j/step-30" --checkpoint-dir "$ck/j"
-expect_error jacobi7 "--restart: $ck/j/step-40.tmp: an unfinished checkpoint" \
+expect_checkpoint_error jacobi7 "--restart: $ck/j/step-40.tmp: an unfinished checkpoint" \
   --iters 50 --restart "$ck/j/step-40.tmp" --checkpoint-dir "$ck/j"
-expect_error jacobi7 "--restart: latest: no complete checkpoint \(step-N/\) in $ck/t \(only the unfinished $ck/t/step-5.tmp" \
+expect_checkpoint_error jacobi7 "--restart: latest: no complete checkpoint \(step-N/\) in $ck/t \(only the unfinished $ck/t/step-5.tmp" \
   --iters 50 --restart latest --checkpoint-dir "$ck/t"
-expect_error jacobi7 "--restart: $ck/m/step-4/checkpoint.h5: a checkpoint of app 'miniamr', not of 'jacobi7'" \
+expect_checkpoint_error jacobi7 "--restart: $ck/m/step-4/checkpoint.h5: a checkpoint of app 'miniamr', not of 'jacobi7'" \
   --iters 20 --restart "$ck/m/step-4"
-expect_error jacobi7 "--block-cells: \[8,8,4\] given, but the checkpoint $ck/j/step-10/checkpoint.h5 was written with \[8,8,8\]" \
+expect_checkpoint_error jacobi7 "--block-cells: \[8,8,4\] given, but the checkpoint $ck/j/step-10/checkpoint.h5 was written with \[8,8,8\]" \
   --iters 20 --restart "$ck/j/step-10" --block-cells 8 8 4 --checkpoint-dir "$ck/j"
-expect_error miniamr "--restart: $ck/j/step-10/checkpoint.h5: a checkpoint of app 'jacobi7', not of 'miniamr'" \
+expect_checkpoint_error miniamr "--restart: $ck/j/step-10/checkpoint.h5: a checkpoint of app 'jacobi7', not of 'miniamr'" \
   --num_tsteps 8 --restart "$ck/j/step-10"
-expect_error miniamr "--stencil: 27 given, but the checkpoint $ck/m/step-4/checkpoint.h5 was written with 7" \
+expect_checkpoint_error miniamr "--stencil: 27 given, but the checkpoint $ck/m/step-4/checkpoint.h5 was written with 7" \
   --num_tsteps 8 --restart latest --checkpoint-dir "$ck/m" --stencil 27
 # The intact checkpoints still restart.
 mpirun -np 3 --oversubscribe "$bin/jacobi7" --quiet --iters 12 --restart "$ck/j/step-10" >/dev/null

@@ -11,12 +11,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 run() { run_app jacobi7 "$@"; }
 # What a restarted run must reproduce: checksum bits, residual/error history, final norms.
 invariant() { fields "$1" checksum history residual error iters cells; }
-expect_same() {
-  local want got
-  want="$(invariant "$tmp/$1.json")"
-  got="$(invariant "$tmp/$2.json")"
-  [[ "$want" == "$got" ]] || fail "$2 differs from $1: $got vs $want"
-}
 
 problem=(--blocks 4 3 2 --block-cells 6 5 4 --check-every 7)
 run straight 2 "${problem[@]}" --iters 30

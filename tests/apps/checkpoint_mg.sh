@@ -13,12 +13,6 @@ run() { run_app mg "$@"; }
 invariant() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in ('rnm2_hex','initial_rnm2','verified','class','nit')]))" "$1"
 }
-expect_same() {
-  local want got
-  want="$(invariant "$tmp/$1.json")"
-  got="$(invariant "$tmp/$2.json")"
-  [[ "$want" == "$got" ]] || fail "$2 differs from $1: $got vs $want"
-}
 
 run straight 2 --class S --block-cells 8
 ck="$tmp/ck"

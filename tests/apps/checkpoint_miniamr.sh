@@ -18,12 +18,6 @@ invariant() { fields "$1" checksum var_checksums blocks_per_step refinements tot
 same_ranks() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in ('moved','balance_steps','max_blocks_per_rank')]))" "$1"
 }
-expect_same() {
-  local want got
-  want="$($3 "$tmp/$1.json")"
-  got="$($3 "$tmp/$2.json")"
-  [[ "$want" == "$got" ]] || fail "$2 differs from $1: $got vs $want"
-}
 
 # A moving sphere surface refined two levels: blocks split, merge and migrate every
 # refinement step, so the restored forest and partition matter.

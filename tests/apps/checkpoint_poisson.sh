@@ -23,12 +23,6 @@ stopped() { want_exit=3 run "$@"; }
 invariant() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r[k] for k in ('checksum','residual_hex','iterations','converged','l2_error','max_error')] + [[h['iteration'], h['residual']] for h in r['history']]))" "$1"
 }
-expect_same() {
-  local want got
-  want="$(invariant "$tmp/$1.json")"
-  got="$(invariant "$tmp/$2.json")"
-  [[ "$want" == "$got" ]] || fail "$2 differs from $1: $got vs $want"
-}
 
 # rbgs: checks every 20 iterations, converged after 120; a checkpoint at the first check
 # at or after every 30 iterations (40, 60).

@@ -21,6 +21,21 @@
 #   field REPORT KEY         prints one top-level value of a JSON report
 #   fields REPORT KEY...     prints the values of KEYs of a JSON report as one JSON list:
 #                            compare two runs' results with [[ "$(fields a ...)" == ... ]]
+#   run_app APP NAME NP ARGS...  runs APP with --quiet, a report in $tmp/NAME.json and its
+#                            output in $tmp/NAME.out; a non-zero exit fails the script
+#   run_matrix APP LABEL RANKS ARGS...  the bitwise matrix: runs APP ARGS (run_app) under
+#                            bsp and under forkjoin and dataflow with 1 and 2 threads, on each
+#                            rank count of RANKS ("1 2 4"), named LABEL_bsp_npN and
+#                            LABEL_MODEL_npN_tT, and appends the names to the array `runs`.
+#                            A script may define matrix_options MODEL NP THREADS: the words it
+#                            prints are added to that run's options
+#   expect_same REF RUN [INVARIANT]  the output of INVARIANT (default `invariant`: a function
+#                            the script defines, printing the report values that must not
+#                            depend on how the run was executed) for $tmp/RUN.json equals
+#                            that for $tmp/REF.json
+#   expect_all_same REF RUN...  expect_same REF RUN for every RUN, then one "ok" line
+#   expect_error NP APP TEXT ARGS...  APP ARGS on NP ranks is refused (as `refused`) and its
+#                            output names TEXT (a fixed string: the option at fault)
 #   require_smpi APP         exits 77 (ctest's skip) without SimGrid SMPI; else sets
 #                            smpi_build ($TESSERA_SMPI_BUILD, default <source>/build-smpi,
 #                            which scripts/test builds first) and builds jacobi7 and mg
@@ -57,6 +72,51 @@ run_app() {
   launch "$np" "$bin/$app" --quiet --hang-timeout 30 --report "$tmp/$name.json" "$@" \
     >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: $app $* on $np rank(s) exited non-zero"; }
+}
+
+# The matrix of execution models, rank and thread counts every app must agree on.
+run_matrix() {
+  local app="$1" label="$2" ranks="$3" np model threads name extra
+  shift 3
+  for np in $ranks; do
+    for model in bsp forkjoin dataflow; do
+      for threads in 1 2; do
+        [[ $model != bsp || $threads == 1 ]] || continue
+        name="${label}_${model}_np${np}"
+        [[ $model == bsp ]] || name+="_t${threads}"
+        extra=()
+        if declare -F matrix_options >/dev/null; then
+          read -r -a extra <<<"$(matrix_options "$model" "$np" "$threads")"
+        fi
+        run_app "$app" "$name" "$np" --exec "$model" --threads "$threads" "${extra[@]}" "$@"
+        runs+=("$name")
+      done
+    done
+  done
+}
+
+expect_same() {
+  local check="${3:-invariant}" want got
+  want="$("$check" "$tmp/$1.json")"
+  got="$("$check" "$tmp/$2.json")"
+  [[ "$want" == "$got" ]] || fail "$2 differs from $1:
+  $got
+  $want"
+}
+
+expect_all_same() {
+  local reference="$1" r
+  shift
+  for r in "$@"; do expect_same "$reference" "$r"; done
+  echo "ok: $# runs agree with $reference: $(invariant "$tmp/$reference.json")"
+}
+
+expect_error() {
+  local np="$1" app="$2" text="$3"
+  shift 3
+  refused "$np" "$app" "$@"
+  grep -q -- "$text" "$tmp/out" || { cat "$tmp/out"; fail "$app $*: no message naming $text"; }
+  echo "ok: $* -> $(grep -m1 -- "$text" "$tmp/out")"
 }
 
 refused() {

@@ -7,21 +7,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
-# run NAME RANKS ARGS...: runs mg with a report in $tmp/NAME.json.
 run() { run_app mg "$@"; }
 
 runs=()
-for np in 1 2 3 4; do
-  run "bsp_np${np}" "$np" --class S --block-cells 8 --exec bsp
-  runs+=("bsp_np${np}")
-  for model in forkjoin dataflow; do
-    for threads in 1 2; do
-      run "${model}_np${np}_t${threads}" "$np" --class S --block-cells 8 --exec "$model" \
-        --threads "$threads"
-      runs+=("${model}_np${np}_t${threads}")
-    done
-  done
-done
+run_matrix mg base "1 2 3 4" --class S --block-cells 8
 run dataflow_no_replay_np3_t2 3 --class S --block-cells 8 --threads 2 --no-replay
 run tiles16_np4 4 --class S --block-cells 16 --threads 2
 run tiles4_np2 2 --class S --block-cells 4 --exec forkjoin --threads 2
@@ -32,7 +21,7 @@ run staged_dataflow_np3_t2 3 --class S --block-cells 8 --threads 2 --staged-halo
 run staged_forkjoin_np2_t2 2 --class S --block-cells 4 --exec forkjoin --threads 2 --staged-halo
 runs+=(staged_bsp_np4 staged_dataflow_np3_t2 staged_forkjoin_np2_t2)
 
-reference="$(field "$tmp/bsp_np1.json" rnm2_hex)"
+reference="$(field "$tmp/base_bsp_np1.json" rnm2_hex)"
 for r in "${runs[@]}"; do
   [[ "$(field "$tmp/$r.json" verified)" == "True" ]] || fail "$r: class S not verified"
   [[ "$(field "$tmp/$r.json" class)" == "S" ]] || fail "$r: class is not S"

@@ -42,8 +42,8 @@ expect_ok() {
   echo "ok: $what"
 }
 
-# expect_error NP PATTERN ARGS...: the run exits non-zero and prints PATTERN (an ERE).
-expect_error() {
+# expect_refusal NP PATTERN ARGS...: the run exits non-zero and prints PATTERN (an ERE).
+expect_refusal() {
   local np="$1" pattern="$2"
   shift 2
   run "$np" "$@"
@@ -173,28 +173,28 @@ expect_ok 2 40 88 -steps 5 -width 8 -type stencil_1d -output 262144 --exec forkj
 # A wrong payload is caught by its consumers, locally (1 rank) and after a message
 # (2 ranks: point 3's consumer 4 lives on rank 1), under every execution model.
 corrupt="verification failed: task \(timestep 3, point [234]\): input [0-2] at pair 0 holds \(timestep 2, point 4\), expected \(timestep 2, point 3\)"
-expect_error 1 "$corrupt" -steps 5 -width 8 -type stencil_1d --corrupt 2 3
+expect_refusal 1 "$corrupt" -steps 5 -width 8 -type stencil_1d --corrupt 2 3
 for exec in bsp forkjoin dataflow; do
-  expect_error 2 "$corrupt" -steps 5 -width 8 -type stencil_1d --corrupt 2 3 --exec "$exec"
+  expect_refusal 2 "$corrupt" -steps 5 -width 8 -type stencil_1d --corrupt 2 3 --exec "$exec"
 done
 # Inside the replayed timesteps too.
-expect_error 2 "verification failed: task \(timestep 11, point [234]\): input [0-2] at pair 0 holds \(timestep 10, point 4\), expected \(timestep 10, point 3\)" \
+expect_refusal 2 "verification failed: task \(timestep 11, point [234]\): input [0-2] at pair 0 holds \(timestep 10, point 4\), expected \(timestep 10, point 3\)" \
   -steps 20 -width 8 -type stencil_1d --corrupt 10 3 --threads 2
-expect_error 2 "verification failed: task \(timestep 3, point [67]\): input 0 at pair 0 holds \(timestep 2, point 4\), expected \(timestep 2, point 3\)" \
+expect_refusal 2 "verification failed: task \(timestep 3, point [67]\): input 0 at pair 0 holds \(timestep 2, point 4\), expected \(timestep 2, point 3\)" \
   -steps 5 -width 8 -type tree --corrupt 2 3
 
 # Bad options name the option and the allowed values, on every rank, before any work.
-expect_error 2 "taskbench: error: -type: unknown type 'stencil' \(allowed: trivial, no_comm," \
+expect_refusal 2 "taskbench: error: -type: unknown type 'stencil' \(allowed: trivial, no_comm," \
   -type stencil
-expect_error 2 "taskbench: error: -steps: must be > 0 \(got 0\)" -steps 0
-expect_error 1 "taskbench: error: -period: type stencil_1d does not support" -type stencil_1d \
+expect_refusal 2 "taskbench: error: -steps: must be > 0 \(got 0\)" -steps 0
+expect_refusal 1 "taskbench: error: -period: type stencil_1d does not support" -type stencil_1d \
   -period 2
-expect_error 1 "taskbench: error: -kernel: kernel 'compute_dgemm' is not provided" \
+expect_refusal 1 "taskbench: error: -kernel: kernel 'compute_dgemm' is not provided" \
   -kernel compute_dgemm
-expect_error 1 "taskbench: error: -width: type fft needs a width >= 2" -type fft -width 1
-expect_error 1 "taskbench: error: -and: several task graphs" -steps 2 -and -type tree
-expect_error 1 "taskbench: error: .*--steps.*x" -steps x
-expect_error 1 "taskbench: error: --stats: bogus not in \\{full,counts\\}" --stats bogus
+expect_refusal 1 "taskbench: error: -width: type fft needs a width >= 2" -type fft -width 1
+expect_refusal 1 "taskbench: error: -and: several task graphs" -steps 2 -and -type tree
+expect_refusal 1 "taskbench: error: .*--steps.*x" -steps x
+expect_refusal 1 "taskbench: error: --stats: bogus not in \\{full,counts\\}" --stats bogus
 
 if [[ $failures -ne 0 ]]; then
   echo "taskbench_patterns: $failures FAILED"
