@@ -227,16 +227,11 @@ void CheckpointReader::read_field(
   // Each rank reads its own contiguous range of the file in pieces of about 2 MiB and at
   // least four blocks, through one reused buffer (a ring that asynchronous direct reads
   // fill ahead: DirectReadQueue), so that each piece is checked and unpacked while it is in
-  // the CPU cache. Four blocks, because the checksum hashes four blocks side by side
-  // (FNV-1a is one chain of dependent multiplies per block: one block at a time hashed at
-  // about 6 GB/s, slower than the page cache's copy, four side by side at about 26 GB/s).
-  // A buffer of the whole range cost more than the read itself: the kernel faulted in and
-  // zeroed every page of it. The raw bytes come with pread at the dataset's offset
-  // (RawDataReader, which says why not H5Dread); a dataset without an offset is read with
-  // H5Dread. No read-ahead advice for the whole range (WILLNEED): measured on jacobi7
-  // reading from the disk, it made the buffered read slower; the sequential advice only
-  // widens the kernel's read-ahead window, which then fills from the disk while a piece is
-  // verified.
+  // the CPU cache; four blocks because the checksum hashes four blocks side by side. A
+  // buffer of the whole range costs more than the read (the kernel faults in and zeroes
+  // every page). Raw bytes come with pread at the dataset's offset (RawDataReader says why
+  // not H5Dread); a dataset without an offset is read with H5Dread. No WILLNEED advice for
+  // the whole range: it slows the buffered read (docs/checkpoint.md, Performance).
   const std::int64_t row_bytes = width * static_cast<std::int64_t>(sizeof(double));
   const std::optional<std::int64_t> data_offset = detail::contiguous_data_offset(dataset.get());
   const std::int64_t range_offset = data_offset.value_or(0) + first * row_bytes;
@@ -253,17 +248,11 @@ void CheckpointReader::read_field(
   }
   // A range mostly not in the page cache is read with O_DIRECT, up to eight pieces in
   // flight (DirectReadQueue says why so many), into a ring in huge pages, so that a piece
-  // is one or two requests of the disk: a buffer in scattered 4 KiB pages is split at the
-  // virtual disk's 254 segments into requests of at most 1016 KiB (jacobi7's cold restart,
-  // 2 ranks, load 5-9, alternated: ring in huge pages read_s 0.13-0.29 s, in 4 KiB pages
-  // 0.25-0.36 s). Not 4 MiB pieces: the ring's memory is new to the process and its first
-  // touch costs (a ring of 32 MiB: 0.31-0.62 s). Buffered reads from the disk were slower
-  // into every process measured (jacobi7, whose fields are in huge pages: two processes'
-  // buffered reads of the halves after touching 530 MB of them 0.18-1.38 s, the fresh
-  // page-cache pages and not the disk being the cost; jacobi7's restart buffered 0.56 s
-  // median, direct 0.27 s; miniamr's 0.29-0.74 s, direct 0.19-0.28 s). A cached range (a
-  // restart soon after a run) is copied out of the page cache by the main thread between
-  // the checks.
+  // is one or two requests of the disk (a buffer in scattered 4 KiB pages is split into
+  // requests of at most 1016 KiB); 2 MiB pieces because the ring's first touch costs, and
+  // not buffered, because fresh page-cache pages cost more than the disk. A cached range
+  // is copied out of the page cache by the main thread between the checks. Figures:
+  // docs/checkpoint.md, Performance, "read, cold".
   // TESSERA_CHECKPOINT_READ=direct|buffered overrides the choice (read_path_).
   bool direct = false;
   if (raw && error.empty()) {
@@ -284,9 +273,8 @@ void CheckpointReader::read_field(
                                  detail::DirectReadQueue::kMaxDepth))
                            : 1;
   // Page-aligned: the kernel's copy out of the page cache into a buffer 16 bytes off a
-  // page boundary (where malloc puts a large block) ran at half the speed (pread of 131 MB
-  // in 2 MB pieces from the page cache: 0.08-0.13 s, page-aligned 0.04-0.06 s); direct
-  // reads need it. For direct reads in huge pages where the kernel has them (above):
+  // page boundary (where malloc puts a large block) runs at half the speed; direct reads
+  // need it. For direct reads in huge pages where the kernel has them (above):
   // 2 MiB-aligned, advised. (A ring of direct reads is larger than a buffered read's
   // buffer, so a buffer allocated for buffered reads is never reused for direct ones.)
   const std::size_t huge_page = 2 << 20;

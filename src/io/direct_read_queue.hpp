@@ -3,15 +3,13 @@
 // piece by piece into a ring of buffers, keeping up to `depth` pieces in flight through
 // Linux's native asynchronous I/O (io_submit), and hands the pieces to the calling thread
 // in file order. Why many requests in flight: on this project's virtual disk a read's
-// bandwidth grows with the requests in flight (standalone, two processes reading the
-// halves of a 262 MB file cold into buffers in huge pages, load 8-11, the slower process:
-// 2 requests of 4 MiB each 0.22-0.29 s, 4 requests 0.15-0.19 s, 8 requests 0.10-0.12 s).
-// Why not threads (the reader had two): each request in flight would need a thread to
+// bandwidth grows with the requests in flight (figures: docs/checkpoint.md, Performance,
+// "read, cold"). Why not read threads: each request in flight would need a thread to
 // block in pread, and with two ranks on two cores the threads wait to be scheduled; here
 // the kernel holds the requests and the calling thread only submits and collects them
 // between its checks. No MPI and no HDF5 call. The kernel context outlives the queue
-// (open_context/close_context): closing one waits for a grace period of the kernel
-// (0.02-0.05 s here, measured under load), once per reader, not per field.
+// (open_context/close_context): closing one waits for a grace period of the kernel, once
+// per reader, not per field.
 
 #include <linux/aio_abi.h>
 

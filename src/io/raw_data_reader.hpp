@@ -3,8 +3,8 @@
 // offset HDF5 allocated for them (contiguous_data_offset), with pread on an ordinary
 // descriptor, or with O_DIRECT where the range is not in the page cache (see
 // CheckpointReader::read_field): the read side of RawDataFile. Why not H5Dread: through MPI-IO
-// (OpenMPI's OMPIO) a warm read of jacobi7's 131 MB per rank spent 0.08-0.14 s in H5Dread, against
-// 0.04-0.12 s in pread (same load, alternated), and the bytes take one path fewer. The page cache
+// (OpenMPI's OMPIO) a warm read spends up to twice pread's time (docs/checkpoint.md), and the
+// bytes take one path fewer. The page cache
 // is kept (no O_DIRECT): a restart soon after a run finds the file there, and the kernel's
 // read-ahead keeps the disk busy while the reader verifies and unpacks the previous piece.
 // The read functions are const and may be called from several threads.
