@@ -70,7 +70,8 @@ MemoryEstimate GraphExecution::memory_needed(const RunConfig& config, int ranks)
   return need;
 }
 
-GraphExecution::GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt)
+GraphExecution::GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt,
+                               std::string label)
     : session_(session),
       config_(config),
       table_(config.graph,
@@ -81,8 +82,12 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
       first_(distribution_.first(session.rank())),
       end_(distribution_.end(session.rank())),
       corrupt_(corrupt),
-      tags_(session.comm().allocate_tags("taskbench",
-                                         static_cast<int>(kSlots * config.graph.max_width))),
+      label_(std::move(label)),
+      tags_(session.comm().allocate_tags(
+          config.graph.graph_index == 0
+              ? std::string("taskbench")
+              : fmt::format("taskbench graph {}", config.graph.graph_index + 1),
+          static_cast<int>(kSlots * config.graph.max_width))),
       scratch_(static_cast<std::size_t>(end_ - first_),
                static_cast<std::size_t>(config.scratch_bytes)),
       verified_(std::make_unique<Counter[]>(kSlots * static_cast<std::size_t>(end_ - first_))) {
@@ -141,7 +146,6 @@ GraphExecution::GraphExecution(Session& session, const RunConfig& config, Corrup
           runtime.create_handle(fmt::format("scratch of point {}", first_ + static_cast<long>(i))));
     }
   }
-  steady_ = find_steady_range();
 }
 
 GraphExecution::~GraphExecution() {
@@ -153,33 +157,18 @@ GraphExecution::~GraphExecution() {
   }
 }
 
-void GraphExecution::submit_graph() {
+void GraphExecution::begin_execution() {
   std::fill(stamp_.begin(), stamp_.end(), -1);
-  const TaskGraph& g = config_.graph;
-  Runtime& runtime = session_.runtime();
-  const SteadyRange& r = steady_;
-  const long steady_end = r.first + r.count * r.period;
-  for (long t = 0; t < g.timesteps;) {
-    if (r.count == 0 || t != r.first) {
-      submit_timestep(t++);
-      continue;
-    }
-    if (steady_graph_.empty()) {
-      runtime.begin_recording();
-      for (long k = 0; k < r.period; ++k) {
-        submit_exchange(t + k);
-        submit_compute(t + k);
-      }
-      steady_graph_ = runtime.end_recording();
-    }
-    runtime.replay(steady_graph_, 0, r.count);
-    t = steady_end;
-  }
 }
 
-GraphExecution::SteadyRange GraphExecution::find_steady_range() const {
+void GraphExecution::record_timestep(long t) {
+  submit_exchange(t);
+  submit_compute(t);
+}
+
+std::optional<GraphExecution::SteadyStart> GraphExecution::steady_start() const {
   const TaskGraph& g = config_.graph;
-  if (!config_.replay || session_.exec().model() != ExecModel::dataflow) return {};
+  if (!config_.replay || session_.exec().model() != ExecModel::dataflow) return std::nullopt;
   // Timestep t repeats t + period when every point exists at t - 1, t and t + 1 (the
   // sends of t read which consumers exist) and the dependence set and buffer slot recur.
   const auto full = [&](long t) { return g.offset_at(t) == 0 && g.width_at(t) == g.max_width; };
@@ -190,11 +179,7 @@ GraphExecution::SteadyRange GraphExecution::find_steady_range() const {
       break;
     }
   }
-  const long period = std::lcm(static_cast<long>(kSlots), g.dependence_sets());
-  // The last timestep has no consumers, so it differs from the others: leave it out.
-  const long count = std::max(0L, (g.timesteps - 1 - first) / period);
-  if (count < 2) return {};
-  return {first, period, count};
+  return SteadyStart{first, std::lcm(static_cast<long>(kSlots), g.dependence_sets())};
 }
 
 void GraphExecution::submit_timestep(long t) {
@@ -322,9 +307,9 @@ void GraphExecution::record_failure(const std::string& message) {
   if (failures_.fetch_add(1, std::memory_order_acq_rel) > 0) return;
   {
     std::lock_guard<std::mutex> lock(failure_mutex_);
-    first_failure_ = message;
+    first_failure_ = label_ + message;
   }
-  std::fprintf(stderr, "taskbench: rank %d: %s\n", rank_, message.c_str());
+  std::fprintf(stderr, "taskbench: rank %d: %s%s\n", rank_, label_.c_str(), message.c_str());
   std::fflush(stderr);
 }
 

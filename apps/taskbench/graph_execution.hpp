@@ -1,5 +1,6 @@
 #pragma once
-// One rank's share of a Task Bench graph as tessera tasks.
+// One rank's share of a Task Bench graph as tessera tasks (GraphSetExecution runs one or
+// several of them as one task flow).
 //
 // Each rank owns a contiguous block of points (BlockDistribution). Task (t, x) writes its
 // output buffer in slot t % kSlots and reads the buffers of its inputs in slot
@@ -13,8 +14,8 @@
 // Under dataflow the timesteps where the graph repeats itself (every point exists, and
 // the pattern of timestep t + period is that of t) are not submitted one by one: their
 // tasks are recorded once, `period` timesteps long, and replayed as an iteration graph,
-// which skips the per-task dependency analysis. Bodies find their timestep from the
-// iteration they are replayed in.
+// which skips the per-task dependency analysis (GraphSetExecution records and replays).
+// Bodies find their timestep from the iteration they are replayed in.
 
 #include <atomic>
 #include <cstddef>
@@ -46,17 +47,14 @@ class GraphExecution {
   static MemoryEstimate memory_needed(const RunConfig& config, int ranks);
 
   /// Allocates this rank's buffers and handles. `config` must have passed check_config.
-  GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt);
+  /// `label` starts every failure message ("graph 2: " when the run has several graphs).
+  GraphExecution(Session& session, const RunConfig& config, CorruptTask corrupt,
+                 std::string label = {});
   ~GraphExecution();
   GraphExecution(const GraphExecution&) = delete;
   GraphExecution& operator=(const GraphExecution&) = delete;
 
-  /// Runs one execution of the graph: submits it timestep by timestep (each an
-  /// "exchange" then a "compute" phase of the execution model), executing tasks while it
-  /// goes: before submitting timestep t + 1 it waits until this rank's tasks of timestep
-  /// t - 1 are done, so submission overlaps execution and memory stays bounded. The
-  /// steady timesteps are replayed instead when config.replay allows it. Main thread only.
-  void submit_graph();
+  const RunConfig& config() const { return config_; }
 
   /// Timesteps [first, first + count * period) replayed per execution (count 0: none).
   struct SteadyRange {
@@ -64,7 +62,33 @@ class GraphExecution {
     long period = 1;
     long count = 0;
   };
+  /// Where the graph starts repeating itself, and its period: every point exists from
+  /// timestep first - 1 on, and timestep t + period has the pattern (dependence set and
+  /// buffer slot) of t. std::nullopt when this graph is not replayed at all (not dataflow,
+  /// or --no-replay). The caller picks the range (set_steady_range): a run of several
+  /// graphs replays them together, over a period that is a multiple of each one's.
+  struct SteadyStart {
+    long first = 1;
+    long period = 1;
+  };
+  std::optional<SteadyStart> steady_start() const;
+  /// Sets the timesteps replayed (count 0: none); `range` must start at or after
+  /// steady_start()'s first, with a multiple of its period, and end before the last
+  /// timestep. Before the first execution only.
+  void set_steady_range(const SteadyRange& range) { steady_ = range; }
   const SteadyRange& steady_range() const { return steady_; }
+
+  /// Starts an execution of the graph (resets per-execution bookkeeping). Main thread only.
+  void begin_execution();
+  /// Submits timestep t (an "exchange" then a "compute" phase of the execution model),
+  /// then waits until this rank's tasks of timestep t - 1 are done, so submission
+  /// overlaps execution, runs one timestep ahead and memory stays bounded. Timesteps are
+  /// submitted in order; those of the steady range are not (they are replayed). Main
+  /// thread only.
+  void submit_timestep(long t);
+  /// Submits timestep t of the steady range while the runtime records an iteration graph
+  /// (bodies run timestep t + iteration x period). Main thread only.
+  void record_timestep(long t);
 
   /// Inputs checked so far by this rank's tasks (every task checks all its inputs).
   long long inputs_verified() const;
@@ -100,11 +124,6 @@ class GraphExecution {
     long long value = 0;
   };
 
-  /// The steady timesteps of the graph; none unless replaying pays (dataflow, and at
-  /// least two periods).
-  SteadyRange find_steady_range() const;
-  /// Submits timestep t, then waits for the tasks kSlots - 1 timesteps older.
-  void submit_timestep(long t);
   void submit_exchange(long t);
   void submit_compute(long t);
   /// The body of task (t, x): checks the inputs, writes the output, runs the kernel.
@@ -131,6 +150,7 @@ class GraphExecution {
   long first_;
   long end_;
   CorruptTask corrupt_;
+  std::string label_;
   TagSpace tags_;
 
   std::vector<BufferArray> outputs_;  // [slot][local point]
@@ -152,7 +172,6 @@ class GraphExecution {
   std::vector<std::vector<long>> receivers_;
 
   SteadyRange steady_;
-  IterationGraph steady_graph_;  // recorded by the first execution
 
   // Reused during submission.
   std::vector<Access> accesses_;

@@ -1,16 +1,17 @@
 // taskbench: Task Bench (StanfordLegion/task-bench) patterns and kernels on tessera.
 //
 // Accepts Task Bench's flags (-steps, -width, -type, -radix, -period, -fraction, -kernel,
-// -iter, -output, -scratch, -sample, -imbalance, -nodes, -v) and tessera's (--exec,
-// --threads, ...), and prints Task Bench's configuration and summary lines so Task
-// Bench's scripts read the output unchanged. Like Task Bench's MPI implementation it runs
-// the graph twice and times the second run between two barriers. Every task checks every
-// input; a mismatch is printed at once, naming the task, and once the graph has drained
-// the run aborts on every rank with a non-zero exit.
+// -iter, -output, -scratch, -sample, -imbalance, -nodes, -v, and -and between several
+// graphs) and tessera's (--exec, --threads, ...), and prints Task Bench's configuration and
+// summary lines so Task Bench's scripts read the output unchanged. Like Task Bench's MPI
+// implementation it runs the graphs twice and times the second run between two barriers.
+// Every task checks every input; a mismatch is printed at once, naming the task, and once
+// the graphs have drained the run aborts on every rank with a non-zero exit.
 
 #include <mpi.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -19,7 +20,7 @@
 #include <fmt/format.h>
 
 #include "flags.hpp"
-#include "graph_execution.hpp"
+#include "graph_set_execution.hpp"
 #include "summary.hpp"
 #include "tessera/session.hpp"
 
@@ -32,17 +33,26 @@ std::string names_of(auto const& table) {
   return s;
 }
 
-struct Options {
+/// The flags of one task graph.
+struct GraphOptions {
   RunConfig config;
   std::string type = "trivial";
   std::string kernel = "empty";
   long period = -1;  // -1: Task Bench's default for the type
-  bool verbose = false;
-  bool several_graphs = false;
-  std::vector<long> corrupt;  // hidden: {timestep, point} written wrong on purpose
 };
 
-void add_options(CLI::App& cli, Options& o) {
+struct Options {
+  GraphOptions first_graph;
+  std::vector<std::vector<std::string>> later_graphs;  // split off at -and (flags.hpp)
+  long nodes = 0;
+  bool replay = true;
+  bool verbose = false;
+  std::vector<long> corrupt;  // hidden: {timestep, point} written wrong on purpose
+  long corrupt_graph = 1;     // hidden: the graph --corrupt applies to
+};
+
+/// The flags of one task graph (the first graph's are the ones --help shows).
+void add_graph_options(CLI::App& cli, GraphOptions& o) {
   RunConfig& c = o.config;
   cli.add_option("--steps", c.graph.timesteps, "(-steps) timesteps (default 4)");
   cli.add_option("--width", c.graph.max_width, "(-width) points per timestep (default 4)");
@@ -62,88 +72,143 @@ void add_options(CLI::App& cli, Options& o) {
   cli.add_option("--sample", c.kernel.samples, "(-sample) memory_bound pieces (default 16)");
   cli.add_option("--imbalance", c.kernel.imbalance,
                  "(-imbalance) load_imbalance spread of iterations, 0..2 (default 0)");
-  cli.add_option("--nodes", c.nodes, "(-nodes) estimate local/nonlocal dependencies for N nodes");
+}
+
+void add_options(CLI::App& cli, Options& o) {
+  add_graph_options(cli, o.first_graph);
+  cli.add_option("--nodes", o.nodes, "(-nodes) estimate local/nonlocal dependencies for N nodes");
   cli.add_flag("-v,--verbose", o.verbose, "print every timestep's points and dependencies");
-  cli.add_flag("!--no-replay", c.replay,
+  cli.add_flag("!--no-replay", o.replay,
                "submit every timestep's tasks, rather than replaying the repeating timesteps "
                "as a recorded iteration graph (dataflow)");
-  cli.add_flag("--and", o.several_graphs, "(-and) several task graphs: not supported")->group("");
   cli.add_option("--corrupt", o.corrupt,
                  "testing: task T P writes a wrong payload, to prove verification fails")
       ->expected(2)
       ->group("");
+  cli.add_option("--corrupt-graph", o.corrupt_graph, "testing: the graph --corrupt applies to")
+      ->group("");
 }
 
-/// Turns the parsed options into a RunConfig, failing (on every rank) on a bad value.
-RunConfig validate(Session& session, Options& o) {
+/// Turns one graph's parsed flags into a RunConfig, failing (on every rank) on a bad value.
+/// `label` is "" for a run of one graph, else "graph N: " (it starts every message).
+RunConfig validate_graph(Session& session, const Options& options, const GraphOptions& o,
+                         long index, const std::string& label) {
+  const auto fail = [&](const std::string& option, const std::string& message) {
+    session.fail(option, label + message);
+  };
   RunConfig c = o.config;
-  if (o.several_graphs) session.fail("-and", "several task graphs in one run are not supported");
+  c.graph.graph_index = index;
+  c.nodes = options.nodes;
+  c.replay = options.replay;
   const auto type = parse_dependence_type(o.type);
   if (!type) {
-    session.fail("-type", fmt::format("unknown type '{}' (allowed: {})", o.type,
-                                      names_of(kDependenceNames)));
+    fail("-type",
+         fmt::format("unknown type '{}' (allowed: {})", o.type, names_of(kDependenceNames)));
   }
   c.graph.type = *type;
   const auto kernel = parse_kernel_type(o.kernel);
   if (!kernel) {
     for (std::string_view unsupported : kUnsupportedKernels) {
       if (o.kernel == unsupported) {
-        session.fail("-kernel", fmt::format("kernel '{}' is not provided by tessera's taskbench "
-                                            "(allowed: {})",
-                                            o.kernel, names_of(kKernelNames)));
+        fail("-kernel", fmt::format("kernel '{}' is not provided by tessera's taskbench "
+                                    "(allowed: {})",
+                                    o.kernel, names_of(kKernelNames)));
       }
     }
-    session.fail("-kernel", fmt::format("unknown kernel '{}' (allowed: {})", o.kernel,
-                                        names_of(kKernelNames)));
+    fail("-kernel",
+         fmt::format("unknown kernel '{}' (allowed: {})", o.kernel, names_of(kKernelNames)));
   }
   c.kernel.type = *kernel;
-  if (o.period < -1) session.fail("-period", fmt::format("must be >= 0 (got {})", o.period));
+  if (o.period < -1) fail("-period", fmt::format("must be >= 0 (got {})", o.period));
   c.graph.period = o.period >= 0 ? o.period : (needs_period(c.graph.type) ? 3 : 0);
-  // Before check_config: checking the graph visits every point.
-  if (c.graph.timesteps > 0 && c.graph.max_width > 0 && c.graph.radix >= 0 && c.graph.period >= 0 &&
-      c.output_bytes >= 0 && c.scratch_bytes >= 0 &&
-      (c.graph.period > 0 || !needs_period(c.graph.type))) {
+  return c;
+}
+
+/// Parses the flags of the graphs after the first (split off at -and) and validates every
+/// graph, failing (on every rank) on a bad value.
+std::vector<RunConfig> validate(Session& session, Options& o) {
+  std::vector<GraphOptions> graph_options{o.first_graph};
+  for (std::size_t i = 0; i < o.later_graphs.size(); ++i) {
+    GraphOptions& g = graph_options.emplace_back();
+    CLI::App cli;
+    add_graph_options(cli, g);
+    std::vector<std::string> args = o.later_graphs[i];
+    std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order
+    try {
+      cli.parse(args);
+    } catch (const CLI::ParseError& e) {
+      session.fail("-and", fmt::format("graph {}: {}", i + 2, e.what()));
+    }
+  }
+  const bool several = graph_options.size() > 1;
+  std::vector<RunConfig> configs;
+  for (std::size_t i = 0; i < graph_options.size(); ++i) {
+    configs.push_back(validate_graph(session, o, graph_options[i], static_cast<long>(i),
+                                     several ? fmt::format("graph {}: ", i + 1) : ""));
+  }
+  // Before check_config: checking a graph visits every point.
+  const bool sized = std::all_of(configs.begin(), configs.end(), [](const RunConfig& c) {
+    return c.graph.timesteps > 0 && c.graph.max_width > 0 && c.graph.radix >= 0 &&
+           c.graph.period >= 0 && c.output_bytes >= 0 && c.scratch_bytes >= 0 &&
+           (c.graph.period > 0 || !needs_period(c.graph.type));
+  });
+  if (sized) {
     session.check_memory("-width/-output/-scratch",
-                         GraphExecution::memory_needed(c, session.size()));
+                         GraphSetExecution::memory_needed(configs, session.size()));
   }
   // Each rank checks the dependency lists of its own points; all ranks then report the
-  // lowest failing rank's finding, which each recomputes from that rank's points.
-  const BlockDistribution points{c.graph.max_width, session.size()};
-  const auto problem_in = [&](int rank) {
-    return check_config(c, points.first(rank), points.end(rank));
-  };
-  int failing = problem_in(session.rank()) ? session.rank() : session.size();
-  MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (failing < session.size()) {
-    const auto problem = problem_in(failing);
-    session.fail(problem->option, problem->message);
+  // lowest failing rank's finding (first failing graph), which each recomputes from that
+  // rank's points.
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const RunConfig& c = configs[i];
+    const BlockDistribution points{c.graph.max_width, session.size()};
+    const auto problem_in = [&](int rank) {
+      return check_config(c, points.first(rank), points.end(rank));
+    };
+    int failing = problem_in(session.rank()) ? session.rank() : session.size();
+    MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (failing < session.size()) {
+      const auto problem = problem_in(failing);
+      session.fail(problem->option,
+                   (several ? fmt::format("graph {}: ", i + 1) : "") + problem->message);
+    }
   }
   int* tag_ub = nullptr;
   int found = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
-  if (found && 2 * c.graph.max_width > static_cast<long>(*tag_ub)) {
-    session.fail("-width", fmt::format("needs {} MPI tags, more than MPI_TAG_UB = {}",
-                                       2 * c.graph.max_width, *tag_ub));
+  long tags = 0;
+  for (const RunConfig& c : configs) tags += 2 * c.graph.max_width;
+  if (found && tags > static_cast<long>(*tag_ub)) {
+    session.fail("-width",
+                 fmt::format("needs {} MPI tags, more than MPI_TAG_UB = {}", tags, *tag_ub));
   }
-  if (!o.corrupt.empty() && (o.corrupt[0] < 0 || o.corrupt[0] >= c.graph.timesteps ||
-                             !c.graph.exists(o.corrupt[0], o.corrupt[1]))) {
-    session.fail("--corrupt", fmt::format("task (timestep {}, point {}) does not exist",
-                                          o.corrupt[0], o.corrupt[1]));
+  if (!o.corrupt.empty()) {
+    if (o.corrupt_graph < 1 || o.corrupt_graph > static_cast<long>(configs.size())) {
+      session.fail("--corrupt-graph", fmt::format("graph {} does not exist", o.corrupt_graph));
+    }
+    const TaskGraph& g = configs[static_cast<std::size_t>(o.corrupt_graph - 1)].graph;
+    if (o.corrupt[0] < 0 || o.corrupt[0] >= g.timesteps || !g.exists(o.corrupt[0], o.corrupt[1])) {
+      session.fail("--corrupt", fmt::format("task (timestep {}, point {}) does not exist",
+                                            o.corrupt[0], o.corrupt[1]));
+    }
   }
-  return c;
+  return configs;
 }
 
 int run(Session& session, Options& options) {
   session.start();
-  const RunConfig config = validate(session, options);
+  const std::vector<RunConfig> configs = validate(session, options);
   CorruptTask corrupt;
   if (!options.corrupt.empty()) corrupt = std::pair(options.corrupt[0], options.corrupt[1]);
 
-  GraphExecution execution(session, config, corrupt);
+  GraphSetExecution execution(session, configs, corrupt, options.corrupt_graph - 1);
   session.set_phase("graph execution");
   if (session.rank() == 0) {
-    std::string text = configuration_text(config);
-    if (options.verbose) text += dependency_listing(DependencyTable(config.graph));
+    std::string text = "Running Task Benchmark\n  Configuration:\n";
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      text += graph_configuration_text(configs[i], static_cast<long>(i) + 1);
+      if (options.verbose) text += dependency_listing(DependencyTable(configs[i].graph));
+    }
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
   }
@@ -153,7 +218,7 @@ int run(Session& session, Options& options) {
   for (int run = 0; run < 2; ++run) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
-    execution.submit_graph();
+    execution.submit_graphs();
     session.exec().barrier();
     MPI_Barrier(MPI_COMM_WORLD);
     elapsed = MPI_Wtime() - start;
@@ -168,14 +233,24 @@ int run(Session& session, Options& options) {
   }
 
   // Every task checked every input: the inputs checked add up to twice the dependencies.
-  // Each rank counts its own points; the counts are integers, so their sum is exact.
-  const BlockDistribution points{config.graph.max_width, session.size()};
-  Totals totals = count_totals(config, points.first(session.rank()), points.end(session.rank()));
-  long long counts[6] = {
-      totals.tasks, totals.dependencies, totals.local_dependencies, totals.nonlocal_dependencies,
-      totals.flops, totals.bytes};
-  MPI_Allreduce(MPI_IN_PLACE, counts, 6, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  totals = {counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]};
+  // Each rank counts its own points; the counts are integers, so their sums are exact.
+  std::vector<Totals> graph_totals;
+  std::vector<long long> counts;
+  for (const RunConfig& c : configs) {
+    const BlockDistribution points{c.graph.max_width, session.size()};
+    const Totals t = count_totals(c, points.first(session.rank()), points.end(session.rank()));
+    counts.insert(counts.end(),
+                  {t.tasks, t.dependencies, t.local_dependencies, t.nonlocal_dependencies, t.flops,
+                   t.bytes, t.local_transfer, t.nonlocal_transfer});
+  }
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_LONG_LONG,
+                MPI_SUM, MPI_COMM_WORLD);
+  Totals totals;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const long long* n = counts.data() + 8 * i;
+    graph_totals.push_back({n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7]});
+    totals += graph_totals.back();
+  }
   long long verified = execution.inputs_verified();
   MPI_Allreduce(MPI_IN_PLACE, &verified, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (verified != 2 * totals.dependencies) {
@@ -185,23 +260,43 @@ int run(Session& session, Options& options) {
                     verified, 2 * totals.dependencies));
   }
   if (session.rank() == 0) {
-    std::fputs(summary_text(config, totals, elapsed).c_str(), stdout);
+    std::fputs(summary_text(options.nodes, totals, elapsed).c_str(), stdout);
     std::fflush(stdout);
   }
-  session.finish(
-      {{"checksum", fmt::format("{}", verified)},
-       {"taskbench",
-        {{"type", std::string(to_string(config.graph.type))},
-         {"kernel", std::string(to_string(config.kernel.type))},
-         {"steps", config.graph.timesteps},
-         {"width", config.graph.max_width},
-         {"iterations", config.kernel.iterations},
-         {"tasks", totals.tasks},
-         {"dependencies", totals.dependencies},
-         {"flops", totals.flops},
-         {"replayed_timesteps", execution.steady_range().count * execution.steady_range().period},
-         {"bytes", totals.bytes},
-         {"elapsed_s", elapsed}}}});
+  const GraphExecution::SteadyRange& steady = execution.steady_range();
+  nlohmann::json graphs = nlohmann::json::array();
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const RunConfig& c = configs[i];
+    graphs.push_back(
+        {{"type", std::string(to_string(c.graph.type))},
+         {"kernel", std::string(to_string(c.kernel.type))},
+         {"steps", c.graph.timesteps},
+         {"width", c.graph.max_width},
+         {"iterations", c.kernel.iterations},
+         {"output_bytes", c.output_bytes},
+         {"tasks", graph_totals[i].tasks},
+         {"dependencies", graph_totals[i].dependencies},
+         {"flops", graph_totals[i].flops},
+         {"bytes", graph_totals[i].bytes},
+         {"replayed_timesteps", execution.replayed(i) ? steady.count * steady.period : 0}});
+  }
+  // The first graph's description stays at the top level (as for a run of one graph);
+  // the counts there add up all graphs, and "graphs" lists each.
+  const RunConfig& first = configs.front();
+  session.finish({{"checksum", fmt::format("{}", verified)},
+                  {"taskbench",
+                   {{"type", std::string(to_string(first.graph.type))},
+                    {"kernel", std::string(to_string(first.kernel.type))},
+                    {"steps", first.graph.timesteps},
+                    {"width", first.graph.max_width},
+                    {"iterations", first.kernel.iterations},
+                    {"tasks", totals.tasks},
+                    {"dependencies", totals.dependencies},
+                    {"flops", totals.flops},
+                    {"replayed_timesteps", graphs[0]["replayed_timesteps"]},
+                    {"bytes", totals.bytes},
+                    {"elapsed_s", elapsed},
+                    {"graphs", graphs}}}});
   return 0;
 }
 
@@ -209,13 +304,24 @@ int run(Session& session, Options& options) {
 }  // namespace tessera::taskbench
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args = tessera::taskbench::translate_task_bench_flags(argc, argv);
+  // The flags of the graphs after the first are split off at -and here, ahead of the
+  // parsing of everything else (which sees the first graph's flags and the run's).
+  tessera::taskbench::GraphArguments args =
+      tessera::taskbench::split_graphs(tessera::taskbench::translate_task_bench_flags(argc, argv));
   std::vector<char*> translated;
-  for (std::string& a : args) translated.push_back(a.data());
+  for (std::string& a : args.run) translated.push_back(a.data());
   translated.push_back(nullptr);
-  tessera::Session session(argc, translated.data(), "taskbench",
-                           "Task Bench patterns and kernels as tessera task graphs");
+  tessera::Session session(static_cast<int>(args.run.size()), translated.data(), "taskbench",
+                           "Task Bench patterns and kernels as tessera task graphs; -and "
+                           "separates the flags of several graphs run concurrently");
   tessera::taskbench::Options options;
+  options.later_graphs = std::move(args.later_graphs);
   tessera::taskbench::add_options(session.cli(), options);
-  return tessera::run_guarded([&] { return tessera::taskbench::run(session, options); });
+  return tessera::run_guarded([&] {
+    if (args.problem) {
+      session.start();
+      session.fail(args.problem->first, args.problem->second);
+    }
+    return tessera::taskbench::run(session, options);
+  });
 }

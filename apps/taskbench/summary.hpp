@@ -1,9 +1,11 @@
 #pragma once
 // Task Bench's printed output, line for line, so its scripts (chart_metg.py and friends)
-// read tessera's output unchanged: the configuration block printed before the run, the
-// per-timestep dependency listing of -v, and the summary printed after it.
+// read tessera's output unchanged: the configuration blocks printed before the run (one per
+// task graph, each followed by its -v dependency listing), and the summary printed after
+// it, whose counts add up every graph.
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -13,10 +15,10 @@
 
 namespace tessera::taskbench {
 
-/// "Running Task Benchmark" and the configuration of the (single) task graph.
-inline std::string configuration_text(const RunConfig& c) {
+/// The configuration block of task graph number `number` (1 for the first).
+inline std::string graph_configuration_text(const RunConfig& c, long number) {
   const TaskGraph& g = c.graph;
-  std::string s = "Running Task Benchmark\n  Configuration:\n    Task Graph 1:\n";
+  std::string s = fmt::format("    Task Graph {}:\n", number);
   s += fmt::format("      Time Steps: {}\n", g.timesteps);
   s += fmt::format("      Max Width: {}\n", g.max_width);
   s += fmt::format("      Dependence Type: {}\n", to_string(g.type));
@@ -31,6 +33,11 @@ inline std::string configuration_text(const RunConfig& c) {
   s += fmt::format("      Output Bytes: {}\n", c.output_bytes);
   s += fmt::format("      Scratch Bytes: {}\n", c.scratch_bytes);
   return s;
+}
+
+/// "Running Task Benchmark" and the configuration of one task graph.
+inline std::string configuration_text(const RunConfig& c) {
+  return "Running Task Benchmark\n  Configuration:\n" + graph_configuration_text(c, 1);
 }
 
 /// -v: every timestep's points and each point's inputs.
@@ -61,6 +68,21 @@ struct Totals {
   long long nonlocal_dependencies = 0;  ///< with -nodes
   long long flops = 0;
   long long bytes = 0;
+  long long local_transfer = 0;     ///< with -nodes: local dependencies x output bytes
+  long long nonlocal_transfer = 0;  ///< with -nodes: nonlocal dependencies x output bytes
+
+  /// Adds another graph's (or another rank's) counts.
+  Totals& operator+=(const Totals& o) {
+    tasks += o.tasks;
+    dependencies += o.dependencies;
+    local_dependencies += o.local_dependencies;
+    nonlocal_dependencies += o.nonlocal_dependencies;
+    flops += o.flops;
+    bytes += o.bytes;
+    local_transfer += o.local_transfer;
+    nonlocal_transfer += o.nonlocal_transfer;
+    return *this;
+  }
 };
 
 /// The totals over the points [first, end) of every timestep (-1: all points); the sums
@@ -101,18 +123,22 @@ inline Totals count_totals(const RunConfig& c, long first_point = 0, long end_po
       }
     }
   }
+  totals.local_transfer = totals.local_dependencies * c.output_bytes;
+  totals.nonlocal_transfer = totals.nonlocal_dependencies * c.output_bytes;
   return totals;
 }
 
-/// The summary lines Task Bench prints after a run that took `elapsed` seconds.
-inline std::string summary_text(const RunConfig& c, const Totals& totals, double elapsed) {
+/// The summary lines Task Bench prints after a run that took `elapsed` seconds; `totals`
+/// adds up every graph of the run (each graph's transfer counted with its own output
+/// size), `nodes` is -nodes (0: no estimate).
+inline std::string summary_text(long nodes, const Totals& totals, double elapsed) {
   std::string s;
   s += fmt::format("Total Tasks {}\n", totals.tasks);
   s += fmt::format("Total Dependencies {}\n", totals.dependencies);
-  if (c.nodes > 0) {
+  if (nodes > 0) {
     s += fmt::format("  Local Dependencies {} (estimated)\n", totals.local_dependencies);
     s += fmt::format("  Nonlocal Dependencies {} (estimated)\n", totals.nonlocal_dependencies);
-    s += fmt::format("  Number of Nodes (used for estimate) {}\n", c.nodes);
+    s += fmt::format("  Number of Nodes (used for estimate) {}\n", nodes);
   } else {
     s += "  Unable to estimate local/nonlocal dependencies\n";
   }
@@ -122,9 +148,9 @@ inline std::string summary_text(const RunConfig& c, const Totals& totals, double
   s += fmt::format("FLOP/s {:e}\n", static_cast<double>(totals.flops) / elapsed);
   s += fmt::format("B/s {:e}\n", static_cast<double>(totals.bytes) / elapsed);
   s += "Transfer (estimated):\n";
-  if (c.nodes > 0) {
-    const long long local = totals.local_dependencies * c.output_bytes;
-    const long long nonlocal = totals.nonlocal_dependencies * c.output_bytes;
+  if (nodes > 0) {
+    const long long local = totals.local_transfer;
+    const long long nonlocal = totals.nonlocal_transfer;
     s += fmt::format("  Local Bytes {}\n", local);
     s += fmt::format("  Nonlocal Bytes {}\n", nonlocal);
     s += fmt::format("  Local Bandwidth {:e} B/s\n", static_cast<double>(local) / elapsed);
@@ -133,6 +159,11 @@ inline std::string summary_text(const RunConfig& c, const Totals& totals, double
     s += "  Unable to estimate local/nonlocal transfer\n";
   }
   return s;
+}
+
+/// The summary of a run of the single graph `c`.
+inline std::string summary_text(const RunConfig& c, const Totals& totals, double elapsed) {
+  return summary_text(c.nodes, totals, elapsed);
 }
 
 }  // namespace tessera::taskbench
