@@ -26,27 +26,42 @@ GraphSetExecution::GraphSetExecution(Session& session, std::span<const RunConfig
         session, configs[i], static_cast<long>(i) == corrupt_graph ? corrupt : CorruptTask{},
         label));
   }
-  // The common steady range of the graphs that repeat themselves.
+  // The common steady range of the graphs that repeat themselves: those that would be
+  // replayed alone join; while the range they share holds fewer than two periods, the one
+  // with the shortest steady stretch of its own leaves (the last timestep has no
+  // consumers, so it differs from the others and is left out).
+  const auto periods = [&](std::size_t i, long first, long period) {
+    return std::max(0L, (graphs_[i]->config().graph.timesteps - 1 - first) / period);
+  };
   replayed_.assign(graphs_.size(), false);
-  long first = 0, period = 1, count = -1;
-  for (const auto& g : graphs_) {
-    if (const auto start = g->steady_start()) {
+  for (std::size_t i = 0; i < graphs_.size(); ++i) {
+    const auto start = graphs_[i]->steady_start();
+    replayed_[i] = start && periods(i, start->first, start->period) >= 2;
+  }
+  for (;;) {
+    long first = 0, period = 1, count = -1;
+    for (std::size_t i = 0; i < graphs_.size(); ++i) {
+      if (!replayed_[i]) continue;
+      const auto start = graphs_[i]->steady_start();
       first = std::max(first, start->first);
       period = std::lcm(period, start->period);
     }
+    std::size_t shortest = graphs_.size();
+    for (std::size_t i = 0; i < graphs_.size(); ++i) {
+      if (!replayed_[i]) continue;
+      const long fits = periods(i, first, period);
+      if (count < 0 || fits < count) {
+        count = fits;
+        shortest = i;
+      }
+    }
+    if (count < 0) return;  // no graph replays
+    if (count >= 2) {
+      steady_ = {first, period, count};
+      break;
+    }
+    replayed_[shortest] = false;
   }
-  for (std::size_t i = 0; i < graphs_.size(); ++i) {
-    if (!graphs_[i]->steady_start()) continue;
-    replayed_[i] = true;
-    // The last timestep has no consumers, so it differs from the others: leave it out.
-    const long fits = std::max(0L, (graphs_[i]->config().graph.timesteps - 1 - first) / period);
-    count = count < 0 ? fits : std::min(count, fits);
-  }
-  if (count < 2) {
-    std::fill(replayed_.begin(), replayed_.end(), false);
-    return;
-  }
-  steady_ = {first, period, count};
   for (std::size_t i = 0; i < graphs_.size(); ++i) {
     if (replayed_[i]) graphs_[i]->set_steady_range(steady_);
   }

@@ -7,12 +7,14 @@
 // with fewer timesteps. Under bsp and forkjoin, whose phases complete before the next one
 // starts, that round order is the order the graphs' timesteps run in.
 //
-// Under dataflow, the graphs that repeat themselves are replayed together as one
-// iteration graph: it starts at the latest of their steady starts, its period is the
-// least common multiple of their periods, and it covers as many whole periods as the
-// shortest of them has before its last timestep. Replay needs at least two periods; with
-// fewer, every timestep is submitted. A replay waits for the tasks submitted before it,
-// so the graphs that do not repeat overlap the replayed ones only before and after it.
+// Under dataflow, the graphs that would be replayed alone (at least two periods of
+// repeating timesteps) are replayed together as one iteration graph: it starts at the
+// latest of their steady starts, its period is the least common multiple of their
+// periods, and it covers as many whole periods as the shortest of them has before its
+// last timestep. While that is fewer than two periods, the graph with the shortest
+// stretch leaves the replay (its timesteps are submitted). A replay waits for the tasks
+// submitted before it, so the graphs it leaves out overlap the replayed ones only before
+// and after it.
 
 #include <memory>
 #include <optional>
@@ -37,8 +39,8 @@ class GraphSetExecution {
   GraphSetExecution(Session& session, std::span<const RunConfig> configs, CorruptTask corrupt,
                     long corrupt_graph);
 
-  /// Runs one execution of every graph and waits until this rank's tasks are submitted
-  /// (the caller waits for them with the execution model's barrier). Main thread only.
+  /// Submits one execution of every graph, executing tasks while it goes (the caller
+  /// waits for the rest with the execution model's barrier). Main thread only.
   void submit_graphs();
 
   const std::vector<std::unique_ptr<GraphExecution>>& graphs() const { return graphs_; }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # taskbench: every Task Bench pattern runs with every task verifying its inputs, on 1, 2
-# and 4 ranks, and reports Task Bench's own totals; stencil_1d under every execution model
-# with 1 and 2 threads; a replayed run's trace names each instance's iteration; a
-# corrupted payload (local or received) and bad options make the run fail with a clear
-# message and a non-zero exit.
+# and 4 ranks, and reports Task Bench's own totals; stencil_1d and runs of several graphs
+# (-and) under every execution model with 1 and 2 threads; a replayed run's trace names
+# each instance's iteration; a corrupted payload (local or received, in any graph) and bad
+# options make the run fail with a clear message and a non-zero exit.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 out="$tmp/out"
@@ -160,6 +160,53 @@ for np in 1 2 4; do
   done
 done
 
+# Several graphs in one run (-and), concurrently: Task Bench's totals over all graphs
+# (printed by Task Bench for these command lines), under every execution model with 1 and
+# 2 threads on 1, 2 and 4 ranks. The second and third are long enough to be replayed
+# together under dataflow (dom never repeats: it is submitted beside the replay).
+several=(
+  "114 221 -steps 5 -width 8 -type stencil_1d -and -steps 7 -width 6 -type fft -kernel busy_wait -iter 50 -and -steps 4 -width 8 -type random_nearest -radix 3 -period 2 -fraction 0.5 -output 64"
+  "456 973 -steps 20 -width 8 -type stencil_1d -and -steps 24 -width 8 -type spread -radix 2 -period 2 -and -steps 20 -width 8 -type dom"
+  "480 1346 -steps 20 -width 8 -type fft -and -steps 20 -width 8 -type nearest -radix 5 -and -steps 20 -width 8 -type random_nearest -radix 3 -period 3 -fraction 0.5"
+)
+for np in 1 2 4; do
+  for p in "${several[@]}"; do
+    read -r tasks deps args <<<"$p"
+    # shellcheck disable=SC2086
+    expect_ok "$np" "$tasks" "$deps" $args --exec bsp
+    grep -qx "    Task Graph 3:" "$out" || fail "np=$np $args: no configuration block of graph 3"
+    for exec in forkjoin dataflow; do
+      for threads in 1 2; do
+        # shellcheck disable=SC2086
+        expect_ok "$np" "$tasks" "$deps" $args --exec "$exec" --threads "$threads"
+      done
+    done
+  done
+done
+# The report lists each graph; under dataflow the repeating graphs are replayed together
+# (period lcm(2, 3, 6) = 6 from timestep 1: 3 periods, 18 timesteps each).
+several_report="$(mktemp --suffix=.json)"
+read -r tasks deps args <<<"${several[2]}"
+# shellcheck disable=SC2086
+expect_ok 2 "$tasks" "$deps" $args --threads 2 --report "$several_report"
+/usr/bin/python3 - "$several_report" >"$out" 2>&1 <<'PY' || fail "-and: report"
+import json, sys
+t = json.load(open(sys.argv[1]))["taskbench"]
+graphs = t["graphs"]
+assert [g["type"] for g in graphs] == ["fft", "nearest", "random_nearest"], graphs
+assert [g["replayed_timesteps"] for g in graphs] == [18, 18, 18], graphs
+assert sum(g["tasks"] for g in graphs) == t["tasks"] == 480, t
+assert sum(g["dependencies"] for g in graphs) == t["dependencies"] == 1346, t
+PY
+rm -f "$several_report"
+# -v lists each graph's dependencies after its configuration block, as Task Bench does.
+expect_ok 1 57 84 -steps 4 -width 6 -type stencil_1d -and -steps 3 -width 6 -type random_nearest \
+  -radix 3 -period 2 -fraction 0.5 -v -and -steps 5 -width 4 -type tree -kernel compute_bound \
+  -iter 10 -output 32 -nodes 2
+grep -A6 "^      Timestep 2 (offset 0, width 6" "$out" | grep -q "^          Point 2: 2 3\$" ||
+  fail "-and -v: graph 2's random dependencies"
+grep -qx "  Local Bytes 1232" "$out" || fail "-and -nodes: transfer over graphs of two output sizes"
+
 # More ranks than points: rank 0 owns none (Task Bench printed 15 tasks, 28 dependencies).
 expect_ok 4 15 28 -steps 5 -width 3 -type stencil_1d --threads 2
 
@@ -183,6 +230,16 @@ expect_refusal 2 "verification failed: task \(timestep 11, point [234]\): input 
 expect_refusal 2 "verification failed: task \(timestep 3, point [67]\): input 0 at pair 0 holds \(timestep 2, point 4\), expected \(timestep 2, point 3\)" \
   -steps 5 -width 8 -type tree --corrupt 2 3
 
+# In any graph of several, under every execution model, and inside the replayed timesteps.
+corrupt2="graph 2: verification failed: task \(timestep 3, point [234]\): input [0-2] at pair 0 holds \(timestep 2, point 4\), expected \(timestep 2, point 3\)"
+for exec in bsp forkjoin dataflow; do
+  expect_refusal 2 "$corrupt2" -steps 5 -width 8 -type tree -and -steps 5 -width 8 \
+    -type stencil_1d --corrupt 2 3 --corrupt-graph 2 --exec "$exec"
+done
+expect_refusal 2 "graph 2: verification failed: task \(timestep 11, point [234]\): input [0-2] at pair 0 holds \(timestep 10, point 4\), expected \(timestep 10, point 3\)" \
+  -steps 20 -width 8 -type nearest -and -steps 20 -width 8 -type stencil_1d --corrupt 10 3 \
+  --corrupt-graph 2 --threads 2
+
 # Bad options name the option and the allowed values, on every rank, before any work.
 expect_refusal 2 "taskbench: error: -type: unknown type 'stencil' \(allowed: trivial, no_comm," \
   -type stencil
@@ -192,7 +249,14 @@ expect_refusal 1 "taskbench: error: -period: type stencil_1d does not support" -
 expect_refusal 1 "taskbench: error: -kernel: kernel 'compute_dgemm' is not provided" \
   -kernel compute_dgemm
 expect_refusal 1 "taskbench: error: -width: type fft needs a width >= 2" -type fft -width 1
-expect_refusal 1 "taskbench: error: -and: several task graphs" -steps 2 -and -type tree
+expect_refusal 2 "taskbench: error: -and: task graph 2 has no flags" -steps 2 -and
+expect_refusal 2 "taskbench: error: -and: task graph 2 has no flags" -steps 2 -and -and -steps 3
+expect_refusal 2 "taskbench: error: .*-bogus" -steps 2 -and -steps 3 -bogus
+expect_refusal 2 "taskbench: error: -and: graph 2: .*--steps.*x" -steps 2 -and -steps x
+expect_refusal 2 "taskbench: error: -type: graph 3: unknown type 'foo' \(allowed: trivial," \
+  -steps 2 -and -steps 3 -and -type foo
+expect_refusal 2 "taskbench: error: -width: graph 2: type fft needs a width >= 2" -type fft \
+  -and -type fft -width 1
 expect_refusal 1 "taskbench: error: .*--steps.*x" -steps x
 expect_refusal 1 "taskbench: error: --stats: bogus not in \\{full,counts\\}" --stats bogus
 
