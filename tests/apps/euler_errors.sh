@@ -43,7 +43,7 @@ expect_error --reconstruct --reconstruct ppm
 expect_error --riemann --riemann roe
 expect_error --axis --axis z --dim 2
 expect_error --boundary --boundary open
-expect_error --plot-every --plot-every -1
+expect_error --output-every --output-every -1
 expect_error --max-comm-tasks --max-comm-tasks -2
 expect_error --exec --exec threads
 ranks=2
