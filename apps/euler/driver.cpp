@@ -407,8 +407,9 @@ int Driver::run() {
   }
   const auto plot = [&] {
     exec.barrier();
-    const std::string path = write_output(*mesh_, options_, geo_, cycle_, time_);
-    session_.progress("euler: wrote {}", path);
+    const tessera::PlotFiles files = write_output(*mesh_, options_, geo_, cycle_, time_);
+    session_.progress("euler: wrote {} ({} bytes of cell data in {:.3f} s)", files.data,
+                      files.field_bytes, files.seconds);
   };
   if (options_.output_every > 0 && !failed_) plot();
   while (!failed_ && time_ < options_.t_end &&

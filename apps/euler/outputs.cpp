@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "tessera/comm/exact_sum.hpp"
-#include "tessera/io/plot_file.hpp"
 
 namespace euler {
 
@@ -127,8 +126,8 @@ void write_radial_profile(tessera::Session& session, const RadialProfile& profil
   tessera::write_file_atomically(path, out.str());
 }
 
-std::string write_output(tessera::AmrMesh& mesh, const Options& o, const Geometry& geo, int cycle,
-                         double time) {
+tessera::PlotFiles write_output(tessera::AmrMesh& mesh, const Options& o, const Geometry& geo,
+                                int cycle, double time) {
   tessera::PlotOutput out;
   out.dir = o.output_dir;
   out.prefix = o.output_prefix;
@@ -137,7 +136,7 @@ std::string write_output(tessera::AmrMesh& mesh, const Options& o, const Geometr
   out.lo = geo.lo;
   out.hi = geo.hi;
   out.variables = {{"rho", 0}, {"mom_x", 1}, {"mom_y", 2}, {"mom_z", 3}, {"energy", 4}};
-  return tessera::write_plot_file(mesh, out).data;
+  return tessera::write_plot_file(mesh, out);
 }
 
 }  // namespace euler

@@ -11,6 +11,7 @@
 #include "options.hpp"
 #include "problems.hpp"
 #include "tessera/amr/mesh.hpp"
+#include "tessera/io/plot_file.hpp"
 #include "tessera/session.hpp"
 
 namespace euler {
@@ -54,8 +55,8 @@ void write_radial_profile(tessera::Session& session, const RadialProfile& profil
 
 /// Writes the plot file of cycle `cycle` (tessera::write_plot_file: HDF5 + XDMF in
 /// --output-dir, every block on every level) with the conserved variables rho, mom_x,
-/// mom_y, mom_z and energy; returns the HDF5 file's path.
-std::string write_output(tessera::AmrMesh& mesh, const Options& o, const Geometry& geo, int cycle,
-                         double time);
+/// mom_y, mom_z and energy.
+tessera::PlotFiles write_output(tessera::AmrMesh& mesh, const Options& o, const Geometry& geo,
+                                int cycle, double time);
 
 }  // namespace euler

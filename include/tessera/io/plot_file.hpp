@@ -35,9 +35,11 @@ struct PlotOutput {
 
 /// The files one output wrote (paths).
 struct PlotFiles {
-  std::string data;         ///< DIR/PREFIX_<step>.h5
-  std::string description;  ///< DIR/PREFIX_<step>.xmf: this output alone
-  std::string series;       ///< DIR/PREFIX.xdmf: every output in DIR up to this step
+  std::string data;              ///< DIR/PREFIX_<step>.h5
+  std::string description;       ///< DIR/PREFIX_<step>.xmf: this output alone
+  std::string series;            ///< DIR/PREFIX.xdmf: every output in DIR up to this step
+  std::int64_t field_bytes = 0;  ///< cell data of all ranks in the HDF5 file
+  double seconds = 0;            ///< this rank's wall time in write_plot_file, all files renamed
 };
 
 /// Writes one output of `mesh`. Collective over the mesh's communicator, every rank with the
@@ -45,7 +47,8 @@ struct PlotFiles {
 /// the blocks (e.g. after Exec::barrier()). The HDF5 file is written by all ranks together
 /// (MPI-IO, collective transfers); rank 0 writes the XDMF files and rebuilds the series
 /// from the PREFIX_<n>.xmf files in DIR with n <= step (so a restarted run continues the
-/// series). Every file is written under a temporary name and renamed once complete. On a
+/// series). Every file is written under a temporary name, flushed to disk (the HDF5 file)
+/// and renamed once complete. On a
 /// failure on any rank, throws std::runtime_error naming the file on every rank, and leaves
 /// no partial file behind. Throws std::invalid_argument for a bad name or variable index.
 PlotFiles write_plot_file(AmrMesh& mesh, const PlotOutput& output);
