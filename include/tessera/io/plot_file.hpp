@@ -44,13 +44,15 @@ struct PlotFiles {
 
 /// Writes one output of `mesh`. Collective over the mesh's communicator, every rank with the
 /// same `output`; main thread (HDF5 is not thread-safe), with no task in flight that writes
-/// the blocks (e.g. after Exec::barrier()). The HDF5 file is written by all ranks together
-/// (MPI-IO, collective transfers); rank 0 writes the XDMF files and rebuilds the series
-/// from the PREFIX_<n>.xmf files in DIR with n <= step (so a restarted run continues the
-/// series). Every file is written under a temporary name, flushed to disk (the HDF5 file)
-/// and renamed once complete. On a
-/// failure on any rank, throws std::runtime_error naming the file on every rank, and leaves
-/// no partial file behind. Throws std::invalid_argument for a bad name or variable index.
+/// the blocks (e.g. after Exec::barrier()). Rank 0 creates the HDF5 file (attributes,
+/// /blocks, the field datasets allocated); every rank writes its own blocks' cell data into
+/// it at the offsets HDF5 allocated and flushes them to disk; rank 0 then renames it and
+/// writes the XDMF files, rebuilding the series from the PREFIX_<n>.xmf files in DIR with
+/// n <= step (so a restarted run continues the series). Every file is written under a
+/// temporary name and renamed once complete. On a failure on any rank, throws
+/// std::runtime_error naming the file on every rank, and leaves no partial file behind.
+/// Throws std::invalid_argument (before any collective call) for a bad name or variable
+/// index.
 PlotFiles write_plot_file(AmrMesh& mesh, const PlotOutput& output);
 
 /// Empty if `dir` exists or can be created and a file can be created in it; else one line
