@@ -62,29 +62,30 @@ def main():
                  f"{', '.join(out.fields)}; derived: vx vy vz speed p level rank)")
     z = args.z if args.z is not None else 0.5 * (out.lo[2] + out.hi[2])
     nz = out.block_cells[2]
-    patches, colours, outlines = [], [], []
+    # Per block cut by the plane: its cells' layer k and its extent in x and y.
+    cut = []
     for b in range(out.block_count):
         o, h = out.origins[b], out.spacings[b]
         k = int(np.floor((z - o[2]) / h[2]))
         if z == out.hi[2] and k == nz:
             k = nz - 1  # the plane on the domain's top face: the cells below it
-        if k < 0 or k >= nz:
-            continue
-        ny, nx = data.shape[2], data.shape[3]
-        for j in range(ny):
-            for i in range(nx):
-                patches.append(Rectangle((o[0] + i * h[0], o[1] + j * h[1]), h[0], h[1]))
-                colours.append(data[b, k, j, i])
-        outlines.append(Rectangle((o[0], o[1]), nx * h[0], ny * h[1]))
-    if not patches:
+        if 0 <= k < nz:
+            ny, nx = data.shape[2], data.shape[3]
+            cut.append((data[b, k], (o[0], o[0] + nx * h[0], o[1], o[1] + ny * h[1])))
+    if not cut:
         sys.exit(f"plot_euler.py: the plane z = {z} cuts no block of {args.h5}")
+    lo = min(float(c.min()) for c, _ in cut)
+    hi = max(float(c.max()) for c, _ in cut)
+    norm = (matplotlib.colors.LogNorm(lo, hi) if args.log else
+            matplotlib.colors.Normalize(lo, hi if hi > lo else lo + 1))
     x0, x1, y0, y1 = out.lo[0], out.hi[0], out.lo[1], out.hi[1]
     fig, ax = plt.subplots(figsize=(7, 7 * (y1 - y0) / (x1 - x0) + 0.5))
-    norm = matplotlib.colors.LogNorm() if args.log else None
-    coll = PatchCollection(patches, cmap="viridis", norm=norm, linewidths=0)
-    coll.set_array(np.array(colours))
-    ax.add_collection(coll)
-    fig.colorbar(coll, ax=ax, label=args.field)
+    for cells, extent in cut:  # each block's cells at their own size
+        ax.imshow(cells, extent=extent, origin="lower", cmap="viridis", norm=norm,
+                  interpolation="nearest", aspect="auto")
+    fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap="viridis"), ax=ax,
+                 label=args.field)
+    outlines = [Rectangle((e[0], e[2]), e[1] - e[0], e[3] - e[2]) for _, e in cut]
     ax.add_collection(PatchCollection(outlines, facecolor="none", edgecolor="white",
                                       linewidths=0.6, alpha=0.8))
     ax.set_xlim(x0, x1)
