@@ -407,11 +407,11 @@ int Driver::run() {
   }
   const auto plot = [&] {
     exec.barrier();
-    const std::string path = fmt::format("{}_c{:06d}.vtk", options_.plot_prefix, cycle_);
-    write_vtk(session_, *mesh_, options_, geo_, time_, path);
-    session_.progress("euler: wrote {}", path);
+    const tessera::PlotFiles files = write_output(*mesh_, options_, geo_, cycle_, time_);
+    session_.progress("euler: wrote {} ({} bytes of cell data in {:.3f} s)", files.data,
+                      files.field_bytes, files.seconds);
   };
-  if (options_.plot_every > 0 && !failed_) plot();
+  if (options_.output_every > 0 && !failed_) plot();
   while (!failed_ && time_ < options_.t_end &&
          (options_.max_cycles == 0 || cycle_ < options_.max_cycles)) {
     const bool last = options_.t_end - time_ <= dt;
@@ -449,7 +449,7 @@ int Driver::run() {
     if (cycle_ % options_.progress_every == 0)
       session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step,
                         mesh_->forest().global_count());
-    if (options_.plot_every > 0 && cycle_ % options_.plot_every == 0) plot();
+    if (options_.output_every > 0 && cycle_ % options_.output_every == 0) plot();
     nlohmann::json start_totals(start_.conserved);
     start_totals.push_back(start_.checksum);
     checkpoint_->after_cycle(*mesh_, {cycle_, time_, start_totals, history_, adapt_due && !more});
@@ -459,7 +459,7 @@ int Driver::run() {
   loop_seconds_ = std::chrono::duration<double>(Clock::now() - loop_start).count();
   MPI_Allreduce(MPI_IN_PLACE, &loop_seconds_, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
   if (unbalanced_ || failed_) return 1;
-  if (options_.plot_every > 0 && cycle_ % options_.plot_every != 0) plot();
+  if (options_.output_every > 0 && cycle_ % options_.output_every != 0) plot();
   end_ = totals();
   level_counts_ = mesh_->forest().global_level_counts(options_.max_level);
   std::int64_t changes[2] = {split_, merged_};

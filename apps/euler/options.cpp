@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "tessera/io/plot_file.hpp"
+
 namespace euler {
 
 void register_options(tessera::Session& session, Options& o) {
@@ -41,10 +43,14 @@ void register_options(tessera::Session& session, Options& o) {
   cli.add_option("--history", o.history,
                  "CSV file: per cycle time, dt, mass, momentum, energy, blocks");
   cli.add_option("--lineout", o.lineout, "CSV file: primitives along a line at the final time");
-  cli.add_option("--plot-every", o.plot_every,
-                 "write VTK cell data every this many cycles and at the end; 0 = never");
-  cli.add_option("--plot-prefix", o.plot_prefix,
-                 "path prefix of the VTK files: <prefix>_c<cycle>.vtk (default euler)");
+  cli.add_option("--output-every,--plot-every", o.output_every,
+                 "write a plot file (HDF5 + XDMF, docs/output.md) at cycle 0, every this many "
+                 "cycles and at the end; 0 = never (default)");
+  cli.add_option("--output-dir", o.output_dir,
+                 "directory of the plot files, created if missing (default .)");
+  cli.add_option("--output-prefix", o.output_prefix,
+                 "plot file names: <prefix>_<cycle>.h5 and .xmf, series <prefix>.xdmf "
+                 "(default euler)");
   cli.add_option("--progress-every", o.progress_every,
                  "cycles between progress lines (default 10)");
   cli.add_flag("--send-faces", o.send_faces,
@@ -180,7 +186,16 @@ void validate_options(tessera::Session& session, Options& o) {
   require(o.adapt_every >= 1, "--adapt-every", fmt::format("must be >= 1, got {}", o.adapt_every));
   require(o.max_blocks_per_rank >= 0, "--max-blocks-per-rank",
           fmt::format("must be >= 0, got {}", o.max_blocks_per_rank));
-  require(o.plot_every >= 0, "--plot-every", fmt::format("must be >= 0, got {}", o.plot_every));
+  require(o.output_every >= 0, "--output-every",
+          fmt::format("must be >= 0, got {}", o.output_every));
+  require(!o.output_prefix.empty() && o.output_prefix.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-.") == std::string::npos,
+          "--output-prefix",
+          fmt::format("must be letters, digits, _ - or ., got '{}'", o.output_prefix));
+  if (o.output_every > 0)
+    if (const std::string why = tessera::output_directory_problem(o.output_dir); !why.empty())
+      session.fail("--output-dir", why);
   require(o.max_comm_tasks >= 0, "--max-comm-tasks",
           fmt::format("must be >= 0, got {}", o.max_comm_tasks));
   require(o.progress_every >= 1, "--progress-every",

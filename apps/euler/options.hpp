@@ -38,8 +38,9 @@ struct Options {
   long long max_blocks_per_rank = 0;
   std::string history;
   std::string lineout;
-  int plot_every = 0;
-  std::string plot_prefix = "euler";
+  int output_every = 0;
+  std::string output_dir = ".";
+  std::string output_prefix = "euler";
   int progress_every = 10;
   bool replay = true;
   std::string stage_tasks_name = "auto";

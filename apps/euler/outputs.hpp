@@ -1,6 +1,6 @@
 #pragma once
 // What the euler app writes and measures at the end of a run: line-outs, the Sedov radial
-// profile, VTK cell data; and the walk over local cells they share. All functions are
+// profile, plot files; and the walk over local cells they share. All functions are
 // collective and need every task done.
 
 #include <array>
@@ -11,6 +11,7 @@
 #include "options.hpp"
 #include "problems.hpp"
 #include "tessera/amr/mesh.hpp"
+#include "tessera/io/plot_file.hpp"
 #include "tessera/session.hpp"
 
 namespace euler {
@@ -52,11 +53,10 @@ RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, 
 void write_radial_profile(tessera::Session& session, const RadialProfile& profile,
                           const std::string& path);
 
-/// Legacy-VTK unstructured grid (ParaView opens it; rank 0 writes, atomically): every leaf
-/// cell of every block at its true size and place (VTK_PIXEL in 2-D, VTK_VOXEL in 3-D), in
-/// global block order, with cell data rho, v, p, level, rank and block (the block's global
-/// index along the curve, from which tools/plot_euler.py draws block outlines).
-void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
-               const Geometry& geo, double time, const std::string& path);
+/// Writes the plot file of cycle `cycle` (tessera::write_plot_file: HDF5 + XDMF in
+/// --output-dir, every block on every level) with the conserved variables rho, mom_x,
+/// mom_y, mom_z and energy.
+tessera::PlotFiles write_output(tessera::AmrMesh& mesh, const Options& o, const Geometry& geo,
+                                int cycle, double time);
 
 }  // namespace euler

@@ -42,6 +42,7 @@
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
+#include "tessera/io/plot_file.hpp"
 
 #include "tessera/obs/run_stats.hpp"
 #include "tessera/obs/trace_recorder.hpp"

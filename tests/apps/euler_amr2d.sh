@@ -5,8 +5,8 @@
 # checks it each time); checksums, conserved totals and time are bitwise identical for
 # bsp / forkjoin / dataflow on 1, 2, 4 ranks with 1 and 2 threads; Sod along x and along y
 # with one refined level matches the uniform mesh of its finest cells; an adaptive restart
-# on another rank count gives the straight run's bits; the VTK output holds every leaf cell
-# at its true size with its level and block, and tools/plot_euler.py draws it; adaptation
+# on another rank count gives the straight run's bits; the plot file holds every block at
+# its true size with its level, and tools/plot_euler.py draws it; adaptation
 # beyond --max-blocks-per-rank stops the run naming the option.
 # Usage: euler_amr2d.sh <build>/bin
 set -euo pipefail
@@ -83,38 +83,29 @@ expect_same straight restarted
 cmp -s "$tmp/restarted.csv" "$tmp/straight.csv" || fail "the restarted history differs"
 echo "ok: an adaptive 2-D restart on 3 ranks gives the straight run's bits"
 
-# VTK: every leaf cell at its true size, levels and blocks as the report counts them.
-run plot 2 "${blast[@]}" --max-cycles 10 --plot-every 10 --plot-prefix "$tmp/plot"
-/usr/bin/python3 - "$tmp/plot_c000010.vtk" "$tmp/plot.json" <<'PY' || fail "the VTK output"
+# Plot files: every block at its level's size, levels as the report counts them
+# (tests/apps/output_euler.sh checks the files in full).
+run plot 2 "${blast[@]}" --max-cycles 10 --output-every 10 --output-dir "$tmp/plot"
+/usr/bin/python3 - "$src/tools" "$tmp/plot/euler_000010.h5" "$tmp/plot.json" <<'PY' ||
 import json, sys
-tokens = open(sys.argv[1]).read().split()
-r = json.load(open(sys.argv[2]))
-i = tokens.index("POINTS"); n = int(tokens[i + 1]); pts = tokens[i + 3:i + 3 + 3 * n]
-pts = [tuple(map(float, pts[3 * k:3 * k + 3])) for k in range(n)]
-cells = n // 4
-def scalars(name):
-    k = tokens.index(name, tokens.index("CELL_DATA"))
-    return [float(v) for v in tokens[k + 5:k + 5 + cells]]  # name type 1 LOOKUP_TABLE default
-level, block = scalars("level"), scalars("block")
-area, ok = 0.0, True
-for c in range(cells):
-    xs = [p[0] for p in pts[4 * c:4 * c + 4]]; ys = [p[1] for p in pts[4 * c:4 * c + 4]]
-    dx, dy = max(xs) - min(xs), max(ys) - min(ys)
-    want = 1.0 / 16 / 2 ** int(level[c])
-    ok = ok and abs(dx - want) < 1e-15 and abs(dy - want) < 1e-15
-    area += dx * dy
-by_level = [0] * len(r["blocks_by_level"])
-for b in set(block):
-    by_level[int(level[block.index(b)])] += 1
-print(f"  {cells} cells, area {area!r}, blocks by level {by_level} (report {r['blocks_by_level']})")
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import plot_file
+out = plot_file.PlotFile(sys.argv[2])
+r = json.load(open(sys.argv[3]))
+by_level = np.bincount(out.levels).tolist()
+area = float((out.spacings[:, 0] * out.spacings[:, 1]).sum() * 16)
+print(f"  {out.block_count} blocks, area {area!r}, blocks by level {by_level} (report "
+      f"{r['blocks_by_level']})")
+ok = all(np.array_equal(out.spacings[:, a], 1.0 / 16 / 2.0 ** out.levels) for a in (0, 1))
 ok = ok and abs(area - 1.0) < 1e-12 and by_level == r["blocks_by_level"] and by_level[2] > 0
-ok = ok and cells == sum(r["blocks_by_level"]) * 16
 sys.exit(0 if ok else 1)
 PY
-/usr/bin/python3 "$src/tools/plot_euler.py" "$tmp/plot_c000010.vtk" -o "$tmp/plot.png" >/dev/null ||
-  fail "tools/plot_euler.py failed"
+  fail "the plot file"
+/usr/bin/python3 "$src/tools/plot_euler.py" "$tmp/plot/euler_000010.h5" -o "$tmp/plot.png" \
+  >/dev/null || fail "tools/plot_euler.py failed"
 [[ -s "$tmp/plot.png" ]] || fail "tools/plot_euler.py wrote no PNG"
-echo "ok: VTK cells at their true size on every level; plot_euler.py draws them"
+echo "ok: plot file blocks at their true size on every level; plot_euler.py draws them"
 
 # Adaptation beyond the block slots the memory check counted stops the run, naming the option.
 set +e

@@ -35,7 +35,7 @@ expect_error "$ranks" euler --reconstruct --reconstruct ppm
 expect_error "$ranks" euler --riemann --riemann roe
 expect_error "$ranks" euler --axis --axis z --dim 2
 expect_error "$ranks" euler --boundary --boundary open
-expect_error "$ranks" euler --plot-every --plot-every -1
+expect_error "$ranks" euler --output-every --output-every -1
 expect_error "$ranks" euler --max-comm-tasks --max-comm-tasks -2
 expect_error "$ranks" euler --exec --exec threads
 ranks=2
