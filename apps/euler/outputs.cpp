@@ -46,15 +46,17 @@ void write_lineout(tessera::Session& session, tessera::AmrMesh& mesh, const Opti
                    const Geometry& geo, int axis, const std::string& path) {
   constexpr int kWidth = 6;
   std::vector<double> rows;
-  for_each_cell(mesh, [&](int level, const std::array<std::int64_t, 3>& g, const double* u,
-                          std::size_t sv) {
-    for (int a = 0; a < 3; ++a)
-      if (a != axis && a < o.dim && g[a] != (static_cast<std::int64_t>(geo.cells[a]) << level) / 2)
-        return;
-    const double rho = u[0];
-    rows.insert(rows.end(), {geo.centre(axis, g[axis], level), rho, u[sv] / rho, u[2 * sv] / rho,
-                             u[3 * sv] / rho, pressure(u, sv, o.gamma)});
-  });
+  tessera::for_each_cell(
+      mesh, 0,
+      [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+        for (int a = 0; a < 3; ++a)
+          if (a != axis && a < o.dim &&
+              g[a] != (static_cast<std::int64_t>(geo.cells[a]) << level) / 2)
+            return;
+        const double rho = u[0];
+        rows.insert(rows.end(), {geo.centre(axis, g[axis], level), rho, u[sv] / rho,
+                                 u[2 * sv] / rho, u[3 * sv] / rho, pressure(u, sv, o.gamma)});
+      });
   std::vector<double> all = gather_rows(session.comm().mpi(), rows, session.size(), session.rank());
   if (session.rank() != 0) return;
   std::vector<std::size_t> order(all.size() / kWidth);
@@ -81,8 +83,9 @@ RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, 
   const auto bins = static_cast<std::size_t>(std::ceil(std::sqrt(r_max) / dr)) + 1;
   // Per bin: cells, rho, vr, p as exact sums, so the profile does not depend on the ranks.
   std::vector<tessera::ExactSum> sums(bins * 4);
-  for_each_cell(
-      mesh, [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+  tessera::for_each_cell(
+      mesh, 0,
+      [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
         double r2 = 0, x[3] = {0, 0, 0};
         const double w = std::ldexp(1.0, -o.dim * level);  // volume relative to a level-0 cell
         for (int a = 0; a < o.dim; ++a) {

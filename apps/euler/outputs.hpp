@@ -1,6 +1,6 @@
 #pragma once
 // What the euler app writes and measures at the end of a run: line-outs, the Sedov radial
-// profile, VTK cell data; and the walk over local cells they share. All functions are
+// profile, VTK cell data. All functions are
 // collective and need every task done.
 
 #include <array>
@@ -11,30 +11,10 @@
 #include "options.hpp"
 #include "problems.hpp"
 #include "tessera/amr/mesh.hpp"
+#include "tessera/driver/cell_walk.hpp"
 #include "tessera/session.hpp"
 
 namespace euler {
-
-/// Calls f(level, g, u, sv) for every interior cell of every local block: g is the cell's
-/// global index among the cells of its block's level, u points at its variable 0 of group 0
-/// (variable v at u[v * sv]).
-template <class F>
-void for_each_cell(tessera::AmrMesh& mesh, F&& f) {
-  const tessera::BlockShape& s = mesh.shape();
-  const std::size_t sv = s.var_stride();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
-    const tessera::BlockPlace& place = mesh.place(b);
-    std::array<std::int64_t, 3> base{};
-    // origin / length counts level-L blocks from the domain's lower corner.
-    for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * s.cells[a];
-    const double* data = mesh.data(b);
-    for (int i = 0; i < s.cells[0]; ++i)
-      for (int j = 0; j < s.cells[1]; ++j)
-        for (int k = 0; k < s.cells[2]; ++k)
-          f(place.level, std::array<std::int64_t, 3>{base[0] + i, base[1] + j, base[2] + k},
-            data + s.index(0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]), sv);
-  }
-}
 
 /// Writes the CSV line-out along `axis` through the domain centre (rank 0 writes,
 /// atomically): header `<axis>,rho,vx,vy,vz,p`, one row per cell in increasing coordinate
