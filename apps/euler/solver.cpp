@@ -46,12 +46,11 @@ std::vector<tessera::FieldSpec> declared_fields() {
 
 tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, int ranks) {
   tessera::AmrDriverOptions d;
-  d.dim = o.dim;
+  d.domain = geo;
   d.root_blocks = o.root_blocks();
   d.block_cells = o.block_cells;
   d.periodic = geo.periodic;
   d.boundary = geo.boundary;
-  d.dx = geo.dx;
   d.send_faces = o.send_faces;
   d.max_comm_tasks = o.max_comm_tasks;
   d.separate_buffers = o.separate_buffers;
@@ -66,6 +65,7 @@ tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, 
   d.progress_every = o.progress_every;
   d.plot_every = o.plot_every;
   d.plot_prefix = o.plot_prefix;
+  d.title = "euler " + o.problem_name;
   d.stage_phase = "hydro";
   d.checkpoint = o.checkpoint;
   d.problem = problem_options(o);
@@ -277,8 +277,8 @@ void Solver::restore_state(const nlohmann::json& state) {
   start_.checksum = t.at(kVars).get<double>();
 }
 
-void Solver::write_plot(tessera::AmrDriver& driver, const std::string& path) {
-  write_vtk(session_, driver.mesh(), options_, geo_, driver.time(), path);
+std::vector<tessera::CellQuantity> Solver::plot_quantities() const {
+  return primitive_quantities(options_.gamma);
 }
 
 void Solver::finished(tessera::AmrDriver& driver) {
@@ -313,8 +313,8 @@ void Solver::finished(tessera::AmrDriver& driver) {
         sedov_taylor_radius(options_.dim, options_.gamma, options_.sedov_energy, time);
     if (!options_.lineout.empty()) write_radial_profile(session_, profile, options_.lineout);
   } else if (!options_.lineout.empty()) {
-    write_lineout(session_, mesh, options_, geo_,
-                  options_.problem == Problem::sod ? options_.axis : 0, options_.lineout);
+    write_cell_lineout(session_, mesh, geo_, 0, primitive_quantities(options_.gamma),
+                       options_.problem == Problem::sod ? options_.axis : 0, options_.lineout);
   }
   session_.say(
       "Summary: euler {} {}-D cells {} blocks {} ranks {} threads {} cycles {} t {:.6g} "

@@ -65,7 +65,7 @@ class Solver : public tessera::AmrSolver {
   void started(tessera::AmrDriver& driver, bool restarted) override;
   nlohmann::json checkpoint_state() const override;
   void restore_state(const nlohmann::json& state) override;
-  void write_plot(tessera::AmrDriver& driver, const std::string& path) override;
+  std::vector<tessera::CellQuantity> plot_quantities() const override;
   void finished(tessera::AmrDriver& driver) override;
   nlohmann::json report(const tessera::AmrDriver& driver) const override;
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "tessera/amr/marking.hpp"
+#include "tessera/driver/cell_output.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 
 namespace tessera {
@@ -42,6 +43,15 @@ void unpack_field(const BlockShape& s, int first_var, int vars, const double* in
 
 }  // namespace
 
+std::vector<CellQuantity> AmrSolver::plot_quantities() const {
+  const FieldSpec f = fields().front();
+  std::vector<CellQuantity> q;
+  for (int c = 0; c < f.components; ++c)
+    q.push_back({f.components == 1 ? f.name : fmt::format("{}{}", f.name, c), 1,
+                 [c](const double* u, std::size_t sv, double* out) { out[0] = u[c * sv]; }});
+  return q;
+}
+
 long long amr_block_slots_per_rank(const AmrDriverOptions& o, long long max_blocks_per_rank,
                                    int ranks) {
   const auto& roots = o.root_blocks;
@@ -49,8 +59,8 @@ long long amr_block_slots_per_rank(const AmrDriverOptions& o, long long max_bloc
   const double local_roots = std::ceil(root_count / std::max(ranks, 1));
   if (o.max_level == 0) return static_cast<long long>(local_roots);
   if (max_blocks_per_rank > 0) return max_blocks_per_rank;
-  const double children = std::ldexp(1.0, o.dim);
-  const double worst = std::ceil(root_count * std::ldexp(1.0, o.dim * o.max_level) *
+  const double children = std::ldexp(1.0, o.domain.dim);
+  const double worst = std::ceil(root_count * std::ldexp(1.0, o.domain.dim * o.max_level) *
                                  (1 + 1 / children) / std::max(ranks, 1)) +
                        children;
   const double bound = std::max(4096.0, 8 * local_roots);
@@ -71,9 +81,9 @@ MemoryEstimate amr_field_memory(const AmrDriverOptions& o, const std::vector<Fie
   double interior = 1, stored = 1, largest_face = 0, face_cells = 0;
   for (int a = 0; a < 3; ++a) {
     interior *= o.block_cells[a];
-    stored *= o.block_cells[a] + 2 * (a < o.dim ? ghost : 0);
+    stored *= o.block_cells[a] + 2 * (a < o.domain.dim ? ghost : 0);
   }
-  for (int a = 0; a < o.dim; ++a) {
+  for (int a = 0; a < o.domain.dim; ++a) {
     largest_face = std::max(largest_face, interior / o.block_cells[a] * ghost);
     face_cells += 2 * interior / o.block_cells[a];  // one cell layer on each face
   }
@@ -86,7 +96,7 @@ MemoryEstimate amr_field_memory(const AmrDriverOptions& o, const std::vector<Fie
   if (ranks > 1) {
     // A rank's Morton range has ~12 L^(2/3) remote faces for L blocks (6 L at most); each
     // exchange sends and receives one field.
-    const double dims = o.dim;
+    const double dims = o.domain.dim;
     const double remote_faces =
         std::min(2 * dims * local, 4 * dims * std::pow(local, (dims - 1) / dims));
     need.add("message buffers",
@@ -119,7 +129,7 @@ AmrDriver::~AmrDriver() = default;
 
 BlockView AmrDriver::block(std::int32_t i) {
   BlockView v{i, &mesh_->shape(), &mesh_->place(i), mesh_->data(i), {}};
-  for (std::size_t a = 0; a < 3; ++a) v.dx[a] = std::ldexp(options_.dx[a], -v.place->level);
+  for (std::size_t a = 0; a < 3; ++a) v.dx[a] = std::ldexp(options_.domain.dx[a], -v.place->level);
   return v;
 }
 
@@ -133,9 +143,9 @@ void AmrDriver::initialize() {
   AmrMeshOptions mo;
   mo.root_blocks = options_.root_blocks;
   mo.periodic = options_.periodic;
-  mo.dim = options_.dim;
+  mo.dim = options_.domain.dim;
   mo.shape.cells = options_.block_cells;
-  mo.shape.ghost = {ghost, ghost, options_.dim == 3 ? ghost : 0};
+  mo.shape.ghost = {ghost, ghost, options_.domain.dim == 3 ? ghost : 0};
   mo.shape.num_vars = vars * static_cast<int>(fields_.size());
   mo.shape.group_size = vars;
   mo.halo.boundary = options_.boundary;
@@ -278,7 +288,7 @@ void AmrDriver::submit_stage(int stage) {
   }
   // Coarse blocks next to finer ones take the fine fluxes on those faces.
   if (flux != nullptr)
-    flux->submit(spec.update, stage % 2, &step_, spec.dt_factor, options_.dx, exec);
+    flux->submit(spec.update, stage % 2, &step_, spec.dt_factor, options_.domain.dx, exec);
   exec.end_phase();
 }
 
@@ -346,7 +356,8 @@ void AmrDriver::plot() {
   // The one place plot files are written (the format is the solver's write_plot).
   session_.exec().barrier();
   const std::string path = fmt::format("{}_c{:06d}.vtk", options_.plot_prefix, cycle_);
-  solver_.write_plot(*this, path);
+  write_cells_vtk(session_, *mesh_, options_.domain, 0, solver_.plot_quantities(), options_.title,
+                  time_, path);
   session_.progress("{}: wrote {}", session_.app(), path);
 }
 

@@ -21,6 +21,7 @@
 
 #include "tessera/amr/mesh.hpp"
 #include "tessera/driver/amr_solver.hpp"
+#include "tessera/driver/domain.hpp"
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
 #include "tessera/runtime/memory_estimate.hpp"
@@ -32,12 +33,12 @@ class CheckpointWriter;
 
 /// The run's shape and controls; the app fills it from its validated options.
 struct AmrDriverOptions {
-  int dim = 3;
+  /// The box, its dimension (2: quadtree forest, 3: octree) and the level-0 cell size.
+  Domain domain;
   std::array<int, 3> root_blocks{1, 1, 1};
   std::array<int, 3> block_cells{1, 1, 1};  ///< 1 on a flat z
   std::array<bool, 3> periodic{};
   std::array<BoundaryKind, 6> boundary{};
-  std::array<double, 3> dx{1, 1, 1};  ///< level-0 cell size per axis
   // Halo messages (AmrHaloOptions).
   bool send_faces = false;
   int max_comm_tasks = 0;
@@ -57,6 +58,7 @@ struct AmrDriverOptions {
   int progress_every = 10;
   int plot_every = 0;  ///< 0: no plots
   std::string plot_prefix = "plot";
+  std::string title;                  ///< names the run in plot files ("euler sod")
   const char* stage_phase = "stage";  ///< report phase name of the stages (a string literal)
   CheckpointOptions checkpoint;
   /// The options that define the problem, stored in checkpoints (tessera::open_restart).

@@ -14,6 +14,7 @@
 #include "tessera/amr/block_store.hpp"
 #include "tessera/amr/flux_correction.hpp"
 #include "tessera/amr/forest.hpp"
+#include "tessera/driver/cell_output.hpp"
 #include "tessera/driver/field_spec.hpp"
 #include "tessera/runtime/runtime.hpp"
 
@@ -115,9 +116,9 @@ class AmrSolver {
   virtual nlohmann::json checkpoint_state() const { return nlohmann::json::object(); }
   virtual void restore_state(const nlohmann::json& /*state*/) {}
 
-  /// Collective, main thread, every task done: writes the plot file of the current state
-  /// to `path` (rank 0 writes it atomically).
-  virtual void write_plot(AmrDriver& /*driver*/, const std::string& /*path*/) {}
+  /// The quantities plot files show, computed from a cell's variables of field 0; called
+  /// on the main thread when a plot is due. By default field 0's components as they are.
+  virtual std::vector<CellQuantity> plot_quantities() const;
 
   /// Collective, after a successful run, every task done: final figures and summary lines.
   virtual void finished(AmrDriver& /*driver*/) {}
