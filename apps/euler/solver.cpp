@@ -16,14 +16,6 @@ namespace euler {
 
 namespace {
 
-// Weight of a cell value in the checksum: makes the checksum depend on where each value
-// sits, not only on the conserved totals.
-double cell_weight(int level, const std::array<std::int64_t, 3>& g, int v) {
-  const std::int64_t h =
-      (g[0] * 7919 + g[1] * 104729 + g[2] * 1299709 + v * 31 + level * 15485863) % 1021;
-  return 1.0 + static_cast<double>(h) / 1021.0;
-}
-
 // Sedov-Taylor radius R = xi0 (E t^2 / rho)^(1 / (d + 2)) for gamma = 1.4, where
 // E = alpha rho R^(d+2) / t^2 and alpha = 0.851 (spherical) or 0.984 (cylindrical): the
 // constants of Kamm & Timmes, "On efficient generation of numerically robust Sedov
@@ -206,19 +198,15 @@ void Solver::describe_fault(tessera::AmrDriver& driver) {
   tessera::AmrMesh& mesh = driver.mesh();
   for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
     const auto i = static_cast<std::size_t>(b);
-    const CellFault* fault = nullptr;
-    const char* when = "";
-    if (stage_faults_[0][i].bad) {
-      fault = &stage_faults_[0][i];
-      when = "the predictor's input";
-    } else if (stage_faults_[1][i].bad) {
-      fault = &stage_faults_[1][i];
-      when = "the half-step state";
-    } else if (scan_faults_[i].bad) {
-      fault = &scan_faults_[i];
-      when = "the updated state";
-    }
-    if (fault == nullptr) continue;
+    // The block's first fault in the cycle's order.
+    const std::pair<const CellFault*, const char*> faults[] = {
+        {&stage_faults_[0][i], "the predictor's input"},
+        {&stage_faults_[1][i], "the half-step state"},
+        {&scan_faults_[i], "the updated state"}};
+    const auto* first = std::find_if(std::begin(faults), std::end(faults),
+                                     [](const auto& f) { return f.first->bad; });
+    if (first == std::end(faults)) continue;
+    const auto [fault, when] = *first;
     const tessera::BlockPlace& p = mesh.place(b);
     const auto box = mesh.forest().unit_box(p);
     fmt::print(stderr,
@@ -234,49 +222,6 @@ void Solver::describe_fault(tessera::AmrDriver& driver) {
   }
 }
 
-Totals Solver::totals(tessera::AmrDriver& driver) {
-  std::array<tessera::ExactSum, kVars + 1> sums;
-  const int dim = options_.dim;
-  tessera::for_each_cell(
-      driver.mesh(), 0,
-      [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
-        for (int v = 0; v < kVars; ++v) {
-          // A level-L cell holds 2^-(dim L) of a level-0 cell's volume (exact scaling).
-          sums[static_cast<std::size_t>(v)].add(std::ldexp(u[v * sv], -dim * level));
-          sums[kVars].add(u[v * sv] * cell_weight(level, g, v));
-        }
-      });
-  const tessera::Handle h = session_.runtime().create_handle("euler.totals");
-  for (auto& s : sums) session_.comm().iallreduce_sum(h, &s);
-  session_.runtime().wait_for(h);
-  Totals t;
-  // The exact sum of the values in level-0 cell volumes, times that volume, rounded once more.
-  for (std::size_t v = 0; v < kVars; ++v) t.conserved[v] = sums[v].value() * geo_.cell_volume();
-  t.checksum = sums[kVars].value();
-  return t;
-}
-
-std::vector<double> Solver::history_values(tessera::AmrDriver& driver) {
-  const Totals t = totals(driver);
-  return {t.conserved.begin(), t.conserved.end()};
-}
-
-void Solver::started(tessera::AmrDriver& driver, bool restarted) {
-  if (!restarted) start_ = totals(driver);
-}
-
-nlohmann::json Solver::checkpoint_state() const {
-  nlohmann::json start_totals(start_.conserved);
-  start_totals.push_back(start_.checksum);
-  return {{"start_totals", start_totals}};
-}
-
-void Solver::restore_state(const nlohmann::json& state) {
-  const nlohmann::json& t = state.at("start_totals");
-  for (std::size_t v = 0; v < kVars; ++v) start_.conserved[v] = t.at(v).get<double>();
-  start_.checksum = t.at(kVars).get<double>();
-}
-
 std::vector<tessera::CellQuantity> Solver::plot_quantities() const {
   return primitive_quantities(options_.gamma);
 }
@@ -284,7 +229,6 @@ std::vector<tessera::CellQuantity> Solver::plot_quantities() const {
 void Solver::finished(tessera::AmrDriver& driver) {
   tessera::AmrMesh& mesh = driver.mesh();
   const double time = driver.time();
-  end_ = totals(driver);
   if (options_.problem == Problem::sod) {
     const ExactRiemann exact({1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, options_.gamma);
     tessera::ExactSum error;
@@ -321,33 +265,22 @@ void Solver::finished(tessera::AmrDriver& driver) {
       "zone-cycles/s {:.4g} checksum {}",
       options_.problem_name, options_.dim, static_cast<std::int64_t>(driver.global_cells()),
       mesh.forest().global_count(), session_.size(), session_.runtime().threads(), driver.cycle(),
-      time, driver.zone_cycles_per_second(), tessera::hex_bits(end_.checksum));
+      time, driver.zone_cycles_per_second(), tessera::hex_bits(driver.end_totals().checksum));
   if (sod_l1_ >= 0) session_.say("Sod L1 density error {:.6e}", sod_l1_);
   if (sedov_radius_ >= 0)
     session_.say("Sedov shock radius {:.6g} (Sedov-Taylor {:.6g})", sedov_radius_, sedov_analytic_);
 }
 
-nlohmann::json Solver::report(const tessera::AmrDriver&) const {
-  const auto totals_json = [](const Totals& t) {
-    return nlohmann::json{{"mass", t.conserved[0]},
-                          {"momentum", {t.conserved[1], t.conserved[2], t.conserved[3]}},
-                          {"energy", t.conserved[4]}};
+nlohmann::json Solver::report(const tessera::AmrDriver& driver) const {
+  const auto totals_json = [](const tessera::StateTotals& t) {
+    const std::vector<double>& u = t.integral;
+    return nlohmann::json{{"mass", u[0]}, {"momentum", {u[1], u[2], u[3]}}, {"energy", u[4]}};
   };
   nlohmann::json j;
-  j["checksum"] = tessera::hex_bits(end_.checksum);
-  j["checksum_value"] = end_.checksum;
   j["problem"] = options_.problem_name;
   j["dim"] = options_.dim;
-  j["totals_start"] = totals_json(start_);
-  j["totals_end"] = totals_json(end_);
-  nlohmann::json drift;
-  for (std::size_t v = 0; v < kVars; ++v) {
-    const double a = start_.conserved[v], b = end_.conserved[v];
-    drift.push_back(a != 0 ? std::fabs(b - a) / std::fabs(a) : std::fabs(b - a));
-  }
-  j["conserved_drift"] = drift;
-  j["conserved_hex"] = nlohmann::json::array();
-  for (double v : end_.conserved) j["conserved_hex"].push_back(tessera::hex_bits(v));
+  j["totals_start"] = totals_json(driver.start_totals());
+  j["totals_end"] = totals_json(driver.end_totals());
   if (sod_l1_ >= 0) j["sod_l1_density_error"] = sod_l1_;
   if (sedov_radius_ >= 0) {
     j["sedov_shock_radius"] = sedov_radius_;

@@ -26,13 +26,6 @@
 
 namespace euler {
 
-/// Global conserved totals (mass, momentum x y z, energy), each the correctly rounded
-/// exact sum over cells of value * cell volume, and a position-weighted checksum.
-struct Totals {
-  std::array<double, kVars> conserved{};
-  double checksum = 0;
-};
-
 /// U (the state) and U* (the stage's scratch), kVars variables each.
 std::vector<tessera::FieldSpec> declared_fields();
 /// The driver's options from euler's validated options (`problem`: problem_options(o)).
@@ -60,11 +53,7 @@ class Solver : public tessera::AmrSolver {
   tessera::StepEstimate time_step(const tessera::BlockView& b) const override;
   void submit_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx) override;
   void describe_fault(tessera::AmrDriver& driver) override;
-  std::vector<double> history_values(tessera::AmrDriver& driver) override;
   std::string history_columns() const override { return "mass,mom_x,mom_y,mom_z,energy"; }
-  void started(tessera::AmrDriver& driver, bool restarted) override;
-  nlohmann::json checkpoint_state() const override;
-  void restore_state(const nlohmann::json& state) override;
   std::vector<tessera::CellQuantity> plot_quantities() const override;
   void finished(tessera::AmrDriver& driver) override;
   nlohmann::json report(const tessera::AmrDriver& driver) const override;
@@ -73,8 +62,6 @@ class Solver : public tessera::AmrSolver {
   /// Submits block ctx.block's stage as primitive, per-axis flux and update tasks.
   void submit_split_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx,
                           const StageArgs& args);
-  /// Collective; every task must be done.
-  Totals totals(tessera::AmrDriver& driver);
 
   tessera::Session& session_;
   Options options_;
@@ -93,7 +80,6 @@ class Solver : public tessera::AmrSolver {
     std::array<tessera::Handle, 3> term_handles;
   };
   std::vector<StageBuffers> stage_buffers_;
-  Totals start_, end_;
   double sod_l1_ = -1;
   double sedov_radius_ = -1, sedov_analytic_ = -1;
 };

@@ -11,7 +11,9 @@
 #include <stdexcept>
 
 #include "tessera/amr/marking.hpp"
+#include "tessera/comm/exact_sum.hpp"
 #include "tessera/driver/cell_output.hpp"
+#include "tessera/driver/cell_walk.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 
 namespace tessera {
@@ -41,7 +43,23 @@ void unpack_field(const BlockShape& s, int first_var, int vars, const double* in
       }
 }
 
+// Weight of a cell value in the checksum: makes the checksum depend on where each value
+// sits, not only on the totals.
+double cell_weight(int level, const std::array<std::int64_t, 3>& g, int v) {
+  const std::int64_t h =
+      (g[0] * 7919 + g[1] * 104729 + g[2] * 1299709 + v * 31 + level * 15485863) % 1021;
+  return 1.0 + static_cast<double>(h) / 1021.0;
+}
+
 }  // namespace
+
+std::string AmrSolver::history_columns() const {
+  std::string names;
+  for (const FieldSpec& f : fields())
+    for (int c = 0; f.checkpointed && c < f.components; ++c)
+      names += fmt::format("{}{}{}", names.empty() ? "" : ",", f.name, c);
+  return names;
+}
 
 std::vector<CellQuantity> AmrSolver::plot_quantities() const {
   const FieldSpec f = fields().front();
@@ -340,6 +358,35 @@ double AmrDriver::finish_dt() {
   return options_.cfl * dt_reduce_[0];
 }
 
+StateTotals AmrDriver::totals() {
+  const int vars = mesh_->shape().group_size, dim = options_.domain.dim;
+  const auto n = static_cast<std::size_t>(state_fields_ * vars);
+  const bool per_volume = fields_.front().amount == Amount::per_volume;
+  std::vector<ExactSum> sums(n + 1);
+  for (int g = 0; g < state_fields_; ++g)
+    for_each_cell(
+        *mesh_, g,
+        [&](int level, const std::array<std::int64_t, 3>& c, const double* u, std::size_t sv) {
+          for (int q = 0; q < vars; ++q) {
+            const int v = g * vars + q;
+            const double value = u[static_cast<std::size_t>(q) * sv];
+            // A level-L cell holds 2^-(dim L) of a level-0 cell's volume (exact scaling).
+            sums[static_cast<std::size_t>(v)].add(per_volume ? std::ldexp(value, -dim * level)
+                                                             : value);
+            sums[n].add(value * cell_weight(level, c, v));
+          }
+        });
+  const Handle h = session_.runtime().create_handle("driver.totals");
+  for (ExactSum& s : sums) session_.comm().iallreduce_sum(h, &s);
+  session_.runtime().wait_for(h);
+  StateTotals t;
+  // The exact sum of the values in level-0 cell volumes, times that volume, rounded once more.
+  const double volume = per_volume ? options_.domain.cell_volume() : 1.0;
+  for (std::size_t v = 0; v < n; ++v) t.integral.push_back(sums[v].value() * volume);
+  t.checksum = sums[n].value();
+  return t;
+}
+
 double AmrDriver::global_cells() const {
   return static_cast<double>(mesh_->forest().global_count()) *
          static_cast<double>(mesh_->shape().interior_cells());
@@ -348,7 +395,7 @@ double AmrDriver::global_cells() const {
 void AmrDriver::write_history_line(double dt) {
   session_.exec().barrier();
   std::string row = fmt::format("{},{:.17g},{:.17g}", cycle_, time_, dt);
-  for (double v : solver_.history_values(*this)) row += fmt::format(",{:.17g}", v);
+  for (double v : totals().integral) row += fmt::format(",{:.17g}", v);
   history_ += fmt::format("{},{}\n", row, mesh_->forest().global_count());
 }
 
@@ -378,6 +425,9 @@ void AmrDriver::restore() {
     time_ = h.time;
     h.state.at("history").get_to(history_);
     pending_adaptation_ = h.state.value("adapt_pending", false);
+    const nlohmann::json& t = h.state.at("start_totals");
+    for (std::size_t v = 0; v + 1 < t.size(); ++v) start_.integral.push_back(t[v].get<double>());
+    start_.checksum = t.back().get<double>();
     solver_.restore_state(h.state);
   } catch (const CheckpointError& e) {
     session_.fail(e.option(), e.what());
@@ -401,6 +451,9 @@ void AmrDriver::checkpoint_if_due(bool adapt_pending) {
   header.step = cycle_;
   header.time = time_;
   header.state = solver_.checkpoint_state();
+  nlohmann::json start_totals(start_.integral);
+  start_totals.push_back(start_.checksum);
+  header.state["start_totals"] = start_totals;
   header.state["history"] = history_;
   header.state["adapt_pending"] = adapt_pending;
   const Forest& forest = mesh_->forest();
@@ -443,8 +496,10 @@ int AmrDriver::run() {
   const bool restarted = reader_ != nullptr;
   if (restarted) {
     restore();
-  } else if (!options_.history.empty()) {
-    history_ = fmt::format("cycle,t,dt,{},blocks\n", solver_.history_columns());
+  } else {
+    start_ = totals();
+    if (!options_.history.empty())
+      history_ = fmt::format("cycle,t,dt,{},blocks\n", solver_.history_columns());
   }
   solver_.started(*this, restarted);
   const auto loop_start = Clock::now();
@@ -512,6 +567,7 @@ int AmrDriver::run() {
   MPI_Allreduce(MPI_IN_PLACE, changes, 2, MPI_INT64_T, MPI_SUM, session_.comm().mpi());
   split_ = changes[0];
   merged_ = changes[1];
+  end_ = totals();
   solver_.finished(*this);
   if (!options_.history.empty() && session_.rank() == 0)
     write_file_atomically(options_.history, history_);
@@ -521,7 +577,17 @@ int AmrDriver::run() {
 }
 
 nlohmann::json AmrDriver::json() const {
-  nlohmann::json j = solver_.report(*this);
+  nlohmann::json j;
+  j["checksum"] = hex_bits(end_.checksum);
+  j["checksum_value"] = end_.checksum;
+  j["conserved_hex"] = nlohmann::json::array();
+  nlohmann::json drift = nlohmann::json::array();
+  for (std::size_t v = 0; v < end_.integral.size(); ++v) {
+    const double a = start_.integral[v], b = end_.integral[v];
+    drift.push_back(a != 0 ? std::fabs(b - a) / std::fabs(a) : std::fabs(b - a));
+    j["conserved_hex"].push_back(hex_bits(b));
+  }
+  j["conserved_drift"] = drift;
   j["cycles"] = cycle_;
   j["time"] = time_;
   j["cells"] = static_cast<std::int64_t>(global_cells());
@@ -540,6 +606,7 @@ nlohmann::json AmrDriver::json() const {
                      {"write_s", writer_ ? writer_->write_seconds() : 0.0},
                      {"bytes", writer_ ? writer_->last_bytes() : 0},
                      {"read_s", read_seconds_}};
+  j.update(solver_.report(*this));
   return j;
 }
 

@@ -79,6 +79,15 @@ long long amr_block_slots_per_rank(const AmrDriverOptions& o, long long max_bloc
 MemoryEstimate amr_field_memory(const AmrDriverOptions& o, const std::vector<FieldSpec>& fields,
                                 long long slots, int ranks);
 
+/// Exact totals of the state fields (all ranks): per state variable the integral over the
+/// domain (per_volume: the values times the cell volumes; per_cell: the values' sum), each
+/// the correctly rounded exact sum, and a position-weighted checksum (it changes when a
+/// value moves to another cell). The same on any number of ranks and threads.
+struct StateTotals {
+  std::vector<double> integral;
+  double checksum = 0;
+};
+
 class AmrDriver {
  public:
   /// Collective. `restart`: the checkpoint to continue from (tessera::open_restart), or
@@ -106,6 +115,11 @@ class AmrDriver {
   /// Leaf cells over all ranks.
   double global_cells() const;
   double loop_seconds() const { return loop_seconds_; }
+  /// Collective; every task must be done (barrier first).
+  StateTotals totals();
+  /// The totals at cycle 0 (also after a restart) and at the end of a successful run.
+  const StateTotals& start_totals() const { return start_; }
+  const StateTotals& end_totals() const { return end_; }
   double zone_cycles_per_second() const {
     return loop_seconds_ > 0 ? zone_updates_ / loop_seconds_ : 0.0;
   }
@@ -143,6 +157,7 @@ class AmrDriver {
   int cycle_ = 0;
   double time_ = 0;
   std::string history_;
+  StateTotals start_, end_;
   double loop_seconds_ = 0;
   double zone_updates_ = 0;
   int adaptations_ = 0;

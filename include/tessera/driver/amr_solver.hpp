@@ -104,10 +104,9 @@ class AmrSolver {
   /// cell of this rank, if any (one line on stderr). The run then stops with exit code 1.
   virtual void describe_fault(AmrDriver& /*driver*/) {}
 
-  /// Collective, every task done: the totals written in each --history row after the
-  /// step (names: history_columns, comma-separated).
-  virtual std::vector<double> history_values(AmrDriver& driver) = 0;
-  virtual std::string history_columns() const = 0;
+  /// Names of the state variables in --history rows (comma-separated; default: the field
+  /// name and the component index).
+  virtual std::string history_columns() const;
 
   /// Collective, every task done, before the first cycle. `restarted`: the state came from
   /// a checkpoint, restore_state has run.
