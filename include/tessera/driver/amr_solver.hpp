@@ -122,7 +122,9 @@ class AmrSolver {
   /// Collective, after a successful run, every task done: final figures and summary lines.
   virtual void finished(AmrDriver& /*driver*/) {}
   /// The solver's fields of the JSON report (merged with the driver's).
-  virtual nlohmann::json report(const AmrDriver& /*driver*/) const { return {}; }
+  virtual nlohmann::json report(const AmrDriver& /*driver*/) const {
+    return nlohmann::json::object();
+  }
 };
 
 }  // namespace tessera
