@@ -14,6 +14,7 @@
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/driver/cell_output.hpp"
 #include "tessera/driver/cell_walk.hpp"
+#include "tessera/driver/mesh_checkpoint.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 
 namespace tessera {
@@ -21,27 +22,6 @@ namespace tessera {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A field's interior cells: variable, then i, j, k with k fastest (the store's order). What
-// a checkpoint holds per block and field.
-void pack_field(const BlockShape& s, int first_var, int vars, const double* block, double* out) {
-  for (int v = first_var; v < first_var + vars; ++v)
-    for (int i = 0; i < s.cells[0]; ++i)
-      for (int j = 0; j < s.cells[1]; ++j) {
-        const double* row = block + s.index(v, i + s.ghost[0], j + s.ghost[1], s.ghost[2]);
-        out = std::copy(row, row + s.cells[2], out);
-      }
-}
-
-void unpack_field(const BlockShape& s, int first_var, int vars, const double* in, double* block) {
-  for (int v = first_var; v < first_var + vars; ++v)
-    for (int i = 0; i < s.cells[0]; ++i)
-      for (int j = 0; j < s.cells[1]; ++j) {
-        std::copy(in, in + s.cells[2],
-                  block + s.index(v, i + s.ghost[0], j + s.ghost[1], s.ghost[2]));
-        in += s.cells[2];
-      }
-}
 
 // Weight of a cell value in the checksum: makes the checksum depend on where each value
 // sits, not only on the totals.
@@ -183,13 +163,10 @@ void AmrDriver::initialize() {
   }
   if (reader_) {
     try {
-      for (const CheckpointPlace& p : reader_->read_places())
-        mo.leaves.push_back({static_cast<int>(p[0]), {p[1], p[2], p[3]}});
+      restart_leaves(*reader_, session_.size(), mo);
     } catch (const CheckpointError& e) {
       session_.fail(e.option(), e.what());
     }
-    if (static_cast<int>(reader_->written_partition().size()) == session_.size() + 1)
-      mo.partition = reader_->written_partition();
   }
   mesh_ = std::make_unique<AmrMesh>(session_.comm(), exec, mo);
   dt_handle_ = session_.runtime().create_handle("driver.dt");
@@ -410,16 +387,9 @@ void AmrDriver::plot() {
 
 void AmrDriver::restore() {
   const auto start = Clock::now();
-  const BlockShape& shape = mesh_->shape();
-  const int vars = shape.group_size;
   try {
     for (int g = 0; g < state_fields_; ++g)
-      reader_->read_field(
-          fields_[static_cast<std::size_t>(g)].name, mesh_->forest().global_offset(),
-          mesh_->local_count(), shape.interior_cells() * static_cast<std::size_t>(vars),
-          [&](std::int64_t b, const double* u) {
-            unpack_field(shape, g * vars, vars, u, mesh_->data(static_cast<std::int32_t>(b)));
-          });
+      read_checkpoint_cells(*reader_, *mesh_, fields_[static_cast<std::size_t>(g)].name, g, 1);
     const CheckpointHeader& h = reader_->header();
     cycle_ = static_cast<int>(h.step);
     time_ = h.time;
@@ -456,31 +426,10 @@ void AmrDriver::checkpoint_if_due(bool adapt_pending) {
   header.state["start_totals"] = start_totals;
   header.state["history"] = history_;
   header.state["adapt_pending"] = adapt_pending;
-  const Forest& forest = mesh_->forest();
-  CheckpointBlocks blocks;
-  blocks.global_count = forest.global_count();
-  blocks.first = forest.global_offset();
-  for (std::int32_t b = 0; b < forest.local_count(); ++b) {
-    const BlockPlace& p = forest.local(b);
-    blocks.places.push_back({p.level, p.origin[0], p.origin[1], p.origin[2]});
-  }
   std::vector<CheckpointField> fields;
-  AmrMesh* m = mesh_.get();
-  const int vars = m->shape().group_size;
-  for (int g = 0; g < state_fields_; ++g) {
-    CheckpointField f;
-    f.name = fields_[static_cast<std::size_t>(g)].name;
-    f.values_per_block = m->shape().interior_cells() * static_cast<std::size_t>(vars);
-    f.reads = [m, g](std::int32_t b, std::vector<Handle>& out) {
-      out.push_back(m->interior(b, g));
-    };
-    // The mesh only changes after every task is done, so block b is still block b.
-    f.pack = [m, g, vars](std::int32_t b, double* out) {
-      pack_field(m->shape(), g * vars, vars, m->data(b), out);
-    };
-    fields.push_back(std::move(f));
-  }
-  writer_->submit(header, blocks, fields);
+  for (int g = 0; g < state_fields_; ++g)
+    fields.push_back(checkpoint_cells(*mesh_, fields_[static_cast<std::size_t>(g)].name, g, 1));
+  writer_->submit(header, checkpoint_blocks(mesh_->forest()), fields);
   session_.progress("{}: checkpoint of cycle {} submitted ({}/step-{})", session_.app(), cycle_,
                     options_.checkpoint.dir, cycle_);
 }
