@@ -35,9 +35,10 @@ class Advection : public AmrSolver {
   void submit_initial_state(AmrDriver& driver, const BlockView& b) override {
     const Domain domain = driver.options().domain;
     runtime_.submit("init", {write(driver.mesh().interior(b.index, 0))}, [b, domain] {
-      for_cells(b, [&](int i, int j, std::size_t c) {
-        const double dx = centre(domain, b, 0, i) - kStart[0];
-        const double dy = centre(domain, b, 1, j) - kStart[1];
+      // g: the cell's global index at the block's level; c: its place in the block's data.
+      for_each_cell(b, [&](const std::array<std::int64_t, 3>& g, std::size_t c) {
+        const double dx = domain.centre(0, g[0], b.place->level) - kStart[0];
+        const double dy = domain.centre(1, g[1], b.place->level) - kStart[1];
         b.data[c] = std::exp(-(dx * dx + dy * dy) / (kWidth * kWidth));
       });
     });
@@ -81,11 +82,6 @@ class Advection : public AmrSolver {
     const BlockShape& s = *b.shape;
     for (int i = 0; i < s.cells[0]; ++i)
       for (int j = 0; j < s.cells[1]; ++j) f(i, j, s.index(0, i + s.ghost[0], j + s.ghost[1], 0));
-  }
-  // Centre of cell n of block b along axis a (level-L cells are 2^-L as wide).
-  static double centre(const Domain& d, const BlockView& b, int a, int n) {
-    const std::int64_t first = b.place->origin[a] / b.place->length() * b.shape->cells[a];
-    return d.centre(a, first + n, b.place->level);
   }
   // The upwind flux through a face with wind w between cells holding ql (low) and qh.
   static double flux(double w, double ql, double qh) { return w > 0 ? w * ql : w * qh; }

@@ -160,24 +160,14 @@ void Solver::blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) {
 }
 
 void Solver::submit_initial_state(tessera::AmrDriver& driver, const tessera::BlockView& b) {
-  const tessera::BlockView v = b;
   session_.runtime().submit(
-      "euler_init", {tessera::write(driver.mesh().interior(b.index, 0))}, [this, v] {
-        const tessera::BlockShape& shape = *v.shape;
-        std::array<std::int64_t, 3> base{};
-        for (int a = 0; a < 3; ++a)
-          base[a] = v.place->origin[a] / v.place->length() * shape.cells[a];
-        const std::size_t sv = shape.var_stride();
+      "euler_init", {tessera::write(driver.mesh().interior(b.index, 0))}, [this, b] {
+        const std::size_t sv = b.shape->var_stride();
         double u[kVars];
-        for (int i = 0; i < shape.cells[0]; ++i)
-          for (int j = 0; j < shape.cells[1]; ++j)
-            for (int k = 0; k < shape.cells[2]; ++k) {
-              initial_state(options_, geo_, {base[0] + i, base[1] + j, base[2] + k}, u,
-                            v.place->level);
-              const std::size_t c =
-                  shape.index(0, i + shape.ghost[0], j + shape.ghost[1], k + shape.ghost[2]);
-              for (int q = 0; q < kVars; ++q) v.data[c + q * sv] = u[q];
-            }
+        tessera::for_each_cell(b, [&](const std::array<std::int64_t, 3>& g, std::size_t c) {
+          initial_state(options_, geo_, g, u, b.place->level);
+          for (int q = 0; q < kVars; ++q) b.data[c + q * sv] = u[q];
+        });
       });
 }
 

@@ -14,6 +14,7 @@
 #include "tessera/amr/block_store.hpp"
 #include "tessera/amr/flux_correction.hpp"
 #include "tessera/amr/forest.hpp"
+#include "tessera/driver/block_view.hpp"
 #include "tessera/driver/cell_output.hpp"
 #include "tessera/driver/field_spec.hpp"
 #include "tessera/runtime/runtime.hpp"
@@ -21,17 +22,6 @@
 namespace tessera {
 
 class AmrDriver;
-
-/// One local block as a callback sees it. `data` holds every field (field f is variable
-/// group f of `shape`); `dx` is the cell size at the block's level. Valid until the mesh
-/// changes.
-struct BlockView {
-  std::int32_t index = 0;  ///< local block index
-  const BlockShape* shape = nullptr;
-  const BlockPlace* place = nullptr;
-  double* data = nullptr;
-  std::array<double, 3> dx{};
-};
 
 /// What a stage's tasks of one block get (AmrSolver::submit_stage).
 struct StageContext {
