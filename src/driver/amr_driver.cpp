@@ -377,7 +377,7 @@ void AmrDriver::write_history_line(double dt) {
 }
 
 void AmrDriver::plot() {
-  // The one place plot files are written (the format is the solver's write_plot).
+  // The one place plot files are written: the output writer is chosen here.
   session_.exec().barrier();
   const std::string path = fmt::format("{}_c{:06d}.vtk", options_.plot_prefix, cycle_);
   write_cells_vtk(session_, *mesh_, options_.domain, 0, solver_.plot_quantities(), options_.title,
