@@ -104,6 +104,16 @@ case "$name" in
     run 3 --restart checkpoints/step-36 --exec dataflow --threads 2 >/dev/null
     [[ "$(checksum)" == "$reference" ]] || fail "restarted on 3 ranks: checksum $(checksum), $reference straight"
     echo "$name: restart from cycle 36 on 3 ranks gives the same bits"
+    # Every cycle's total in the --history CSV equals the first to round-off.
+    run 2 --history history.csv --exec dataflow --threads 2 >/dev/null
+    /usr/bin/python3 - history.csv <<'PY' || fail "the history's totals drift"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+q = [float(r["q0"]) for r in rows]
+assert len(rows) == 73 and rows[-1]["t"] == "0.29999999999999999", (len(rows), rows[-1])
+assert max(abs(v - q[0]) for v in q) <= 1e-13 * q[0], q
+PY
+    echo "$name: the total of every history row equals the first to round-off"
     ;;
   *) fail "no check for this example" ;;
 esac
