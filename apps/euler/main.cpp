@@ -1,9 +1,7 @@
-// euler: compressible Euler equations on tessera's block mesh (VL2 + PLM + HLLC, the scheme
-// Athena++ runs by default). See docs/apps/euler.md.
-#include "driver.hpp"
-#include "euler_checkpoint.hpp"
-#include "memory_needed.hpp"
+// euler: compressible Euler equations on tessera's adaptive block mesh (VL2 + PLM + HLLC, the
+// scheme Athena++ runs by default), a solver on the driver. See docs/apps/euler.md.
 #include "options.hpp"
+#include "solver.hpp"
 #include "tessera/session.hpp"
 
 int main(int argc, char** argv) {
@@ -14,12 +12,15 @@ int main(int argc, char** argv) {
   session.start();
   auto restart = euler::open_restart(session, options);
   euler::validate_options(session, options);
-  session.check_memory(options.max_level > 0
-                           ? "--cells/--block-cells/--max-level/--max-blocks-per-rank"
-                           : "--cells/--block-cells",
-                       euler::memory_needed(options, session.size(), session.runtime().threads()));
+  const tessera::AmrDriverOptions driver_options =
+      euler::driver_options(options, euler::make_geometry(options), session.size());
+  session.check_memory(
+      options.max_level > 0 ? "--cells/--block-cells/--max-level/--max-blocks-per-rank"
+                            : "--cells/--block-cells",
+      euler::memory_needed(options, driver_options, session.size(), session.runtime().threads()));
   return tessera::run_guarded([&] {
-    euler::Driver driver(session, options, std::move(restart));
+    euler::Solver solver(session, options);
+    tessera::AmrDriver driver(session, solver, driver_options, std::move(restart));
     const int code = driver.run();
     if (code != 0) return code;
     session.finish(driver.json());

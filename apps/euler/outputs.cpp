@@ -1,37 +1,17 @@
 #include "outputs.hpp"
 
 #include <fmt/format.h>
-#include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "tessera/comm/exact_sum.hpp"
+#include "tessera/driver/cell_walk.hpp"
 
 namespace euler {
 
 namespace {
-
-// Gathers `values` (rows of `width` doubles) from every rank onto rank 0.
-std::vector<double> gather_rows(MPI_Comm comm, const std::vector<double>& values, int ranks,
-                                int rank) {
-  int count = static_cast<int>(values.size());
-  std::vector<int> counts(static_cast<std::size_t>(ranks)), displs(static_cast<std::size_t>(ranks));
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-  std::vector<double> all;
-  if (rank == 0) {
-    int total = 0;
-    for (int r = 0; r < ranks; ++r) {
-      displs[static_cast<std::size_t>(r)] = total;
-      total += counts[static_cast<std::size_t>(r)];
-    }
-    all.resize(static_cast<std::size_t>(total));
-  }
-  MPI_Gatherv(values.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
-              MPI_DOUBLE, 0, comm);
-  return all;
-}
 
 double pressure(const double* u, std::size_t sv, double gamma) {
   const double rho = u[0];
@@ -42,32 +22,15 @@ double pressure(const double* u, std::size_t sv, double gamma) {
 
 }  // namespace
 
-void write_lineout(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
-                   const Geometry& geo, int axis, const std::string& path) {
-  constexpr int kWidth = 6;
-  std::vector<double> rows;
-  for_each_cell(mesh, [&](int level, const std::array<std::int64_t, 3>& g, const double* u,
-                          std::size_t sv) {
-    for (int a = 0; a < 3; ++a)
-      if (a != axis && a < o.dim && g[a] != (static_cast<std::int64_t>(geo.cells[a]) << level) / 2)
-        return;
-    const double rho = u[0];
-    rows.insert(rows.end(), {geo.centre(axis, g[axis], level), rho, u[sv] / rho, u[2 * sv] / rho,
-                             u[3 * sv] / rho, pressure(u, sv, o.gamma)});
-  });
-  std::vector<double> all = gather_rows(session.comm().mpi(), rows, session.size(), session.rank());
-  if (session.rank() != 0) return;
-  std::vector<std::size_t> order(all.size() / kWidth);
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return all[a * kWidth] < all[b * kWidth]; });
-  std::ostringstream out;
-  out << "xyz"[axis] << ",rho,vx,vy,vz,p\n";
-  for (std::size_t i : order)
-    out << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g}\n", all[i * kWidth],
-                       all[i * kWidth + 1], all[i * kWidth + 2], all[i * kWidth + 3],
-                       all[i * kWidth + 4], all[i * kWidth + 5]);
-  tessera::write_file_atomically(path, out.str());
+std::vector<tessera::CellQuantity> primitive_quantities(double gamma) {
+  return {{"rho", 1, [](const double* u, std::size_t, double* out) { out[0] = u[0]; }},
+          {"v", 3,
+           [](const double* u, std::size_t sv, double* out) {
+             for (std::size_t a = 0; a < 3; ++a) out[a] = u[(a + 1) * sv] / u[0];
+           }},
+          {"p", 1, [gamma](const double* u, std::size_t sv, double* out) {
+             out[0] = pressure(u, sv, gamma);
+           }}};
 }
 
 RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
@@ -81,8 +44,9 @@ RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, 
   const auto bins = static_cast<std::size_t>(std::ceil(std::sqrt(r_max) / dr)) + 1;
   // Per bin: cells, rho, vr, p as exact sums, so the profile does not depend on the ranks.
   std::vector<tessera::ExactSum> sums(bins * 4);
-  for_each_cell(
-      mesh, [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+  tessera::for_each_cell(
+      mesh, 0,
+      [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
         double r2 = 0, x[3] = {0, 0, 0};
         const double w = std::ldexp(1.0, -o.dim * level);  // volume relative to a level-0 cell
         for (int a = 0; a < o.dim; ++a) {
@@ -124,19 +88,6 @@ void write_radial_profile(tessera::Session& session, const RadialProfile& profil
     out << fmt::format("{:.17g},{:.17g},{:.17g},{:.17g}\n", profile.r[i], profile.rho[i],
                        profile.vr[i], profile.p[i]);
   tessera::write_file_atomically(path, out.str());
-}
-
-tessera::PlotFiles write_output(tessera::AmrMesh& mesh, const Options& o, const Geometry& geo,
-                                int cycle, double time) {
-  tessera::PlotOutput out;
-  out.dir = o.output_dir;
-  out.prefix = o.output_prefix;
-  out.step = cycle;
-  out.time = time;
-  out.lo = geo.lo;
-  out.hi = geo.hi;
-  out.variables = {{"rho", 0}, {"mom_x", 1}, {"mom_y", 2}, {"mom_z", 3}, {"energy", 4}};
-  return tessera::write_plot_file(mesh, out);
 }
 
 }  // namespace euler

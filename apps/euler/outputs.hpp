@@ -1,47 +1,20 @@
 #pragma once
-// What the euler app writes and measures at the end of a run: line-outs, the Sedov radial
-// profile, plot files; and the walk over local cells they share. All functions are
-// collective and need every task done.
+// What the euler app writes besides the driver's outputs: the cell quantities of plots and
+// line-outs (rho, v, p) and the Sedov radial profile. Collective; every task must be done.
 
-#include <array>
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "options.hpp"
 #include "problems.hpp"
 #include "tessera/amr/mesh.hpp"
-#include "tessera/io/plot_file.hpp"
+#include "tessera/driver/cell_output.hpp"
 #include "tessera/session.hpp"
 
 namespace euler {
 
-/// Calls f(level, g, u, sv) for every interior cell of every local block: g is the cell's
-/// global index among the cells of its block's level, u points at its variable 0 of group 0
-/// (variable v at u[v * sv]).
-template <class F>
-void for_each_cell(tessera::AmrMesh& mesh, F&& f) {
-  const tessera::BlockShape& s = mesh.shape();
-  const std::size_t sv = s.var_stride();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
-    const tessera::BlockPlace& place = mesh.place(b);
-    std::array<std::int64_t, 3> base{};
-    // origin / length counts level-L blocks from the domain's lower corner.
-    for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * s.cells[a];
-    const double* data = mesh.data(b);
-    for (int i = 0; i < s.cells[0]; ++i)
-      for (int j = 0; j < s.cells[1]; ++j)
-        for (int k = 0; k < s.cells[2]; ++k)
-          f(place.level, std::array<std::int64_t, 3>{base[0] + i, base[1] + j, base[2] + k},
-            data + s.index(0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]), sv);
-  }
-}
-
-/// Writes the CSV line-out along `axis` through the domain centre (rank 0 writes,
-/// atomically): header `<axis>,rho,vx,vy,vz,p`, one row per cell in increasing coordinate
-/// (the leaf cells the line crosses: the finest wherever the mesh is refined).
-void write_lineout(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
-                   const Geometry& geo, int axis, const std::string& path);
+/// rho, v (vector) and p from a cell's conserved variables.
+std::vector<tessera::CellQuantity> primitive_quantities(double gamma);
 
 /// Radially binned volume-weighted means about the domain centre (bins one level-0 cell
 /// wide).
@@ -50,13 +23,8 @@ struct RadialProfile {
 };
 RadialProfile radial_profile(tessera::Session& session, tessera::AmrMesh& mesh, const Options& o,
                              const Geometry& geo);
+/// CSV `r,rho,vr,p` (rank 0 writes, atomically).
 void write_radial_profile(tessera::Session& session, const RadialProfile& profile,
                           const std::string& path);
-
-/// Writes the plot file of cycle `cycle` (tessera::write_plot_file: HDF5 + XDMF in
-/// --output-dir, every block on every level) with the conserved variables rho, mom_x,
-/// mom_y, mom_z and energy.
-tessera::PlotFiles write_output(tessera::AmrMesh& mesh, const Options& o, const Geometry& geo,
-                                int cycle, double time);
 
 }  // namespace euler

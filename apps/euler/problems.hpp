@@ -17,33 +17,17 @@
 
 #include "options.hpp"
 #include "tessera/amr/halo.hpp"
+#include "tessera/driver/domain.hpp"
 
 namespace euler {
 
 /// Conserved variables per cell, in this order.
 inline constexpr int kRho = 0, kMomentum = 1, kEnergy = 4, kVars = 5;
 
-/// The physical domain and the base-mesh cells.
-struct Geometry {
-  int dim = 2;
-  std::array<int, 3> cells{1, 1, 1};  ///< level-0 cells per axis (1 on a flat z)
-  std::array<double, 3> lo{}, hi{}, dx{};
+/// The physical domain, the base-mesh cells and the boundaries.
+struct Geometry : tessera::Domain {
   std::array<bool, 3> periodic{};
   std::array<tessera::BoundaryKind, 6> boundary{};
-
-  /// Centre of level-0 cell gi along axis a; mirror-image cells get exactly opposite
-  /// offsets from the domain centre, so symmetric problems start symmetric bit for bit.
-  double centre(int a, std::int64_t gi) const {
-    const double mid = 0.5 * (lo[a] + hi[a]);
-    return mid + static_cast<double>(2 * gi + 1 - cells[a]) * (0.5 * dx[a]);
-  }
-  /// Centre of the level-L cell with global index gi (cells of level L are 2^-L as wide).
-  double centre(int a, std::int64_t gi, int level) const {
-    const double mid = 0.5 * (lo[a] + hi[a]);
-    return mid + static_cast<double>(2 * gi + 1 - (static_cast<std::int64_t>(cells[a]) << level)) *
-                     (0.5 * std::ldexp(dx[a], -level));
-  }
-  double cell_volume() const { return dx[0] * dx[1] * dx[2]; }
 };
 
 Geometry make_geometry(const Options& o);

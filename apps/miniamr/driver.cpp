@@ -9,6 +9,7 @@
 #include "stencil.hpp"
 #include "tessera/amr/marking.hpp"
 #include "tessera/amr/vtk.hpp"
+#include "tessera/driver/mesh_checkpoint.hpp"
 
 namespace miniamr {
 
@@ -46,26 +47,6 @@ void fill_initial(const tessera::BlockShape& s, const tessera::BlockPlace& place
         for (int k = 1; k <= s.cells[2]; ++k)
           block[s.index(v, i, j, k)] =
               initial_value(base[0] + i - 1, base[1] + j - 1, base[2] + k - 1, v);
-}
-
-// A block's interior cells of every variable, contiguous (var, i, j, k order): what a
-// checkpoint stores per block.
-void pack_cells(const tessera::BlockShape& s, const double* block, double* out) {
-  for (int v = 0; v < s.num_vars; ++v)
-    for (int i = 1; i <= s.cells[0]; ++i)
-      for (int j = 1; j <= s.cells[1]; ++j) {
-        const double* row = block + s.index(v, i, j, 1);
-        out = std::copy(row, row + s.cells[2], out);
-      }
-}
-
-void unpack_cells(const tessera::BlockShape& s, const double* in, double* block) {
-  for (int v = 0; v < s.num_vars; ++v)
-    for (int i = 1; i <= s.cells[0]; ++i)
-      for (int j = 1; j <= s.cells[1]; ++j) {
-        std::copy(in, in + s.cells[2], block + s.index(v, i, j, 1));
-        in += s.cells[2];
-      }
 }
 
 nlohmann::json object_json(const tessera::RefineObject& o) {
@@ -150,20 +131,12 @@ void Driver::restore(tessera::AmrMeshOptions mo) {
   tessera::CheckpointReader& reader = *restart_;
   const auto read_start = Clock::now();
   try {
-    for (const tessera::CheckpointPlace& p : reader.read_places())
-      mo.leaves.push_back({static_cast<int>(p[0]), {p[1], p[2], p[3]}});
-    if (static_cast<int>(reader.written_partition().size()) == session_.size() + 1)
-      mo.partition = reader.written_partition();
+    tessera::restart_leaves(reader, session_.size(), mo);
     mesh_ = std::make_unique<tessera::AmrMesh>(session_.comm(), session_.exec(), mo);
     checksums_ = std::make_unique<Checksums>(session_.comm(), options_.num_vars);
     tessera::AmrMesh& mesh = *mesh_;
-    const tessera::BlockShape& shape = mesh.shape();
-    const std::size_t per_block = shape.interior_cells() * static_cast<std::size_t>(shape.num_vars);
     // No task has been submitted yet: the main thread owns every block.
-    reader.read_field("cells", mesh.forest().global_offset(), mesh.local_count(), per_block,
-                      [&](std::int64_t b, const double* cells) {
-                        unpack_cells(shape, cells, mesh.data(static_cast<std::int32_t>(b)));
-                      });
+    tessera::read_checkpoint_cells(reader, mesh, "cells", 0, mesh.shape().groups());
 
     const tessera::CheckpointHeader& h = reader.header();
     const nlohmann::json& st = h.state;
@@ -246,27 +219,8 @@ void Driver::write_checkpoint(int ts) {
     header.rank_sums = {{"splits", totals_.splits}, {"merges", totals_.merges}};
     header.rank_maxima = {
         {"max_blocks", std::max(mesh_->max_local_blocks(), restored_max_blocks_)}};
-    const tessera::Forest& forest = mesh_->forest();
-    tessera::CheckpointBlocks blocks;
-    blocks.global_count = forest.global_count();
-    blocks.first = forest.global_offset();
-    for (std::int32_t b = 0; b < forest.local_count(); ++b) {
-      const tessera::BlockPlace& p = forest.local(b);
-      blocks.places.push_back({p.level, p.origin[0], p.origin[1], p.origin[2]});
-    }
-    tessera::AmrMesh* mesh = mesh_.get();
-    const tessera::BlockShape* shape = &mesh->shape();
-    tessera::CheckpointField cells;
-    cells.name = "cells";
-    cells.values_per_block = shape->interior_cells() * static_cast<std::size_t>(shape->num_vars);
-    cells.reads = [mesh](std::int32_t b, std::vector<tessera::Handle>& out) {
-      for (int g = 0; g < mesh->shape().groups(); ++g) out.push_back(mesh->interior(b, g));
-    };
-    // The mesh only changes after waiting for every task, so block b is still block b.
-    cells.pack = [mesh, shape](std::int32_t b, double* out) {
-      pack_cells(*shape, mesh->data(b), out);
-    };
-    writer_->submit(header, blocks, {cells});
+    writer_->submit(header, tessera::checkpoint_blocks(mesh_->forest()),
+                    {tessera::checkpoint_cells(*mesh_, "cells", 0, mesh_->shape().groups())});
     session_.progress("miniamr: checkpoint of timestep {} submitted ({}/step-{})", ts,
                       options_.checkpoint.dir, ts);
   }

@@ -2,7 +2,8 @@
 // The whole public API of tessera in one include, layer by layer from the bottom up:
 // runtime (tasks, handles, waits), comm (task-aware MPI), exec (execution models),
 // mesh (uniform block meshes and halos), amr (adaptive forests on p4est), obs (traces
-// and run statistics), io (checkpoint files), and the Session every app starts with.
+// and run statistics), io (checkpoint files), the Session every app starts with, and driver
+// (solvers on the adaptive mesh: declared fields, callbacks, the cycle loop).
 
 #include "tessera/runtime/handle.hpp"
 #include "tessera/runtime/memory_estimate.hpp"
@@ -50,3 +51,12 @@
 #include "tessera/memory_check.hpp"
 #include "tessera/restart.hpp"
 #include "tessera/session.hpp"
+
+#include "tessera/driver/amr_driver.hpp"
+#include "tessera/driver/amr_solver.hpp"
+#include "tessera/driver/block_view.hpp"
+#include "tessera/driver/cell_output.hpp"
+#include "tessera/driver/cell_walk.hpp"
+#include "tessera/driver/domain.hpp"
+#include "tessera/driver/field_spec.hpp"
+#include "tessera/driver/mesh_checkpoint.hpp"

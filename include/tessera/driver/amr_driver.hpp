@@ -1,0 +1,175 @@
+#pragma once
+// AmrDriver: the cycle loop of a solver on the adaptive mesh (layer `driver`). Per cycle:
+//   for each stage: ghost exchange of its field; the solver's tasks per block; the flux
+//     correction at coarse-fine faces (fields with fluxes);
+//   per block the solver's time-step estimate; one task takes the minimum over the blocks,
+//   an all-reduce (MIN, exact) the minimum over ranks, times the CFL factor;
+//   every adapt_every cycles (max_level > 0): ghost exchange of the state, the refinement
+//     criterion per block, 2:1-balanced marks, split / merge, repartition with migration;
+//   --history row, progress line, plot file, checkpoint when due.
+// Under dataflow the cycle's tasks are recorded once and replayed every cycle until the
+// mesh changes (replay = false submits every cycle). The initial state is refined
+// max_level times, each new level set from the problem. A restart rebuilds the mesh from
+// the checkpoint's leaves and continues bitwise. All members are main-thread only.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tessera/amr/mesh.hpp"
+#include "tessera/driver/amr_solver.hpp"
+#include "tessera/driver/domain.hpp"
+#include "tessera/io/checkpoint_options.hpp"
+#include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/runtime/memory_estimate.hpp"
+#include "tessera/session.hpp"
+
+namespace tessera {
+
+class CheckpointWriter;
+
+/// The run's shape and controls; the app fills it from its validated options.
+struct AmrDriverOptions {
+  /// The box, its dimension (2: quadtree forest, 3: octree) and the level-0 cell size.
+  Domain domain;
+  std::array<int, 3> root_blocks{1, 1, 1};
+  std::array<int, 3> block_cells{1, 1, 1};  ///< 1 on a flat z
+  std::array<bool, 3> periodic{};
+  std::array<BoundaryKind, 6> boundary{};
+  // Halo messages (AmrHaloOptions).
+  bool send_faces = false;
+  int max_comm_tasks = 0;
+  bool separate_buffers = false;
+  int max_level = 0;
+  int adapt_every = 5;
+  /// Block slots a rank may use (the memory check counted them); exceeding it stops the run
+  /// with an error naming slots_option and max_level_option. 0: no limit.
+  long long block_slots = 0;
+  std::string slots_option = "--max-blocks-per-rank";
+  std::string max_level_option = "--max-level";
+  double cfl = 1;
+  double t_end = 0;
+  int max_cycles = 0;   ///< 0: no limit
+  bool replay = true;   ///< under dataflow
+  std::string history;  ///< --history CSV path ("" = none)
+  int progress_every = 10;
+  int plot_every = 0;  ///< 0: no plots
+  std::string plot_prefix = "plot";
+  std::string title;                  ///< names the run in plot files ("euler sod")
+  const char* stage_phase = "stage";  ///< report phase name of the stages (a string literal)
+  CheckpointOptions checkpoint;
+  /// The options that define the problem, stored in checkpoints (tessera::open_restart).
+  nlohmann::json problem = nlohmann::json::object();
+};
+
+/// Block slots one of `ranks` ranks may hold: its share of the root blocks on a uniform
+/// mesh; adaptive: `max_blocks_per_rank` when > 0, else the worst case the run allows
+/// (every root block refined to max_level, plus the parents alive while their children are
+/// made: R 2^(dim L) (1 + 2^-dim) / ranks + 2^dim for R root blocks) capped at
+/// max(4096, 8 x the rank's root blocks).
+long long amr_block_slots_per_rank(const AmrDriverOptions& o, long long max_blocks_per_rank,
+                                   int ranks);
+
+/// One rank's bytes for the fields of `slots` blocks: every field's interior cells and
+/// ghosts, the flux registers (adaptive, fields with fluxes) and the halo message buffers.
+/// The solver adds its own buffers and per-block metadata.
+MemoryEstimate amr_field_memory(const AmrDriverOptions& o, const std::vector<FieldSpec>& fields,
+                                long long slots, int ranks);
+
+/// Exact totals of the state fields (all ranks): per state variable the integral over the
+/// domain (per_volume: the values times the cell volumes; per_cell: the values' sum), each
+/// the correctly rounded exact sum, and a position-weighted checksum (it changes when a
+/// value moves to another cell). The same on any number of ranks and threads.
+struct StateTotals {
+  std::vector<double> integral;
+  double checksum = 0;
+};
+
+class AmrDriver {
+ public:
+  /// Collective. `restart`: the checkpoint to continue from (tessera::open_restart), or
+  /// null. The solver must outlive the driver.
+  AmrDriver(Session& session, AmrSolver& solver, AmrDriverOptions options,
+            std::unique_ptr<CheckpointReader> restart = nullptr);
+  ~AmrDriver();
+  AmrDriver(const AmrDriver&) = delete;
+  AmrDriver& operator=(const AmrDriver&) = delete;
+
+  /// Runs to t_end or max_cycles; returns the exit code (1 after a fault, an unbalanced
+  /// mesh or too many block slots). Collective.
+  int run();
+  /// The driver's report fields merged with the solver's.
+  nlohmann::json json() const;
+
+  Session& session() { return session_; }
+  const AmrDriverOptions& options() const { return options_; }
+  AmrMesh& mesh() { return *mesh_; }
+  const AmrMesh& mesh() const { return *mesh_; }
+  /// Local block i as the callbacks see it.
+  BlockView block(std::int32_t i);
+  int cycle() const { return cycle_; }
+  double time() const { return time_; }
+  /// Leaf cells over all ranks.
+  double global_cells() const;
+  double loop_seconds() const { return loop_seconds_; }
+  /// Collective; every task must be done (barrier first).
+  StateTotals totals();
+  /// The totals at cycle 0 (also after a restart) and at the end of a successful run.
+  const StateTotals& start_totals() const { return start_; }
+  const StateTotals& end_totals() const { return end_; }
+  double zone_cycles_per_second() const {
+    return loop_seconds_ > 0 ? zone_updates_ / loop_seconds_ : 0.0;
+  }
+
+ private:
+  void initialize();
+  void blocks_changed();
+  void submit_initial_state();
+  bool adapt_mesh();
+  void submit_stage(int stage);
+  void submit_scan();
+  double finish_dt();
+  double next_dt();
+  void write_history_line(double dt);
+  void plot();
+  void restore();
+  void checkpoint_if_due(bool adapt_pending);
+  bool more_cycles() const;
+
+  Session& session_;
+  AmrSolver& solver_;
+  AmrDriverOptions options_;
+  std::vector<FieldSpec> fields_;
+  std::vector<StageSpec> stages_;
+  int state_fields_ = 0;
+  std::unique_ptr<AmrMesh> mesh_;
+  std::vector<StepEstimate> estimates_;   // per local block
+  std::vector<Handle> estimate_handles_;  // per local block slot
+  std::vector<std::int8_t> wishes_;       // per local block
+  double step_ = 0;
+  bool replay_ = false;
+  std::unique_ptr<IterationGraph> cycle_graph_;
+  Handle dt_handle_;
+  double dt_reduce_[2] = {0, 0};  // [0] min step, [1] -1 if some rank found a fault
+  int cycle_ = 0;
+  double time_ = 0;
+  std::string history_;
+  StateTotals start_, end_;
+  double loop_seconds_ = 0;
+  double zone_updates_ = 0;
+  int adaptations_ = 0;
+  std::int64_t split_ = 0, merged_ = 0;
+  bool unbalanced_ = false;
+  bool failed_ = false;
+  std::vector<std::int64_t> level_counts_;
+  std::unique_ptr<CheckpointReader> reader_;
+  std::unique_ptr<CheckpointWriter> writer_;
+  std::int64_t restarted_from_ = -1;
+  double read_seconds_ = 0;
+  bool pending_adaptation_ = false;
+};
+
+}  // namespace tessera

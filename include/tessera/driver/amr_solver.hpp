@@ -1,0 +1,120 @@
+#pragma once
+// AmrSolver: what a solver on the adaptive-mesh driver writes (layer `driver`). The solver
+// declares its fields and stages and fills in callbacks; the AmrDriver (amr_driver.hpp)
+// calls them and does the rest: ghost exchange, flux correction, marking with 2:1
+// balance, split / merge, repartition, the time-step reduction, replay, history,
+// outputs, checkpoints and restart. docs/driver.md states when each callback runs.
+
+#include <array>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tessera/amr/block_store.hpp"
+#include "tessera/amr/flux_correction.hpp"
+#include "tessera/amr/forest.hpp"
+#include "tessera/driver/block_view.hpp"
+#include "tessera/driver/cell_output.hpp"
+#include "tessera/driver/field_spec.hpp"
+#include "tessera/runtime/runtime.hpp"
+
+namespace tessera {
+
+class AmrDriver;
+
+/// What a stage's tasks of one block get (AmrSolver::submit_stage).
+struct StageContext {
+  BlockView block;
+  int stage = 0;  ///< index into AmrSolver::stages()
+  /// The step of the cycle; read it inside tasks, when they run (a replayed cycle keeps the
+  /// pointer and the driver changes the value).
+  const double* step = nullptr;
+  /// The block's flux register (FluxRegister layout `flux_layout`) when the updated field
+  /// has fluxes and the block has a face with a level jump, else null; a task writing it
+  /// declares write(flux_handle).
+  double* flux = nullptr;
+  const FluxRegister* flux_layout = nullptr;
+  Handle flux_handle;
+  Priority priority = Priority::normal;  ///< skeleton blocks first
+};
+
+/// A stage of the cycle: the driver exchanges the ghosts of field `exchange`, calls
+/// submit_stage for every block, then (for a field with fluxes on an adaptive mesh)
+/// corrects field `update` at coarse-fine faces with coefficient dt_factor * step / dx.
+struct StageSpec {
+  int exchange = 0;
+  int update = 0;
+  double dt_factor = 1;
+};
+
+/// A block's wish from the refinement criterion.
+enum class Refinement : std::int8_t { coarsen = -1, keep = 0, refine = 1 };
+
+/// A block's stable step (before the CFL factor), or a fault (the run stops after the
+/// reduction and describe_fault names the cell).
+struct StepEstimate {
+  double dt = 0;
+  bool fault = false;
+};
+
+class AmrSolver {
+ public:
+  virtual ~AmrSolver() = default;
+
+  /// The fields, state before scratch; asked once, when the driver is built.
+  virtual std::vector<FieldSpec> fields() const = 0;
+  /// The stages of one cycle, in order; asked once.
+  virtual std::vector<StageSpec> stages() const = 0;
+
+  /// Main thread, after every mesh change (and once at the start): the rank now holds
+  /// `local_blocks` blocks. Resize per-block arrays here.
+  virtual void blocks_changed(AmrDriver& /*driver*/, std::int32_t /*local_blocks*/) {}
+
+  /// Main thread: submit the tasks setting block `b`'s state (write its interior) from the
+  /// problem. Called for every block at the start and after every initial refinement
+  /// level; never at a restart.
+  virtual void submit_initial_state(AmrDriver& driver, const BlockView& b) = 0;
+
+  /// Runs inside a task, on any thread, concurrently for different blocks: the refinement
+  /// wish of block `b`, whose state fields and their face ghosts are filled. It may read
+  /// the block and write nothing but its own per-block slot.
+  virtual Refinement refinement(const BlockView& b) const = 0;
+
+  /// Runs inside a task, on any thread, concurrently for different blocks, after the
+  /// cycle's last stage: block `b`'s stable step (the driver takes the exact minimum over
+  /// all blocks and ranks, times the CFL factor). It reads the state's interior.
+  virtual StepEstimate time_step(const BlockView& b) const = 0;
+
+  /// Main thread, once per block and stage (under replay: once per recording): submit the
+  /// stage's tasks of one block. Read *ctx.step inside the tasks.
+  virtual void submit_stage(AmrDriver& driver, const StageContext& ctx) = 0;
+
+  /// Main thread, every rank, when some block reported a fault: print the first faulty
+  /// cell of this rank, if any (one line on stderr). The run then stops with exit code 1.
+  virtual void describe_fault(AmrDriver& /*driver*/) {}
+
+  /// Names of the state variables in --history rows (comma-separated; default: the field
+  /// name and the component index).
+  virtual std::string history_columns() const;
+
+  /// Collective, every task done, before the first cycle. `restarted`: the state came from
+  /// a checkpoint, restore_state has run.
+  virtual void started(AmrDriver& /*driver*/, bool /*restarted*/) {}
+  /// What the solver saves in a checkpoint besides the fields, and takes back at a restart.
+  virtual nlohmann::json checkpoint_state() const { return nlohmann::json::object(); }
+  virtual void restore_state(const nlohmann::json& /*state*/) {}
+
+  /// The quantities plot files show, computed from a cell's variables of field 0; called
+  /// on the main thread when a plot is due. By default field 0's components as they are.
+  virtual std::vector<CellQuantity> plot_quantities() const;
+
+  /// Collective, after a successful run, every task done: final figures and summary lines.
+  virtual void finished(AmrDriver& /*driver*/) {}
+  /// The solver's fields of the JSON report (merged with the driver's).
+  virtual nlohmann::json report(const AmrDriver& /*driver*/) const {
+    return nlohmann::json::object();
+  }
+};
+
+}  // namespace tessera

@@ -1,0 +1,45 @@
+#pragma once
+// Cell data of an adaptive mesh written for people (layer `driver`): a legacy-VTK file of
+// every leaf cell and a CSV line-out through the domain centre, both of quantities the
+// solver computes from a cell's variables. Collective; rank 0 writes, atomically; every
+// task touching the blocks must be done.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessera/amr/mesh.hpp"
+#include "tessera/driver/domain.hpp"
+#include "tessera/session.hpp"
+
+namespace tessera {
+
+/// A quantity per cell: `components` values (1: scalar, 3: vector) from the cell's
+/// variables of the plotted group (variable v at u[v * sv]).
+struct CellQuantity {
+  std::string name;
+  int components = 1;
+  std::function<void(const double* u, std::size_t sv, double* out)> value;
+};
+
+/// Legacy-VTK unstructured grid (ParaView opens it): every leaf cell of every block at its
+/// true size and place (VTK_PIXEL in 2-D, VTK_VOXEL in 3-D), in global block order, with
+/// the quantities of variable group `group` as cell data, then level, rank and block (the
+/// block's global index along the curve). The title line reads
+/// "tessera <title> t=<time> dim <dim> block_cells <x> <y> <z>".
+void write_cells_vtk(Session& session, AmrMesh& mesh, const Domain& domain, int group,
+                     const std::vector<CellQuantity>& quantities, const std::string& title,
+                     double time, const std::string& path);
+
+/// CSV line-out along `axis` through the domain centre: header `<axis>,<quantities>` (vector
+/// components named <name>x, <name>y, <name>z), one row per leaf cell the line crosses in
+/// increasing coordinate (the finest wherever the mesh is refined), values as %.17g.
+void write_cell_lineout(Session& session, AmrMesh& mesh, const Domain& domain, int group,
+                        const std::vector<CellQuantity>& quantities, int axis,
+                        const std::string& path);
+
+/// Gathers rows of doubles from every rank onto rank 0, in rank order (empty elsewhere).
+std::vector<double> gather_to_root(MPI_Comm comm, const std::vector<double>& values);
+
+}  // namespace tessera

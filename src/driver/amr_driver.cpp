@@ -1,0 +1,562 @@
+#include "tessera/driver/amr_driver.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <stdexcept>
+
+#include "tessera/amr/marking.hpp"
+#include "tessera/comm/exact_sum.hpp"
+#include "tessera/driver/cell_output.hpp"
+#include "tessera/driver/cell_walk.hpp"
+#include "tessera/driver/mesh_checkpoint.hpp"
+#include "tessera/io/checkpoint_writer.hpp"
+
+namespace tessera {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Weight of a cell value in the checksum: makes the checksum depend on where each value
+// sits, not only on the totals.
+double cell_weight(int level, const std::array<std::int64_t, 3>& g, int v) {
+  const std::int64_t h =
+      (g[0] * 7919 + g[1] * 104729 + g[2] * 1299709 + v * 31 + level * 15485863) % 1021;
+  return 1.0 + static_cast<double>(h) / 1021.0;
+}
+
+}  // namespace
+
+std::string AmrSolver::history_columns() const {
+  std::string names;
+  for (const FieldSpec& f : fields())
+    for (int c = 0; f.checkpointed && c < f.components; ++c)
+      names += fmt::format("{}{}{}", names.empty() ? "" : ",", f.name, c);
+  return names;
+}
+
+std::vector<CellQuantity> AmrSolver::plot_quantities() const {
+  const FieldSpec f = fields().front();
+  std::vector<CellQuantity> q;
+  for (int c = 0; c < f.components; ++c)
+    q.push_back({f.components == 1 ? f.name : fmt::format("{}{}", f.name, c), 1,
+                 [c](const double* u, std::size_t sv, double* out) { out[0] = u[c * sv]; }});
+  return q;
+}
+
+long long amr_block_slots_per_rank(const AmrDriverOptions& o, long long max_blocks_per_rank,
+                                   int ranks) {
+  const auto& roots = o.root_blocks;
+  const double root_count = static_cast<double>(roots[0]) * roots[1] * roots[2];
+  const double local_roots = std::ceil(root_count / std::max(ranks, 1));
+  if (o.max_level == 0) return static_cast<long long>(local_roots);
+  if (max_blocks_per_rank > 0) return max_blocks_per_rank;
+  const double children = std::ldexp(1.0, o.domain.dim);
+  const double worst = std::ceil(root_count * std::ldexp(1.0, o.domain.dim * o.max_level) *
+                                 (1 + 1 / children) / std::max(ranks, 1)) +
+                       children;
+  const double bound = std::max(4096.0, 8 * local_roots);
+  return static_cast<long long>(std::min(worst, bound));
+}
+
+MemoryEstimate amr_field_memory(const AmrDriverOptions& o, const std::vector<FieldSpec>& fields,
+                                long long slots, int ranks) {
+  constexpr double kDouble = sizeof(double);
+  const auto local = static_cast<double>(slots);
+  int ghost = 0, fluxed = 0;
+  double variables = 0;
+  for (const FieldSpec& f : fields) {
+    ghost = std::max(ghost, f.ghost);
+    variables += f.components;
+    if (f.fluxes) fluxed = f.components;
+  }
+  double interior = 1, stored = 1, largest_face = 0, face_cells = 0;
+  for (int a = 0; a < 3; ++a) {
+    interior *= o.block_cells[a];
+    stored *= o.block_cells[a] + 2 * (a < o.domain.dim ? ghost : 0);
+  }
+  for (int a = 0; a < o.domain.dim; ++a) {
+    largest_face = std::max(largest_face, interior / o.block_cells[a] * ghost);
+    face_cells += 2 * interior / o.block_cells[a];  // one cell layer on each face
+  }
+  MemoryEstimate need;
+  need.add("fields", variables * interior * kDouble * local);
+  need.add("ghosts", variables * (stored - interior) * kDouble * local);
+  // A flux register per block next to a level jump: the fluxes on each face.
+  if (o.max_level > 0 && fluxed > 0)
+    need.add("flux registers", fluxed * face_cells * kDouble * local);
+  if (ranks > 1) {
+    // A rank's Morton range has ~12 L^(2/3) remote faces for L blocks (6 L at most); each
+    // exchange sends and receives one field.
+    const double dims = o.domain.dim;
+    const double remote_faces =
+        std::min(2 * dims * local, 4 * dims * std::pow(local, (dims - 1) / dims));
+    need.add("message buffers",
+             2 * fields.front().components * remote_faces * largest_face * kDouble);
+  }
+  return need;
+}
+
+AmrDriver::AmrDriver(Session& session, AmrSolver& solver, AmrDriverOptions options,
+                     std::unique_ptr<CheckpointReader> restart)
+    : session_(session),
+      solver_(solver),
+      options_(std::move(options)),
+      fields_(solver.fields()),
+      stages_(solver.stages()),
+      reader_(std::move(restart)) {
+  if (fields_.empty()) throw std::logic_error("AmrDriver: the solver declares no field");
+  for (const FieldSpec& f : fields_) {
+    if (f.components != fields_.front().components || f.amount != fields_.front().amount)
+      throw std::logic_error("AmrDriver: every field needs the same components and amount");
+    if (f.checkpointed && state_fields_ < static_cast<int>(&f - fields_.data()))
+      throw std::logic_error("AmrDriver: state fields come before scratch fields");
+    if (f.checkpointed) ++state_fields_;
+  }
+  if (options_.checkpoint.every > 0)
+    writer_ = std::make_unique<CheckpointWriter>(session.comm(), options_.checkpoint);
+}
+
+AmrDriver::~AmrDriver() = default;
+
+BlockView AmrDriver::block(std::int32_t i) {
+  BlockView v{i, &mesh_->shape(), &mesh_->place(i), mesh_->data(i), {}};
+  for (std::size_t a = 0; a < 3; ++a) v.dx[a] = std::ldexp(options_.domain.dx[a], -v.place->level);
+  return v;
+}
+
+void AmrDriver::initialize() {
+  Exec& exec = session_.exec();
+  exec.begin_phase("init");
+  const FieldSpec& first = fields_.front();
+  const int vars = first.components;
+  int ghost = 0;
+  for (const FieldSpec& f : fields_) ghost = std::max(ghost, f.ghost);
+  AmrMeshOptions mo;
+  mo.root_blocks = options_.root_blocks;
+  mo.periodic = options_.periodic;
+  mo.dim = options_.domain.dim;
+  mo.shape.cells = options_.block_cells;
+  mo.shape.ghost = {ghost, ghost, options_.domain.dim == 3 ? ghost : 0};
+  mo.shape.num_vars = vars * static_cast<int>(fields_.size());
+  mo.shape.group_size = vars;
+  mo.halo.boundary = options_.boundary;
+  mo.halo.send_faces = options_.send_faces || options_.max_comm_tasks > 0;
+  mo.halo.max_comm_tasks = options_.max_comm_tasks;
+  mo.halo.separate_buffers = options_.separate_buffers;
+  for (const FieldSpec& f : fields_)
+    for (int c = 0; c < vars; ++c)
+      mo.halo.vector_axis.push_back(
+          static_cast<std::size_t>(c) < f.vector_axis.size() ? f.vector_axis[c] : -1);
+  if (options_.max_level > 0) {
+    mo.halo.level_jumps = first.amount == Amount::per_volume ? LevelJumpRule::per_volume
+                                                             : LevelJumpRule::per_cell_amount;
+    mo.data_groups = state_fields_;
+    for (const FieldSpec& f : fields_)
+      if (f.fluxes) mo.corrected_vars = vars;
+  }
+  if (reader_) {
+    try {
+      restart_leaves(*reader_, session_.size(), mo);
+    } catch (const CheckpointError& e) {
+      session_.fail(e.option(), e.what());
+    }
+  }
+  mesh_ = std::make_unique<AmrMesh>(session_.comm(), exec, mo);
+  dt_handle_ = session_.runtime().create_handle("driver.dt");
+  replay_ = options_.replay && exec.model() == ExecModel::dataflow;
+  blocks_changed();
+  submit_initial_state();
+  exec.end_phase();
+  // Refine the initial state level by level, setting each new level from the problem.
+  // A restart has its levels already: the forest comes from the checkpoint's leaves.
+  for (int level = 0; level < options_.max_level && !reader_ && !failed_; ++level) {
+    if (!adapt_mesh()) break;
+    exec.begin_phase("init");
+    submit_initial_state();
+    exec.end_phase();
+  }
+}
+
+void AmrDriver::blocks_changed() {
+  const auto blocks = static_cast<std::size_t>(mesh_->local_count());
+  estimates_.assign(blocks, StepEstimate{});
+  wishes_.assign(blocks, 0);
+  for (std::size_t b = estimate_handles_.size(); b < blocks; ++b)
+    estimate_handles_.push_back(session_.runtime().create_handle(fmt::format("driver.step{}", b)));
+  solver_.blocks_changed(*this, mesh_->local_count());
+}
+
+void AmrDriver::submit_initial_state() {
+  if (reader_) return;
+  for (std::int32_t b = 0; b < mesh_->local_count(); ++b)
+    solver_.submit_initial_state(*this, block(b));
+}
+
+bool AmrDriver::adapt_mesh() {
+  Exec& exec = session_.exec();
+  AmrMesh& mesh = *mesh_;
+  exec.begin_phase("adapt");
+  // Families of siblings on one rank (a merge needs them); usually nothing moves.
+  if (mesh.gather_families() > 0) cycle_graph_.reset();  // new plans: record again
+  blocks_changed();
+  // Fresh ghosts of the state: the criterion's differences and the split's slopes read them.
+  for (int g = 0; g < state_fields_; ++g) mesh.exchange(g);
+  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+    std::vector<Access> acc;
+    for (int g = 0; g < state_fields_; ++g) {
+      acc.push_back(read(mesh.interior(b, g)));
+      for (int a = 0; a < 3; ++a) acc.push_back(read(mesh.ghosts(b, g, a)));
+    }
+    std::int8_t* wish = &wishes_[static_cast<std::size_t>(b)];
+    session_.runtime().submit("refinement", std::span<const Access>(acc),
+                              [this, view = block(b), wish] {
+                                *wish = static_cast<std::int8_t>(solver_.refinement(view));
+                              });
+  }
+  exec.barrier();
+  const std::vector<std::int8_t> marks = balanced_marks(mesh.forest(), wishes_, options_.max_level);
+  int change = 0;
+  for (std::int8_t m : marks) change = change != 0 || m != 0 ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &change, 1, MPI_INT, MPI_MAX, session_.comm().mpi());
+  if (change == 0) {
+    exec.end_phase();
+    return false;
+  }
+  const AdaptCounts counts = mesh.adapt(marks);
+  split_ += counts.split;
+  merged_ += counts.merged;
+  mesh.rebalance();
+  exec.barrier();
+  ++adaptations_;
+  // The memory check counted options_.block_slots; a run that needs more stops here.
+  long long slots = mesh.max_local_blocks();
+  MPI_Allreduce(MPI_IN_PLACE, &slots, 1, MPI_LONG_LONG, MPI_MAX, session_.comm().mpi());
+  if (options_.block_slots > 0 && slots > options_.block_slots) {
+    if (session_.rank() == 0)
+      fmt::print(stderr,
+                 "{}: error: {}: adaptation {} (cycle {}) needs {} block slots on a rank, more "
+                 "than the {} the memory check counted; raise {} or lower {}\n",
+                 session_.app(), options_.slots_option, adaptations_, cycle_, slots,
+                 options_.block_slots, options_.slots_option, options_.max_level_option);
+    failed_ = true;
+  }
+  if (!mesh.forest().is_face_balanced()) {
+    fmt::print(stderr, "{}: error: the mesh is not 2:1 balanced after adaptation {}\n",
+               session_.app(), adaptations_);
+    unbalanced_ = true;
+  }
+  blocks_changed();
+  cycle_graph_.reset();  // the recorded tasks refer to the old mesh's plans
+  exec.end_phase();
+  return true;
+}
+
+void AmrDriver::submit_stage(int stage) {
+  Exec& exec = session_.exec();
+  AmrMesh& mesh = *mesh_;
+  const StageSpec& spec = stages_[static_cast<std::size_t>(stage)];
+  exec.begin_phase("halo");
+  mesh.exchange(spec.exchange);
+  exec.end_phase();
+  exec.begin_phase(options_.stage_phase);
+  FluxCorrection* flux =
+      fields_[static_cast<std::size_t>(spec.update)].fluxes ? mesh.flux_correction() : nullptr;
+  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+    StageContext ctx;
+    ctx.block = block(b);
+    ctx.stage = stage;
+    ctx.step = &step_;
+    if (flux != nullptr && flux->fluxes(b) != nullptr) {
+      ctx.flux = flux->fluxes(b);
+      ctx.flux_layout = &flux->layout();
+      ctx.flux_handle = flux->fluxes_handle(b);
+    }
+    ctx.priority = mesh.is_skeleton(b) ? exec.skeleton_priority() : Priority::normal;
+    solver_.submit_stage(*this, ctx);
+  }
+  // Coarse blocks next to finer ones take the fine fluxes on those faces.
+  if (flux != nullptr)
+    flux->submit(spec.update, stage % 2, &step_, spec.dt_factor, options_.domain.dx, exec);
+  exec.end_phase();
+}
+
+void AmrDriver::submit_scan() {
+  Exec& exec = session_.exec();
+  Runtime& runtime = session_.runtime();
+  AmrMesh& mesh = *mesh_;
+  exec.begin_phase("timestep");
+  const std::int32_t n = mesh.local_count();
+  std::vector<Access> acc;
+  for (std::int32_t b = 0; b < n; ++b) {
+    const Handle h = estimate_handles_[static_cast<std::size_t>(b)];
+    StepEstimate* out = &estimates_[static_cast<std::size_t>(b)];
+    std::vector<Access> block_acc;
+    for (int g = 0; g < state_fields_; ++g) block_acc.push_back(read(mesh.interior(b, g)));
+    block_acc.push_back(write(h));
+    runtime.submit("time_step", std::span<const Access>(block_acc),
+                   [this, view = block(b), out] { *out = solver_.time_step(view); });
+    acc.push_back(read(h));
+  }
+  acc.push_back(write(dt_handle_));
+  runtime.submit("dt_min", std::span<const Access>(acc), [this, n] {
+    double dt = std::numeric_limits<double>::infinity();
+    bool bad = false;
+    for (std::int32_t b = 0; b < n; ++b) {
+      const StepEstimate& e = estimates_[static_cast<std::size_t>(b)];
+      dt = std::min(dt, e.dt);
+      bad = bad || e.fault;
+    }
+    dt_reduce_[0] = dt;
+    dt_reduce_[1] = bad ? -1.0 : 0.0;
+  });
+  session_.comm().iallreduce(dt_handle_, dt_reduce_, 2, MPI_DOUBLE, MPI_MIN);
+  exec.end_phase();
+}
+
+double AmrDriver::next_dt() {
+  submit_scan();
+  session_.runtime().wait_for(dt_handle_);
+  return finish_dt();
+}
+
+double AmrDriver::finish_dt() {
+  if (dt_reduce_[1] < 0) {
+    solver_.describe_fault(*this);  // every rank with a bad cell names it; all ranks stop
+    failed_ = true;
+    return 0;
+  }
+  return options_.cfl * dt_reduce_[0];
+}
+
+StateTotals AmrDriver::totals() {
+  const int vars = mesh_->shape().group_size, dim = options_.domain.dim;
+  const auto n = static_cast<std::size_t>(state_fields_ * vars);
+  const bool per_volume = fields_.front().amount == Amount::per_volume;
+  std::vector<ExactSum> sums(n + 1);
+  for (int g = 0; g < state_fields_; ++g)
+    for_each_cell(
+        *mesh_, g,
+        [&](int level, const std::array<std::int64_t, 3>& c, const double* u, std::size_t sv) {
+          for (int q = 0; q < vars; ++q) {
+            const int v = g * vars + q;
+            const double value = u[static_cast<std::size_t>(q) * sv];
+            // A level-L cell holds 2^-(dim L) of a level-0 cell's volume (exact scaling).
+            sums[static_cast<std::size_t>(v)].add(per_volume ? std::ldexp(value, -dim * level)
+                                                             : value);
+            sums[n].add(value * cell_weight(level, c, v));
+          }
+        });
+  const Handle h = session_.runtime().create_handle("driver.totals");
+  for (ExactSum& s : sums) session_.comm().iallreduce_sum(h, &s);
+  session_.runtime().wait_for(h);
+  StateTotals t;
+  // The exact sum of the values in level-0 cell volumes, times that volume, rounded once more.
+  const double volume = per_volume ? options_.domain.cell_volume() : 1.0;
+  for (std::size_t v = 0; v < n; ++v) t.integral.push_back(sums[v].value() * volume);
+  t.checksum = sums[n].value();
+  return t;
+}
+
+double AmrDriver::global_cells() const {
+  return static_cast<double>(mesh_->forest().global_count()) *
+         static_cast<double>(mesh_->shape().interior_cells());
+}
+
+void AmrDriver::write_history_line(double dt) {
+  session_.exec().barrier();
+  std::string row = fmt::format("{},{:.17g},{:.17g}", cycle_, time_, dt);
+  for (double v : totals().integral) row += fmt::format(",{:.17g}", v);
+  history_ += fmt::format("{},{}\n", row, mesh_->forest().global_count());
+}
+
+void AmrDriver::plot() {
+  // The one place plot files are written: the output writer is chosen here.
+  session_.exec().barrier();
+  const std::string path = fmt::format("{}_c{:06d}.vtk", options_.plot_prefix, cycle_);
+  write_cells_vtk(session_, *mesh_, options_.domain, 0, solver_.plot_quantities(), options_.title,
+                  time_, path);
+  session_.progress("{}: wrote {}", session_.app(), path);
+}
+
+void AmrDriver::restore() {
+  const auto start = Clock::now();
+  try {
+    for (int g = 0; g < state_fields_; ++g)
+      read_checkpoint_cells(*reader_, *mesh_, fields_[static_cast<std::size_t>(g)].name, g, 1);
+    const CheckpointHeader& h = reader_->header();
+    cycle_ = static_cast<int>(h.step);
+    time_ = h.time;
+    h.state.at("history").get_to(history_);
+    pending_adaptation_ = h.state.value("adapt_pending", false);
+    const nlohmann::json& t = h.state.at("start_totals");
+    for (std::size_t v = 0; v + 1 < t.size(); ++v) start_.integral.push_back(t[v].get<double>());
+    start_.checksum = t.back().get<double>();
+    solver_.restore_state(h.state);
+  } catch (const CheckpointError& e) {
+    session_.fail(e.option(), e.what());
+  } catch (const nlohmann::json::exception& e) {
+    session_.fail("--restart",
+                  fmt::format("{}: the app state is incomplete: {}", reader_->file(), e.what()));
+  }
+  restarted_from_ = cycle_;
+  read_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
+  session_.progress("{}: restarted from {} (cycle {}, t {:.6e}, {} blocks) on {} rank(s)",
+                    session_.app(), reader_->file(), cycle_, time_, mesh_->forest().global_count(),
+                    session_.size());
+  reader_.reset();
+}
+
+void AmrDriver::checkpoint_if_due(bool adapt_pending) {
+  if (!writer_ || !options_.checkpoint.due(cycle_)) return;
+  CheckpointHeader header;
+  header.app = session_.app();
+  header.problem = options_.problem;
+  header.step = cycle_;
+  header.time = time_;
+  header.state = solver_.checkpoint_state();
+  nlohmann::json start_totals(start_.integral);
+  start_totals.push_back(start_.checksum);
+  header.state["start_totals"] = start_totals;
+  header.state["history"] = history_;
+  header.state["adapt_pending"] = adapt_pending;
+  std::vector<CheckpointField> fields;
+  for (int g = 0; g < state_fields_; ++g)
+    fields.push_back(checkpoint_cells(*mesh_, fields_[static_cast<std::size_t>(g)].name, g, 1));
+  writer_->submit(header, checkpoint_blocks(mesh_->forest()), fields);
+  session_.progress("{}: checkpoint of cycle {} submitted ({}/step-{})", session_.app(), cycle_,
+                    options_.checkpoint.dir, cycle_);
+}
+
+bool AmrDriver::more_cycles() const {
+  return time_ < options_.t_end && (options_.max_cycles == 0 || cycle_ < options_.max_cycles);
+}
+
+int AmrDriver::run() {
+  initialize();
+  Exec& exec = session_.exec();
+  exec.barrier();
+  const bool restarted = reader_ != nullptr;
+  if (restarted) {
+    restore();
+  } else {
+    start_ = totals();
+    if (!options_.history.empty())
+      history_ = fmt::format("cycle,t,dt,{},blocks\n", solver_.history_columns());
+  }
+  solver_.started(*this, restarted);
+  const auto loop_start = Clock::now();
+  double dt = next_dt();
+  if (!options_.history.empty() && !failed_ && !restarted) write_history_line(0);
+  if (restarted && pending_adaptation_ && !failed_ && more_cycles()) {
+    // The checkpoint was written at the end of a run, before that cycle's adaptation: run
+    // it as the straight run did, and rewrite the cycle's history row (it counts the blocks
+    // and totals after the adaptation).
+    if (adapt_mesh()) dt = next_dt();
+    if (!options_.history.empty() && !failed_) {
+      const std::size_t last = history_.rfind('\n', history_.size() - 2);
+      const std::string row = history_.substr(last + 1);
+      const std::size_t t_end = row.find(',', row.find(',') + 1);
+      const double step = std::stod(row.substr(t_end + 1));
+      history_.resize(last + 1);
+      write_history_line(step);
+    }
+  }
+  if (options_.plot_every > 0 && !failed_) plot();
+  while (!failed_ && more_cycles()) {
+    const bool last = options_.t_end - time_ <= dt;
+    const double step = last ? options_.t_end - time_ : dt;
+    step_ = step;
+    const bool replay_cycle = replay_;
+    if (replay_cycle) {
+      if (!cycle_graph_) {
+        Runtime& runtime = session_.runtime();
+        runtime.begin_recording();
+        for (std::size_t s = 0; s < stages_.size(); ++s) submit_stage(static_cast<int>(s));
+        submit_scan();
+        cycle_graph_ = std::make_unique<IterationGraph>(runtime.end_recording());
+      }
+      session_.runtime().replay(*cycle_graph_, cycle_, 1);
+    } else {
+      for (std::size_t s = 0; s < stages_.size(); ++s) submit_stage(static_cast<int>(s));
+    }
+    ++cycle_;
+    zone_updates_ += global_cells();
+    time_ = last ? options_.t_end : time_ + step;
+    dt = replay_cycle ? finish_dt() : next_dt();
+    if (failed_) break;
+    const bool more = more_cycles();
+    const bool adapt_due = options_.max_level > 0 && cycle_ % options_.adapt_every == 0;
+    if (adapt_due && more && adapt_mesh()) dt = next_dt();  // refined blocks need a smaller step
+    if (unbalanced_ || failed_) {
+      failed_ = true;
+      break;
+    }
+    if (!options_.history.empty()) write_history_line(step);
+    if (cycle_ % options_.progress_every == 0)
+      session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step,
+                        mesh_->forest().global_count());
+    if (options_.plot_every > 0 && cycle_ % options_.plot_every == 0) plot();
+    checkpoint_if_due(adapt_due && !more);
+  }
+  if (writer_) writer_->wait();
+  exec.barrier();
+  loop_seconds_ = std::chrono::duration<double>(Clock::now() - loop_start).count();
+  MPI_Allreduce(MPI_IN_PLACE, &loop_seconds_, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
+  if (unbalanced_ || failed_) return 1;
+  if (options_.plot_every > 0 && cycle_ % options_.plot_every != 0) plot();
+  level_counts_ = mesh_->forest().global_level_counts(options_.max_level);
+  std::int64_t changes[2] = {split_, merged_};
+  MPI_Allreduce(MPI_IN_PLACE, changes, 2, MPI_INT64_T, MPI_SUM, session_.comm().mpi());
+  split_ = changes[0];
+  merged_ = changes[1];
+  end_ = totals();
+  solver_.finished(*this);
+  if (!options_.history.empty() && session_.rank() == 0)
+    write_file_atomically(options_.history, history_);
+  if (options_.max_level > 0)
+    session_.say("Adaptations {} blocks by level {}", adaptations_, fmt::join(level_counts_, " "));
+  return 0;
+}
+
+nlohmann::json AmrDriver::json() const {
+  nlohmann::json j;
+  j["checksum"] = hex_bits(end_.checksum);
+  j["checksum_value"] = end_.checksum;
+  j["conserved_hex"] = nlohmann::json::array();
+  nlohmann::json drift = nlohmann::json::array();
+  for (std::size_t v = 0; v < end_.integral.size(); ++v) {
+    const double a = start_.integral[v], b = end_.integral[v];
+    drift.push_back(a != 0 ? std::fabs(b - a) / std::fabs(a) : std::fabs(b - a));
+    j["conserved_hex"].push_back(hex_bits(b));
+  }
+  j["conserved_drift"] = drift;
+  j["cycles"] = cycle_;
+  j["time"] = time_;
+  j["cells"] = static_cast<std::int64_t>(global_cells());
+  j["blocks"] = mesh_->forest().global_count();
+  j["loop_s"] = loop_seconds_;
+  j["zone_cycles_per_s"] = zone_cycles_per_second();
+  j["zone_cycles"] = zone_updates_;
+  j["max_level"] = options_.max_level;
+  j["adaptations"] = adaptations_;
+  j["blocks_by_level"] = level_counts_;
+  j["face_balanced"] = !unbalanced_;  // checked after every adaptation
+  j["blocks_split"] = split_;
+  j["families_merged"] = merged_;
+  j["checkpoint"] = {{"restarted_from", restarted_from_},
+                     {"written", writer_ ? writer_->written() : 0},
+                     {"write_s", writer_ ? writer_->write_seconds() : 0.0},
+                     {"bytes", writer_ ? writer_->last_bytes() : 0},
+                     {"read_s", read_seconds_}};
+  j.update(solver_.report(*this));
+  return j;
+}
+
+}  // namespace tessera
