@@ -128,12 +128,16 @@ int run(int argc, char** argv) {
   cli.add_option("--block-cells", block_cells, "cells per block side")->check(CLI::Range(2, 256));
   cli.add_option("--max-level", o.max_level, "refinement levels")->check(CLI::Range(0, 6));
   cli.add_option("--t-end", o.t_end, "end time")->check(CLI::Range(0.0, 10.0));
-  cli.add_option("--plot-every", o.plot_every, "cycles between VTK files")
+  cli.add_option("--output-every", o.output_every, "cycles between plot files (HDF5 + XDMF)")
       ->check(CLI::NonNegativeNumber);
+  cli.add_option("--output-dir", o.output_dir, "directory of the plot files");
   cli.add_option("--history", o.history, "CSV of the total per cycle");
   o.checkpoint.add_to(cli, "cycles");
   session.start();
   if (cells % block_cells != 0) session.fail("--block-cells", "must divide --cells");
+  if (o.output_every > 0)
+    if (const std::string why = output_directory_problem(o.output_dir); !why.empty())
+      session.fail("--output-dir", why);
   // A restart continues the run a checkpoint holds; its problem options must agree.
   const nlohmann::json problem = {{"--cells", cells},
                                   {"--block-cells", block_cells},
@@ -154,8 +158,7 @@ int run(int argc, char** argv) {
   o.block_cells = {block_cells, block_cells, 1};
   o.periodic = {true, true, true};
   o.block_slots = amr_block_slots_per_rank(o, 0, session.size());
-  o.title = "06_advection_amr";
-  o.plot_prefix = "06_advection_amr";
+  o.output_prefix = "06_advection_amr";
   Advection solver(session.runtime());
   AmrDriver driver(session, solver, o, std::move(restart));
   if (const int code = driver.run(); code != 0) return code;

@@ -1,5 +1,5 @@
 #pragma once
-// What the euler app writes besides the driver's outputs: the cell quantities of plots and
+// What the euler app writes besides the driver's plot files: the cell quantities of
 // line-outs (rho, v, p) and the Sedov radial profile. Collective; every task must be done.
 
 #include <string>

@@ -32,7 +32,8 @@ std::vector<tessera::FieldSpec> declared_fields() {
   // Per-volume densities; the momentum components flip sign at a reflecting wall. U is the
   // state; U* (the half-step state) is scratch. Both get their fluxes corrected.
   const std::vector<int> vector_axis{-1, 0, 1, 2, -1};
-  return {{"U", kVars, tessera::Amount::per_volume, true, kGhost, vector_axis, true},
+  const std::vector<std::string> names{"rho", "mom_x", "mom_y", "mom_z", "energy"};
+  return {{"U", kVars, tessera::Amount::per_volume, true, kGhost, vector_axis, true, names},
           {"U*", kVars, tessera::Amount::per_volume, true, kGhost, vector_axis, false}};
 }
 
@@ -55,9 +56,9 @@ tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, 
   d.replay = o.replay;
   d.history = o.history;
   d.progress_every = o.progress_every;
-  d.plot_every = o.plot_every;
-  d.plot_prefix = o.plot_prefix;
-  d.title = "euler " + o.problem_name;
+  d.output_every = o.output_every;
+  d.output_dir = o.output_dir;
+  d.output_prefix = o.output_prefix;
   d.stage_phase = "hydro";
   d.checkpoint = o.checkpoint;
   d.problem = problem_options(o);
@@ -210,10 +211,6 @@ void Solver::describe_fault(tessera::AmrDriver& driver) {
                fault->cell[2], fault->rho, fault->p, session_.rank());
     break;
   }
-}
-
-std::vector<tessera::CellQuantity> Solver::plot_quantities() const {
-  return primitive_quantities(options_.gamma);
 }
 
 void Solver::finished(tessera::AmrDriver& driver) {

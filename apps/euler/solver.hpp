@@ -54,7 +54,6 @@ class Solver : public tessera::AmrSolver {
   void submit_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx) override;
   void describe_fault(tessera::AmrDriver& driver) override;
   std::string history_columns() const override { return "mass,mom_x,mom_y,mom_z,energy"; }
-  std::vector<tessera::CellQuantity> plot_quantities() const override;
   void finished(tessera::AmrDriver& driver) override;
   nlohmann::json report(const tessera::AmrDriver& driver) const override;
 

@@ -12,10 +12,10 @@
 
 #include "tessera/amr/marking.hpp"
 #include "tessera/comm/exact_sum.hpp"
-#include "tessera/driver/cell_output.hpp"
 #include "tessera/driver/cell_walk.hpp"
 #include "tessera/driver/mesh_checkpoint.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
+#include "tessera/io/plot_file.hpp"
 
 namespace tessera {
 
@@ -39,15 +39,6 @@ std::string AmrSolver::history_columns() const {
     for (int c = 0; f.checkpointed && c < f.components; ++c)
       names += fmt::format("{}{}{}", names.empty() ? "" : ",", f.name, c);
   return names;
-}
-
-std::vector<CellQuantity> AmrSolver::plot_quantities() const {
-  const FieldSpec f = fields().front();
-  std::vector<CellQuantity> q;
-  for (int c = 0; c < f.components; ++c)
-    q.push_back({f.components == 1 ? f.name : fmt::format("{}{}", f.name, c), 1,
-                 [c](const double* u, std::size_t sv, double* out) { out[0] = u[c * sv]; }});
-  return q;
 }
 
 long long amr_block_slots_per_rank(const AmrDriverOptions& o, long long max_blocks_per_rank,
@@ -376,13 +367,29 @@ void AmrDriver::write_history_line(double dt) {
   history_ += fmt::format("{},{}\n", row, mesh_->forest().global_count());
 }
 
-void AmrDriver::plot() {
-  // The one place plot files are written: the output writer is chosen here.
+void AmrDriver::write_output() {
+  // The one place plot files are written: every checkpointed field's components.
   session_.exec().barrier();
-  const std::string path = fmt::format("{}_c{:06d}.vtk", options_.plot_prefix, cycle_);
-  write_cells_vtk(session_, *mesh_, options_.domain, 0, solver_.plot_quantities(), options_.title,
-                  time_, path);
-  session_.progress("{}: wrote {}", session_.app(), path);
+  PlotOutput out;
+  out.dir = options_.output_dir;
+  out.prefix = options_.output_prefix;
+  out.step = cycle_;
+  out.time = time_;
+  out.lo = options_.domain.lo;
+  out.hi = options_.domain.hi;
+  const int vars = mesh_->shape().group_size;
+  for (int g = 0; g < state_fields_; ++g) {
+    const FieldSpec& f = fields_[static_cast<std::size_t>(g)];
+    for (int c = 0; c < f.components; ++c) {
+      std::string name = f.components == 1 ? f.name : fmt::format("{}{}", f.name, c);
+      if (static_cast<std::size_t>(c) < f.component_names.size())
+        name = f.component_names[static_cast<std::size_t>(c)];
+      out.variables.push_back({name, g * vars + c});
+    }
+  }
+  const PlotFiles files = write_plot_file(*mesh_, out);
+  session_.progress("{}: wrote {} ({} bytes of cell data in {:.3f} s)", session_.app(),
+                    files.data, files.field_bytes, files.seconds);
 }
 
 void AmrDriver::restore() {
@@ -468,7 +475,7 @@ int AmrDriver::run() {
       write_history_line(step);
     }
   }
-  if (options_.plot_every > 0 && !failed_) plot();
+  if (options_.output_every > 0 && !failed_) write_output();
   while (!failed_ && more_cycles()) {
     const bool last = options_.t_end - time_ <= dt;
     const double step = last ? options_.t_end - time_ : dt;
@@ -502,7 +509,7 @@ int AmrDriver::run() {
     if (cycle_ % options_.progress_every == 0)
       session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step,
                         mesh_->forest().global_count());
-    if (options_.plot_every > 0 && cycle_ % options_.plot_every == 0) plot();
+    if (options_.output_every > 0 && cycle_ % options_.output_every == 0) write_output();
     checkpoint_if_due(adapt_due && !more);
   }
   if (writer_) writer_->wait();
@@ -510,7 +517,7 @@ int AmrDriver::run() {
   loop_seconds_ = std::chrono::duration<double>(Clock::now() - loop_start).count();
   MPI_Allreduce(MPI_IN_PLACE, &loop_seconds_, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
   if (unbalanced_ || failed_) return 1;
-  if (options_.plot_every > 0 && cycle_ % options_.plot_every != 0) plot();
+  if (options_.output_every > 0 && cycle_ % options_.output_every != 0) write_output();
   level_counts_ = mesh_->forest().global_level_counts(options_.max_level);
   std::int64_t changes[2] = {split_, merged_};
   MPI_Allreduce(MPI_IN_PLACE, changes, 2, MPI_INT64_T, MPI_SUM, session_.comm().mpi());

@@ -6,6 +6,7 @@
 set -euo pipefail
 name="$1"
 bin="$2"
+tools="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tools" && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -99,8 +100,18 @@ case "$name" in
     echo "$name: total $start -> $end, centre of mass ($x, $y) against ($ex, $ey)"
     # Checkpoints and plots for free: a run stopped at cycle 36 and restarted on another rank
     # count ends with the same bits; the plot files exist.
-    run 2 --checkpoint-every 36 --plot-every 36 >/dev/null
-    [[ -d checkpoints/step-36 && -s 06_advection_amr_c000036.vtk ]] || fail "no checkpoint or plot file"
+    run 2 --checkpoint-every 36 --output-every 36 --output-dir plots >/dev/null
+    [[ -d checkpoints/step-36 && -s plots/06_advection_amr_000036.h5 && -s plots/06_advection_amr.xdmf ]] ||
+      fail "no checkpoint or plot file"
+    # The plot file holds the field q on every leaf cell: its integral is the run's total.
+    /usr/bin/python3 - plots/06_advection_amr_000036.h5 "$start" "$tools" <<'PY' || fail "the plot file's total"
+import sys
+sys.path.insert(0, sys.argv[3])
+import plot_file
+total = plot_file.PlotFile(sys.argv[1]).integral("q")
+print(f"  plot file at cycle 36: integral of q {total!r}, run's total {sys.argv[2]}")
+sys.exit(0 if abs(total - float(sys.argv[2])) <= 1e-12 * abs(float(sys.argv[2])) else 1)
+PY
     run 3 --restart checkpoints/step-36 --exec dataflow --threads 2 >/dev/null
     [[ "$(checksum)" == "$reference" ]] || fail "restarted on 3 ranks: checksum $(checksum), $reference straight"
     echo "$name: restart from cycle 36 on 3 ranks gives the same bits"

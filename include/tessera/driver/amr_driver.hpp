@@ -6,7 +6,7 @@
 //   an all-reduce (MIN, exact) the minimum over ranks, times the CFL factor;
 //   every adapt_every cycles (max_level > 0): ghost exchange of the state, the refinement
 //     criterion per block, 2:1-balanced marks, split / merge, repartition with migration;
-//   --history row, progress line, plot file, checkpoint when due.
+//   --history row, progress line, plot file (HDF5 + XDMF), checkpoint when due.
 // Under dataflow the cycle's tasks are recorded once and replayed every cycle until the
 // mesh changes (replay = false submits every cycle). The initial state is refined
 // max_level times, each new level set from the problem. A restart rebuilds the mesh from
@@ -56,9 +56,12 @@ struct AmrDriverOptions {
   bool replay = true;   ///< under dataflow
   std::string history;  ///< --history CSV path ("" = none)
   int progress_every = 10;
-  int plot_every = 0;  ///< 0: no plots
-  std::string plot_prefix = "plot";
-  std::string title;                  ///< names the run in plot files ("euler sod")
+  /// Plot files (tessera/io/plot_file.hpp) of the checkpointed fields at cycle 0, every
+  /// output_every cycles and at the end; 0: none. output_dir must have passed
+  /// output_directory_problem.
+  int output_every = 0;
+  std::string output_dir = ".";
+  std::string output_prefix = "plot";
   const char* stage_phase = "stage";  ///< report phase name of the stages (a string literal)
   CheckpointOptions checkpoint;
   /// The options that define the problem, stored in checkpoints (tessera::open_restart).
@@ -134,7 +137,7 @@ class AmrDriver {
   double finish_dt();
   double next_dt();
   void write_history_line(double dt);
-  void plot();
+  void write_output();
   void restore();
   void checkpoint_if_due(bool adapt_pending);
   bool more_cycles() const;

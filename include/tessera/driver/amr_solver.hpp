@@ -15,7 +15,6 @@
 #include "tessera/amr/flux_correction.hpp"
 #include "tessera/amr/forest.hpp"
 #include "tessera/driver/block_view.hpp"
-#include "tessera/driver/cell_output.hpp"
 #include "tessera/driver/field_spec.hpp"
 #include "tessera/runtime/runtime.hpp"
 
@@ -104,10 +103,6 @@ class AmrSolver {
   /// What the solver saves in a checkpoint besides the fields, and takes back at a restart.
   virtual nlohmann::json checkpoint_state() const { return nlohmann::json::object(); }
   virtual void restore_state(const nlohmann::json& /*state*/) {}
-
-  /// The quantities plot files show, computed from a cell's variables of field 0; called
-  /// on the main thread when a plot is due. By default field 0's components as they are.
-  virtual std::vector<CellQuantity> plot_quantities() const;
 
   /// Collective, after a successful run, every task done: final figures and summary lines.
   virtual void finished(AmrDriver& /*driver*/) {}

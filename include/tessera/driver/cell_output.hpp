@@ -1,7 +1,7 @@
 #pragma once
-// Cell data of an adaptive mesh written for people (layer `driver`): a legacy-VTK file of
-// every leaf cell and a CSV line-out through the domain centre, both of quantities the
-// solver computes from a cell's variables. Collective; rank 0 writes, atomically; every
+// Cell data of an adaptive mesh written for people (layer `driver`): a CSV line-out through
+// the domain centre of quantities the solver computes from a cell's variables (plot files
+// of whole fields: tessera/io/plot_file.hpp, written by AmrDriver). Collective; rank 0 writes, atomically; every
 // task touching the blocks must be done.
 
 #include <cstddef>
@@ -22,15 +22,6 @@ struct CellQuantity {
   int components = 1;
   std::function<void(const double* u, std::size_t sv, double* out)> value;
 };
-
-/// Legacy-VTK unstructured grid (ParaView opens it): every leaf cell of every block at its
-/// true size and place (VTK_PIXEL in 2-D, VTK_VOXEL in 3-D), in global block order, with
-/// the quantities of variable group `group` as cell data, then level, rank and block (the
-/// block's global index along the curve). The title line reads
-/// "tessera <title> t=<time> dim <dim> block_cells <x> <y> <z>".
-void write_cells_vtk(Session& session, AmrMesh& mesh, const Domain& domain, int group,
-                     const std::vector<CellQuantity>& quantities, const std::string& title,
-                     double time, const std::string& path);
 
 /// CSV line-out along `axis` through the domain centre: header `<axis>,<quantities>` (vector
 /// components named <name>x, <name>y, <name>z), one row per leaf cell the line crosses in

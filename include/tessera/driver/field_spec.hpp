@@ -35,6 +35,9 @@ struct FieldSpec {
   /// State carried through split, merge, migration and checkpoints; false for scratch
   /// (contents unspecified after any mesh change, never saved).
   bool checkpointed = true;
+  /// Per component: its name in plot files ("rho", "mom_x"); empty: <name><component>
+  /// (the name alone for one component).
+  std::vector<std::string> component_names;
 };
 
 }  // namespace tessera
