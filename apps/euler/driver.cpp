@@ -110,7 +110,7 @@ void Driver::resize_block_arrays() {
   stage_buffers_.resize(blocks);
   for (StageBuffers& buf : stage_buffers_) {
     if (!buf.w.empty()) continue;
-    buf.w.resize(kVars * shape.var_stride());
+    buf.w.resize(primitive_layout(shape).size());
     for (int a = 0; a < options_.dim; ++a) {
       const auto axis = static_cast<std::size_t>(a);
       buf.term[axis].resize(kVars * shape.interior_cells());
@@ -140,14 +140,14 @@ void Driver::submit_initial_state() {
         "euler_init", {tessera::write(mesh.interior(b, 0))}, [&shape, place, block, o, geo] {
           std::array<std::int64_t, 3> base{};
           for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * shape.cells[a];
-          const std::size_t sv = shape.var_stride();
+          const tessera::BlockLayout l = shape.layout();
+          const auto sv = static_cast<std::size_t>(l.stride_var());
           double u[kVars];
           for (int i = 0; i < shape.cells[0]; ++i)
             for (int j = 0; j < shape.cells[1]; ++j)
               for (int k = 0; k < shape.cells[2]; ++k) {
                 initial_state(*o, *geo, {base[0] + i, base[1] + j, base[2] + k}, u, place.level);
-                const std::size_t c =
-                    shape.index(0, i + shape.ghost[0], j + shape.ghost[1], k + shape.ghost[2]);
+                const auto c = static_cast<std::size_t>(l.index(0, i, j, k));
                 for (int v = 0; v < kVars; ++v) block[c + v * sv] = u[v];
               }
         });

@@ -13,24 +13,22 @@ namespace euler {
 
 namespace {
 
-// U's interior cells of a block: variable, then i, j, k with k fastest (the store's order).
+// U's interior cells of a block: variable, then i, j, k with k fastest (the file's order;
+// not the layout's, so that checkpoints keep their format).
 void pack_u(const tessera::BlockShape& s, const double* block, double* out) {
+  const tessera::BlockLayout l = s.layout();
   for (int v = 0; v < kVars; ++v)
     for (int i = 0; i < s.cells[0]; ++i)
-      for (int j = 0; j < s.cells[1]; ++j) {
-        const double* row = block + s.index(v, i + s.ghost[0], j + s.ghost[1], s.ghost[2]);
-        out = std::copy(row, row + s.cells[2], out);
-      }
+      for (int j = 0; j < s.cells[1]; ++j)
+        for (int k = 0; k < s.cells[2]; ++k) *out++ = block[l.index(v, i, j, k)];
 }
 
 void unpack_u(const tessera::BlockShape& s, const double* in, double* block) {
+  const tessera::BlockLayout l = s.layout();
   for (int v = 0; v < kVars; ++v)
     for (int i = 0; i < s.cells[0]; ++i)
-      for (int j = 0; j < s.cells[1]; ++j) {
-        std::copy(in, in + s.cells[2],
-                  block + s.index(v, i + s.ghost[0], j + s.ghost[1], s.ghost[2]));
-        in += s.cells[2];
-      }
+      for (int j = 0; j < s.cells[1]; ++j)
+        for (int k = 0; k < s.cells[2]; ++k) block[l.index(v, i, j, k)] = *in++;
 }
 
 }  // namespace

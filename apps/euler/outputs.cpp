@@ -131,7 +131,8 @@ void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options&
   // Rows: level, cell index i j k at that level, block, rho, vx, vy, vz, p, rank.
   constexpr std::size_t kWidth = 11;
   const tessera::BlockShape& s = mesh.shape();
-  const std::size_t sv = s.var_stride();
+  const tessera::BlockLayout l = s.layout();
+  const auto sv = static_cast<std::size_t>(l.stride_var());
   std::vector<double> rows;
   rows.reserve(static_cast<std::size_t>(mesh.local_count()) * s.interior_cells() * kWidth);
   const auto rank = static_cast<double>(session.rank());
@@ -144,7 +145,7 @@ void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options&
     for (int i = 0; i < s.cells[0]; ++i)
       for (int j = 0; j < s.cells[1]; ++j)
         for (int k = 0; k < s.cells[2]; ++k) {
-          const double* u = data + s.index(0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]);
+          const double* u = data + l.index(0, i, j, k);
           const double rho = u[0];
           rows.insert(
               rows.end(),

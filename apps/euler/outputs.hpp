@@ -15,13 +15,15 @@
 
 namespace euler {
 
-/// Calls f(level, g, u, sv) for every interior cell of every local block: g is the cell's
+/// Calls f(level, g, u, sv) for every interior cell of every local block, i outermost and k
+/// innermost (sums over the cells keep their bits in that order): g is the cell's
 /// global index among the cells of its block's level, u points at its variable 0 of group 0
 /// (variable v at u[v * sv]).
 template <class F>
 void for_each_cell(tessera::AmrMesh& mesh, F&& f) {
   const tessera::BlockShape& s = mesh.shape();
-  const std::size_t sv = s.var_stride();
+  const tessera::BlockLayout l = s.layout();
+  const auto sv = static_cast<std::size_t>(l.stride_var());
   for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
     const tessera::BlockPlace& place = mesh.place(b);
     std::array<std::int64_t, 3> base{};
@@ -32,7 +34,7 @@ void for_each_cell(tessera::AmrMesh& mesh, F&& f) {
       for (int j = 0; j < s.cells[1]; ++j)
         for (int k = 0; k < s.cells[2]; ++k)
           f(place.level, std::array<std::int64_t, 3>{base[0] + i, base[1] + j, base[2] + k},
-            data + s.index(0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]), sv);
+            data + l.index(0, i, j, k), sv);
   }
 }
 

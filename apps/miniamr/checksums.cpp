@@ -21,12 +21,14 @@ double weighted_block_sum(const tessera::BlockShape& s, const tessera::BlockPlac
                           const double* block, int v) {
   std::int64_t base[3];
   for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * s.cells[a];
+  // miniAMR's order, i outermost and k innermost: the sum's bits depend on it.
+  const tessera::BlockLayout l = s.layout();
   double sum = 0.0;
-  for (int i = 1; i <= s.cells[0]; ++i)
-    for (int j = 1; j <= s.cells[1]; ++j)
-      for (int k = 1; k <= s.cells[2]; ++k)
-        sum += block[s.index(v, i, j, k)] *
-               cell_weight(base[0] + i - 1, base[1] + j - 1, base[2] + k - 1, place.level, v);
+  for (int i = 0; i < s.cells[0]; ++i)
+    for (int j = 0; j < s.cells[1]; ++j)
+      for (int k = 0; k < s.cells[2]; ++k)
+        sum += block[l.index(v, i, j, k)] *
+               cell_weight(base[0] + i, base[1] + j, base[2] + k, place.level, v);
   return sum;
 }
 

@@ -38,34 +38,32 @@ double initial_value(std::int64_t x, std::int64_t y, std::int64_t z, int v) {
 }
 
 void fill_initial(const tessera::BlockShape& s, const tessera::BlockPlace& place, double* block) {
+  const tessera::BlockLayout l = s.layout();
   std::int64_t base[3];
   for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * s.cells[a];
   for (int v = 0; v < s.num_vars; ++v)
-    for (int i = 1; i <= s.cells[0]; ++i)
-      for (int j = 1; j <= s.cells[1]; ++j)
-        for (int k = 1; k <= s.cells[2]; ++k)
-          block[s.index(v, i, j, k)] =
-              initial_value(base[0] + i - 1, base[1] + j - 1, base[2] + k - 1, v);
+    for (int i = 0; i < s.cells[0]; ++i)
+      for (int j = 0; j < s.cells[1]; ++j)
+        for (int k = 0; k < s.cells[2]; ++k)
+          block[l.index(v, i, j, k)] = initial_value(base[0] + i, base[1] + j, base[2] + k, v);
 }
 
-// A block's interior cells of every variable, contiguous (var, i, j, k order): what a
-// checkpoint stores per block.
+// A block's interior cells of every variable, contiguous (var, i, j, k order, k fastest):
+// what a checkpoint stores per block.
 void pack_cells(const tessera::BlockShape& s, const double* block, double* out) {
+  const tessera::BlockLayout l = s.layout();
   for (int v = 0; v < s.num_vars; ++v)
-    for (int i = 1; i <= s.cells[0]; ++i)
-      for (int j = 1; j <= s.cells[1]; ++j) {
-        const double* row = block + s.index(v, i, j, 1);
-        out = std::copy(row, row + s.cells[2], out);
-      }
+    for (int i = 0; i < s.cells[0]; ++i)
+      for (int j = 0; j < s.cells[1]; ++j)
+        for (int k = 0; k < s.cells[2]; ++k) *out++ = block[l.index(v, i, j, k)];
 }
 
 void unpack_cells(const tessera::BlockShape& s, const double* in, double* block) {
+  const tessera::BlockLayout l = s.layout();
   for (int v = 0; v < s.num_vars; ++v)
-    for (int i = 1; i <= s.cells[0]; ++i)
-      for (int j = 1; j <= s.cells[1]; ++j) {
-        std::copy(in, in + s.cells[2], block + s.index(v, i, j, 1));
-        in += s.cells[2];
-      }
+    for (int i = 0; i < s.cells[0]; ++i)
+      for (int j = 0; j < s.cells[1]; ++j)
+        for (int k = 0; k < s.cells[2]; ++k) block[l.index(v, i, j, k)] = *in++;
 }
 
 nlohmann::json object_json(const tessera::RefineObject& o) {

@@ -69,9 +69,11 @@ class AmrMesh {
 
   const Forest& forest() const { return *forest_; }
   const BlockShape& shape() const { return store_.shape(); }
+  /// Every block's storage layout (shape().layout()): index cells with layout().index.
+  const BlockLayout& layout() const { return store_.layout(); }
   std::int32_t local_count() const { return forest_->local_count(); }
   const BlockPlace& place(std::int32_t i) const { return forest_->local(i); }
-  /// Block data of local block i (layout: BlockShape). Stable until the mesh changes.
+  /// Block data of local block i (in layout()). Stable until the mesh changes.
   double* data(std::int32_t i) { return store_.data(slots_[static_cast<std::size_t>(i)]); }
   Handle interior(std::int32_t i, int g) const {
     return store_.interior(slots_[static_cast<std::size_t>(i)], g);

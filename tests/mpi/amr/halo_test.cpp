@@ -14,8 +14,10 @@ namespace tessera {
 namespace {
 
 using amr_test::cell_value;
+using amr_test::extent;
 using amr_test::fill_positions;
 using amr_test::first_cell;
+using amr_test::ghost_origin_index;
 using amr_test::MeshRuntime;
 
 // Refines around two points so that the mesh has level jumps across faces in all
@@ -89,7 +91,8 @@ void check_faces(AmrMesh& mesh, int& jump_faces) {
             c[axis] = f % 2 == 1 ? s.cells[axis] + 1 : 0;
             c[t0] = u;
             c[t1] = w;
-            ASSERT_EQ(data[s.index(v, c[0], c[1], c[2])], expected_ghost(mesh, b, f, u, w, v))
+            ASSERT_EQ(data[ghost_origin_index(s, v, c[0], c[1], c[2])],
+                      expected_ghost(mesh, b, f, u, w, v))
                 << "block " << b << " face " << f << " kind " << static_cast<int>(nb.kind)
                 << " cell " << u << "," << w << " var " << v;
           }
@@ -165,7 +168,7 @@ TEST(HaloTest, CornerPassesFillEdgeAndCornerGhostsFromDiagonalNeighbours) {
             in_domain = in_domain && g[a] >= 0 && g[a] < cells_per_axis[a];
           if (!in_domain) continue;  // reflective boundaries are not diagonal neighbours
           ++edge_cells;
-          EXPECT_EQ(data[s.index(0, i, j, k)], cell_value(1, g[0], g[1], g[2], 0))
+          EXPECT_EQ(data[ghost_origin_index(s, 0, i, j, k)], cell_value(1, g[0], g[1], g[2], 0))
               << "block " << b << " ghost " << i << "," << j << "," << k;
         }
   }
