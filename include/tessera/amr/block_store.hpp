@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "tessera/mesh/block_layout.hpp"
@@ -74,6 +75,10 @@ class BlockStore {
   Handle interior(std::int32_t slot, int g) const { return handles(slot, g)[0]; }
   /// The ghost cells of group g written by the halo pass along `axis`.
   Handle ghosts(std::int32_t slot, int g, int axis) const { return handles(slot, g)[1 + axis]; }
+  /// The ghost handles of group g of all three axes.
+  std::span<const Handle> ghost_handles(std::int32_t slot, int g) const {
+    return std::span<const Handle>(handles(slot, g)).subspan(1);
+  }
 
   /// Slots in use.
   std::int32_t in_use() const { return in_use_; }
