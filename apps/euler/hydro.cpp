@@ -163,7 +163,7 @@ CellFault first_bad_cell(const tessera::BlockLayout& l, const double* src, doubl
 
 tessera::BlockLayout primitive_layout(const tessera::BlockShape& s) {
   return tessera::BlockLayout({s.cells[0], s.cells[1], s.cells[2]},
-                              {s.ghost[0], s.ghost[1], s.ghost[2]}, kFields);
+                              {s.ghost[0], s.ghost[1], s.ghost[2]}, kFields, s.row_alignment);
 }
 
 CellFault recover_primitives(const tessera::BlockShape& s, const double* block, int group,

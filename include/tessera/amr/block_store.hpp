@@ -35,6 +35,9 @@ struct BlockShape {
   /// Ghost layers per axis: 1..cells[a] (a same-level neighbour sends that many of its
   /// layers), or 0 on a flat axis (cells 1).
   std::array<int, 3> ghost{1, 1, 1};
+  /// Rows' alignment in the slots' BlockLayout: BlockLayout::kRowAlignment (cache lines),
+  /// or 1 (packed rows: small blocks with narrow ghosts, see BlockLayout's constructor).
+  int row_alignment = BlockLayout::kRowAlignment;
 
   int groups() const { return (num_vars + group_size - 1) / group_size; }
   int group_first(int g) const { return g * group_size; }
@@ -44,7 +47,8 @@ struct BlockShape {
   /// The storage layout of a block slot (all num_vars variables). Needs the constraints
   /// BlockLayout's constructor checks (BlockStore checks stricter ones).
   BlockLayout layout() const {
-    return BlockLayout({cells[0], cells[1], cells[2]}, {ghost[0], ghost[1], ghost[2]}, num_vars);
+    return BlockLayout({cells[0], cells[1], cells[2]}, {ghost[0], ghost[1], ghost[2]}, num_vars,
+                       row_alignment);
   }
   std::size_t interior_cells() const {
     return static_cast<std::size_t>(cells[0]) * cells[1] * cells[2];
