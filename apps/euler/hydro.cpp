@@ -136,7 +136,7 @@ struct PencilScratch {
 // The fused stage's block-sized scratch, per thread.
 struct StageScratch {
   std::vector<double> du;
-  std::vector<double> w;  // primitives rho, vx, vy, vz, p of the block (BlockShape layout)
+  std::vector<double> w;  // primitives rho, vx, vy, vz, p of the block (primitive_layout)
 };
 
 }  // namespace
