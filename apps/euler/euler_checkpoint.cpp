@@ -118,7 +118,7 @@ DriverState EulerCheckpoint::restore(tessera::AmrMesh& mesh) {
   try {
     const tessera::BlockShape& shape = mesh.shape();
     const std::size_t per_block = shape.interior_cells() * kVars;
-    reader_->read_field("U", mesh.forest().global_offset(), mesh.local_count(), per_block,
+    reader_->read_field("U", mesh.forest().global_offset(), mesh.local_block_count(), per_block,
                         [&](std::int64_t b, const double* u) {
                           unpack_u(shape, u, mesh.data(static_cast<std::int32_t>(b)));
                         });

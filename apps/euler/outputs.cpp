@@ -134,9 +134,9 @@ void write_vtk(tessera::Session& session, tessera::AmrMesh& mesh, const Options&
   const tessera::BlockLayout l = s.layout();
   const auto sv = static_cast<std::size_t>(l.stride_var());
   std::vector<double> rows;
-  rows.reserve(static_cast<std::size_t>(mesh.local_count()) * s.interior_cells() * kWidth);
+  rows.reserve(static_cast<std::size_t>(mesh.local_block_count()) * s.interior_cells() * kWidth);
   const auto rank = static_cast<double>(session.rank());
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const tessera::BlockPlace& place = mesh.place(b);
     const auto block = static_cast<double>(mesh.forest().global_index({false, b}));
     std::array<std::int64_t, 3> base{};

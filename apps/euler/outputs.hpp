@@ -24,7 +24,7 @@ void for_each_cell(tessera::AmrMesh& mesh, F&& f) {
   const tessera::BlockShape& s = mesh.shape();
   const tessera::BlockLayout l = s.layout();
   const auto sv = static_cast<std::size_t>(l.stride_var());
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const tessera::BlockPlace& place = mesh.place(b);
     std::array<std::int64_t, 3> base{};
     // origin / length counts level-L blocks from the domain's lower corner.

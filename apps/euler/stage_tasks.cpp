@@ -23,7 +23,7 @@ void Driver::submit_stage(int stage) {
   std::vector<tessera::Access> acc;
   const double factor = stage == 0 ? 0.5 : 1.0;
   const double* step = &step_;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     StageArgs args;
     args.shape = &mesh.shape();
     args.dim = options_.dim;

@@ -51,7 +51,8 @@ void Checksums::begin_round(int r, const tessera::AmrMesh& mesh, SumKind kind) {
   Round& rd = round(r);
   rd.kind = kind;
   rd.partials.assign(
-      static_cast<std::size_t>(mesh.local_count()) * static_cast<std::size_t>(num_vars_), 0.0);
+      static_cast<std::size_t>(mesh.local_block_count()) * static_cast<std::size_t>(num_vars_),
+      0.0);
   rd.tasks_done = 0;
   rd.tasks_expected = 0;
 }
@@ -61,7 +62,7 @@ void Checksums::submit_group(tessera::AmrMesh& mesh, int g) {
   const tessera::BlockShape& shape = mesh.shape();
   const int first = shape.group_first(g), vars = shape.group_vars(g);
   const tessera::Handle partials = rd.partials_handle;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     double* out =
         rd.partials.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(num_vars_);
     const double* block = mesh.data(b);

@@ -22,7 +22,7 @@ using amr_test::MeshRuntime;
 // Fills interior cells with cell_value of their global index and every ghost with NaN.
 void fill_wide(AmrMesh& mesh) {
   const BlockShape& s = mesh.shape();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     double* data = mesh.data(b);
     const auto base = amr_test::first_cell(s, mesh.place(b));
     for (int v = 0; v < s.num_vars; ++v)
@@ -45,7 +45,7 @@ std::int64_t check_wide(AmrMesh& mesh, const AmrMeshOptions& o) {
   std::int64_t total[3];
   for (int a = 0; a < 3; ++a) total[a] = std::int64_t{o.root_blocks[a]} * s.cells[a];
   std::int64_t checked = 0;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const double* data = mesh.data(b);
     const auto base = amr_test::first_cell(s, mesh.place(b));
     for (int f = 0; f < kBlockFaces; ++f) {
@@ -153,7 +153,7 @@ TEST(HaloBoundaryTest, ShapesOutsideTheContractAreRejected) {
   options.shape.ghost = {2, 2, 2};
   AmrMesh mesh(rt.comm, rt.exec, options);
   EXPECT_THROW(
-      mesh.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(mesh.local_count()), 1)),
+      mesh.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(mesh.local_block_count()), 1)),
       std::logic_error);
 }
 

@@ -78,7 +78,7 @@ double expected_ghost(const AmrMesh& mesh, std::int32_t b, int f, int u, int w, 
 
 void check_faces(AmrMesh& mesh, int& jump_faces) {
   const BlockShape& s = mesh.shape();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const double* data = mesh.data(b);
     for (int f = 0; f < kBlockFaces; ++f) {
       const int axis = f / 2, t0 = axis == 0 ? 1 : 0, t1 = axis == 2 ? 1 : 2;
@@ -143,7 +143,7 @@ TEST(HaloTest, CornerPassesFillEdgeAndCornerGhostsFromDiagonalNeighbours) {
   options.halo.corners = true;
   options.halo.send_faces = true;
   AmrMesh mesh(rt.comm, rt.exec, options);
-  mesh.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(mesh.local_count()), 1));
+  mesh.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(mesh.local_block_count()), 1));
   mesh.rebalance();
   rt.exec.barrier();
   fill_positions(mesh);
@@ -153,7 +153,7 @@ TEST(HaloTest, CornerPassesFillEdgeAndCornerGhostsFromDiagonalNeighbours) {
   std::int64_t cells_per_axis[3];
   for (int a = 0; a < 3; ++a) cells_per_axis[a] = 2 * 2 * s.cells[a];  // 2 roots, level 1
   int edge_cells = 0;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const double* data = mesh.data(b);
     const auto base = first_cell(s, mesh.place(b));
     for (int i = 0; i <= s.cells[0] + 1; ++i)

@@ -50,7 +50,7 @@ std::array<std::int64_t, 3> global_of(const BlockShape& s, const BlockPlace& p, 
 
 void fill_linear(AmrMesh& mesh) {
   const BlockShape& s = mesh.shape();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b)
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b)
     for (int i = 0; i < extent(s, 0); ++i)
       for (int j = 0; j < extent(s, 1); ++j)
         for (int k = 0; k < extent(s, 2); ++k) {
@@ -66,7 +66,7 @@ void fill_linear(AmrMesh& mesh) {
 double global_integral(AmrMesh& mesh) {
   const BlockShape& s = mesh.shape();
   ExactSum sum;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b)
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b)
     for (int i = 0; i < s.cells[0]; ++i)
       for (int j = 0; j < s.cells[1]; ++j)
         for (int k = 0; k < s.cells[2]; ++k)
@@ -85,8 +85,8 @@ double global_integral(AmrMesh& mesh) {
 void refine_around_centre(AmrMesh& mesh) {
   for (int round = 0; round < 2; ++round) {
     mesh.exchange(0);  // per-volume split reads the parent's face ghosts
-    std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_count()), 0);
-    for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+    std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_block_count()), 0);
+    for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
       const BlockPlace& p = mesh.place(b);
       bool touches = true;  // the block touches the brick's centre point
       for (int a = 0; a < 3; ++a)
@@ -123,7 +123,7 @@ TEST(LevelJumpTest, GhostsAverageFromFinerAndProlongConservativelyFromCoarser) {
   const BlockShape& s = mesh.shape();
   const Forest& forest = mesh.forest();
   std::int64_t checked[3] = {0, 0, 0};  // same/finer exact, prolonged exact, prolonged groups
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const BlockPlace& me = mesh.place(b);
     const double* d = mesh.data(b);
     for (int f = 0; f < kBlockFaces; ++f) {
@@ -194,7 +194,7 @@ TEST(LevelJumpTest, FluxCorrectionTakesTheMeanOfTheFineFluxes) {
   const auto flux_value = [](int level, std::int64_t g0, std::int64_t g1) {
     return static_cast<double>((3 * g0 + 5 * g1 + level) % 7 + 1);
   };
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     double* d = mesh.data(b);
     for (std::size_t c = 0; c < s.layout().size(); ++c) d[c] = 0;
     double* reg = flux.fluxes(b);
@@ -214,7 +214,7 @@ TEST(LevelJumpTest, FluxCorrectionTakesTheMeanOfTheFineFluxes) {
 
   const Forest& forest = mesh.forest();
   std::int64_t corrected = 0;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const BlockPlace& me = mesh.place(b);
     const auto base = first_cell(s, me);
     std::vector<double> expected(s.layout().size(), 0.0);
@@ -264,7 +264,7 @@ TEST(LevelJumpTest, PerVolumeSplitAndMergeConserveTheIntegral) {
   // Merge every family back (two rounds); the integral stays.
   for (int round = 0; round < 2; ++round) {
     mesh.exchange(0);
-    const std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_count()), -1);
+    const std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_block_count()), -1);
     const std::vector<std::int8_t> marks = balanced_marks(mesh.forest(), wants, 2);
     mesh.adapt(marks);
     EXPECT_TRUE(mesh.forest().is_face_balanced());

@@ -48,7 +48,7 @@ inline int extent(const BlockShape& s, int a) {
 /// tasks running.
 inline void fill_positions(AmrMesh& mesh) {
   const BlockShape& s = mesh.shape();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     double* data = mesh.data(b);
     const auto base = first_cell(s, mesh.place(b));
     for (int v = 0; v < s.num_vars; ++v)
