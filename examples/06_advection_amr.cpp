@@ -32,7 +32,7 @@ class Advection : public AmrSolver {
   // One stage per cycle: exchange q's ghosts, then update q.
   std::vector<StageSpec> stages() const override { return {{.exchange = 0, .update = 0}}; }
 
-  void submit_initial_state(AmrDriver& driver, const BlockView& b) override {
+  void submit_initial_state(AmrDriver& driver, const SolverBlock& b) override {
     const Domain domain = driver.options().domain;
     runtime_.submit("init", {write(driver.mesh().interior(b.index, 0))}, [b, domain] {
       // g: the cell's global index at the block's level; c: its place in the block's data.
@@ -46,8 +46,9 @@ class Advection : public AmrSolver {
 
   // Refine where q changes by more than 0.05 between neighbouring cells, coarsen below
   // 0.01: the fine cells travel with the blob.
-  Refinement refinement(const BlockView& b) const override {
-    const std::size_t sx = b.shape->stride_i(), sy = b.shape->stride_j();
+  Refinement refinement(const SolverBlock& b) const override {
+    // Cells are stored x fastest: the y neighbour is a row (stride_y) away.
+    const std::size_t sx = 1, sy = static_cast<std::size_t>(b.shape->layout().stride_y());
     double jump = 0;
     for_cells(b, [&](int, int, std::size_t c) {
       jump = std::max({jump, std::fabs(b.data[c + sx] - b.data[c - sx]) / 2,
@@ -58,7 +59,7 @@ class Advection : public AmrSolver {
 
   // Donor cell is stable for dt (|wx| / dx + |wy| / dy) <= 1; the driver takes the minimum
   // over all blocks and ranks and multiplies by the CFL factor.
-  StepEstimate time_step(const BlockView& b) const override {
+  StepEstimate time_step(const SolverBlock& b) const override {
     return {1.0 / (std::fabs(kWind[0]) / b.dx[0] + std::fabs(kWind[1]) / b.dx[1])};
   }
 
@@ -78,18 +79,19 @@ class Advection : public AmrSolver {
  private:
   // Calls f(i, j, c) for every interior cell (i, j) of a 2-D block, c its index in data.
   template <class F>
-  static void for_cells(const BlockView& b, F&& f) {
+  static void for_cells(const SolverBlock& b, F&& f) {
     const BlockShape& s = *b.shape;
+    const BlockLayout l = s.layout();
     for (int i = 0; i < s.cells[0]; ++i)
-      for (int j = 0; j < s.cells[1]; ++j) f(i, j, s.index(0, i + s.ghost[0], j + s.ghost[1], 0));
+      for (int j = 0; j < s.cells[1]; ++j) f(i, j, static_cast<std::size_t>(l.index(0, i, j, 0)));
   }
   // The upwind flux through a face with wind w between cells holding ql (low) and qh.
   static double flux(double w, double ql, double qh) { return w > 0 ? w * ql : w * qh; }
 
   static void upwind(const StageContext& ctx) {
-    const BlockView& b = ctx.block;
+    const SolverBlock& b = ctx.block;
     const BlockShape& s = *b.shape;
-    const std::size_t stride[2] = {s.stride_i(), s.stride_j()};
+    const std::size_t stride[2] = {1, static_cast<std::size_t>(s.layout().stride_y())};
     const double step = *ctx.step;
     std::vector<double> next(s.interior_cells());
     std::size_t n = 0;

@@ -136,30 +136,56 @@ struct PencilScratch {
 // The fused stage's block-sized scratch, per thread.
 struct StageScratch {
   std::vector<double> du;
-  std::vector<double> w;  // primitives rho, vx, vy, vz, p of the block (BlockShape layout)
+  std::vector<double> w;  // primitives rho, vx, vy, vz, p of the block (primitive_layout)
 };
 
 }  // namespace
 
+namespace {
+
+// The first interior cell of `src` (variable 0 of a group) with a bad state, in i-major
+// order (i outermost, k innermost): the cell a fault reports, whichever order found it.
+CellFault first_bad_cell(const tessera::BlockLayout& l, const double* src, double gamma) {
+  const std::ptrdiff_t sv = l.stride_var();
+  const tessera::Int3 n = l.cells();
+  for (int i = 0; i < n.x; ++i)
+    for (int j = 0; j < n.y; ++j)
+      for (int k = 0; k < n.z; ++k) {
+        const std::ptrdiff_t c = l.index(0, i, j, k);
+        const Prim w =
+            to_prim(src[c], src[c + sv], src[c + 2 * sv], src[c + 3 * sv], src[c + 4 * sv], gamma);
+        if (bad_state(w.rho, w.p)) return {true, {i, j, k}, w.rho, w.p};
+      }
+  return {};
+}
+
+}  // namespace
+
+tessera::BlockLayout primitive_layout(const tessera::BlockShape& s) {
+  return tessera::BlockLayout({s.cells[0], s.cells[1], s.cells[2]},
+                              {s.ghost[0], s.ghost[1], s.ghost[2]}, kFields, s.row_alignment);
+}
+
 CellFault recover_primitives(const tessera::BlockShape& s, const double* block, int group,
                              double gamma, double* wp) {
-  const std::size_t sv = s.var_stride();
-  const double* src = block + static_cast<std::size_t>(group * kVars) * sv;
+  const tessera::BlockLayout l = s.layout();
+  const std::ptrdiff_t sv = l.stride_var();
+  const double* src = block + group * kVars * sv;
   const std::array<int, 3> n = s.cells, g = s.ghost;
   // Primitives once per cell: the interior and the face ghosts (edge and corner ghosts are
   // never read). Interior cells are checked for positivity on the way.
-  for (int i = 0; i < s.extent(0); ++i)
-    for (int j = 0; j < s.extent(1); ++j) {
-      const int outside_ij = (i < g[0] || i >= g[0] + n[0]) + (j < g[1] || j >= g[1] + n[1]);
-      if (outside_ij > 1) continue;
-      for (int k = 0; k < s.extent(2); ++k) {
-        const int outside = outside_ij + (k < g[2] || k >= g[2] + n[2]);
+  for (int k = -g[2]; k < n[2] + g[2]; ++k)
+    for (int j = -g[1]; j < n[1] + g[1]; ++j) {
+      const int outside_jk = (k < 0 || k >= n[2]) + (j < 0 || j >= n[1]);
+      if (outside_jk > 1) continue;
+      const std::ptrdiff_t row = l.index(0, 0, j, k);
+      for (int i = -g[0]; i < n[0] + g[0]; ++i) {
+        const int outside = outside_jk + (i < 0 || i >= n[0]);
         if (outside > 1) continue;
-        const std::size_t c = s.index(0, i, j, k);
+        const std::ptrdiff_t c = row + i;
         const Prim w =
             to_prim(src[c], src[c + sv], src[c + 2 * sv], src[c + 3 * sv], src[c + 4 * sv], gamma);
-        if (outside == 0 && bad_state(w.rho, w.p))
-          return {true, {i - g[0], j - g[1], k - g[2]}, w.rho, w.p};
+        if (outside == 0 && bad_state(w.rho, w.p)) return first_bad_cell(l, src, gamma);
         wp[c] = w.rho;
         wp[c + sv] = w.vn;
         wp[c + 2 * sv] = w.vt0;
@@ -172,14 +198,14 @@ CellFault recover_primitives(const tessera::BlockShape& s, const double* block, 
 
 void axis_fluxes(const AxisArgs& args) {
   const tessera::BlockShape& s = *args.shape;
+  const tessera::BlockLayout l = s.layout();
   const double gamma = args.gamma;
-  const std::size_t sv = s.var_stride();
+  const std::ptrdiff_t sv = l.stride_var();
   const std::array<int, 3> n = s.cells, g = s.ghost;
   const int axis = args.axis;
   const std::size_t cells = s.interior_cells();
   const bool plm = args.reconstruct == Reconstruct::plm;
-  const std::ptrdiff_t strides[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
-                                     static_cast<std::ptrdiff_t>(s.stride_j()), 1};
+  const std::ptrdiff_t strides[3] = {1, l.stride_y(), l.stride_z()};
   thread_local PencilScratch scratch;
   int t0, t1;
   tangential(axis, t0, t1);
@@ -203,13 +229,15 @@ void axis_fluxes(const AxisArgs& args) {
   vmap[2] = 1 + t0;
   vmap[3] = 1 + t1;
   vmap[4] = 4;
-  for (int p = 0; p < n[t0]; ++p)
-    for (int r = 0; r < n[t1]; ++r) {
+  // Pencils are independent; the one along t0 (the lower tangential axis) varies fastest,
+  // so consecutive pencils start on neighbouring cells of the layout.
+  for (int r = 0; r < n[t1]; ++r)
+    for (int p = 0; p < n[t0]; ++p) {
       int c0[3];
-      c0[axis] = 0;
-      c0[t0] = p + g[t0];
-      c0[t1] = r + g[t1];
-      const double* w0 = args.w + s.index(0, c0[0], c0[1], c0[2]);
+      c0[axis] = -g[axis];
+      c0[t0] = p;
+      c0[t1] = r;
+      const double* w0 = args.w + l.index(0, c0[0], c0[1], c0[2]);
       const double* wn = w0 + (1 + axis) * sv;
       const double* wt0 = w0 + (1 + t0) * sv;
       const double* wt1 = w0 + (1 + t1) * sv;
@@ -278,32 +306,29 @@ void axis_fluxes(const AxisArgs& args) {
 
 namespace {
 
-// Calls row(c, t, len) for each run of `len` interior cells contiguous in both the block
-// (first index c of variable 0) and a term (first index t of variable 0): a k row, or in
-// 2-D (flat z) a whole j row.
+// Calls row(c, t, len) for each row of `len` interior cells contiguous in both the block
+// (first index c of variable 0) and a term (first index t of variable 0): an i row.
 template <typename Row>
-void for_each_interior_row(const tessera::BlockShape& s, Row&& row) {
-  const std::array<int, 3> n = s.cells, g = s.ghost;
-  const bool flat_z = n[2] == 1 && g[2] == 0;
-  const int rows = flat_z ? 1 : n[1];
-  const int len = flat_z ? n[1] : n[2];
-  for (int i = 0; i < n[0]; ++i)
-    for (int j = 0; j < rows; ++j)
-      row(s.index(0, i + g[0], j + g[1], g[2]), term_index(s, i, j, 0), len);
+void for_each_interior_row(const tessera::BlockShape& s, const tessera::BlockLayout& l, Row&& row) {
+  const std::array<int, 3> n = s.cells;
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      row(static_cast<std::size_t>(l.index(0, 0, j, k)), term_index(s, 0, j, k), n[0]);
 }
 
 }  // namespace
 
 void apply_terms(const tessera::BlockShape& s, int dim, double* block, int base_group,
                  int dst_group, const std::array<const double*, 3>& terms) {
-  const std::size_t sv = s.var_stride();
+  const tessera::BlockLayout l = s.layout();
+  const auto sv = static_cast<std::size_t>(l.stride_var());
   const double* base = block + static_cast<std::size_t>(base_group * kVars) * sv;
   double* dst = block + static_cast<std::size_t>(dst_group * kVars) * sv;
   const std::size_t cells = s.interior_cells();
   for (int v = 0; v < kVars; ++v) {
     const std::size_t vc = static_cast<std::size_t>(v) * sv;
     const std::size_t vt = static_cast<std::size_t>(v) * cells;
-    for_each_interior_row(s, [&](std::size_t c, std::size_t t, int len) {
+    for_each_interior_row(s, l, [&](std::size_t c, std::size_t t, int len) {
       const double* b = base + vc + c;
       double* d = dst + vc + c;
       const double* t0 = terms[0] + vt + t;
@@ -322,10 +347,11 @@ void apply_terms(const tessera::BlockShape& s, int dim, double* block, int base_
 
 CellFault hydro_stage(const StageArgs& args) {
   const tessera::BlockShape& s = *args.shape;
-  const std::size_t sv = s.var_stride();
+  const tessera::BlockLayout l = s.layout();
+  const auto sv = static_cast<std::size_t>(l.stride_var());
   thread_local StageScratch scratch;
   const std::size_t cells = s.interior_cells();
-  scratch.w.resize(kFields * sv);
+  scratch.w.resize(primitive_layout(s).size());
   const CellFault fault =
       recover_primitives(s, args.block, args.src_group, args.gamma, scratch.w.data());
   if (fault.bad) return fault;
@@ -350,7 +376,7 @@ CellFault hydro_stage(const StageArgs& args) {
   for (int v = 0; v < kVars; ++v) {
     const std::size_t vc = static_cast<std::size_t>(v) * sv;
     const double* du = scratch.du.data() + static_cast<std::size_t>(v) * cells;
-    for_each_interior_row(s, [&](std::size_t c, std::size_t t, int len) {
+    for_each_interior_row(s, l, [&](std::size_t c, std::size_t t, int len) {
       for (int m = 0; m < len; ++m) dst[vc + c + m] = base[vc + c + m] + du[t + m];
     });
   }
@@ -359,18 +385,23 @@ CellFault hydro_stage(const StageArgs& args) {
 
 ScanResult scan_block(const tessera::BlockShape& s, int dim, const double* block, int group,
                       const std::array<double, 3>& dx, double gamma) {
-  const std::size_t sv = s.var_stride();
-  const double* u = block + static_cast<std::size_t>(group * kVars) * sv;
+  const tessera::BlockLayout l = s.layout();
+  const std::ptrdiff_t sv = l.stride_var();
+  const double* u = block + group * kVars * sv;
   ScanResult result;
   result.dt = std::numeric_limits<double>::infinity();
-  const std::array<int, 3> n = s.cells, g = s.ghost;
-  for (int i = 0; i < n[0]; ++i)
-    for (int j = 0; j < n[1]; ++j)
-      for (int k = 0; k < n[2]; ++k) {
-        const std::size_t c = s.index(0, i + g[0], j + g[1], k + g[2]);
+  const std::array<int, 3> n = s.cells;
+  // The minimum does not depend on the order of the cells (bad cells, the only source of
+  // NaN, are skipped); the fault reported is the first in i-major order.
+  bool bad = false;
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j) {
+      const std::ptrdiff_t row = l.index(0, 0, j, k);
+      for (int i = 0; i < n[0]; ++i) {
+        const std::ptrdiff_t c = row + i;
         const Prim w = to_prim(u[c], u[c + sv], u[c + 2 * sv], u[c + 3 * sv], u[c + 4 * sv], gamma);
         if (bad_state(w.rho, w.p)) {
-          if (!result.fault.bad) result.fault = {true, {i, j, k}, w.rho, w.p};
+          bad = true;
           continue;
         }
         const double cs = std::sqrt(gamma * w.p / w.rho);
@@ -378,6 +409,8 @@ ScanResult scan_block(const tessera::BlockShape& s, int dim, const double* block
         for (int a = 0; a < dim; ++a)
           result.dt = std::min(result.dt, dx[a] / (std::fabs(v[a]) + cs));
       }
+    }
+  if (bad) result.fault = first_bad_cell(l, u, gamma);
   return result;
 }
 

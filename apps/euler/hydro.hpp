@@ -28,18 +28,22 @@ struct CellFault {
 /// for the interior cells, in this order in both forms, so both give the same bits.
 
 /// Primitive recovery: rho, vx, vy, vz, p of variable group `group` into `w` (kVars
-/// variables, BlockShape layout) for the interior and the face ghosts (edge and corner
+/// variables, primitive_layout) for the interior and the face ghosts (edge and corner
 /// ghosts are never read and stay unset). Returns the first interior cell with a
 /// non-positive density or pressure (w is then only partly written).
 CellFault recover_primitives(const tessera::BlockShape& shape, const double* block, int group,
                              double gamma, double* w);
 
-/// Values per variable of a stage term: the block's interior cells, index term_index.
+/// Layout of the primitives `w`: the block's cells and ghosts, kVars variables.
+tessera::BlockLayout primitive_layout(const tessera::BlockShape& shape);
+
+/// Values per variable of a stage term: the block's interior cells, index term_index
+/// (i fastest, as the block's layout).
 inline std::size_t term_index(const tessera::BlockShape& s, int i, int j, int k) {
-  return (static_cast<std::size_t>(i) * static_cast<std::size_t>(s.cells[1]) +
+  return (static_cast<std::size_t>(k) * static_cast<std::size_t>(s.cells[1]) +
           static_cast<std::size_t>(j)) *
-             static_cast<std::size_t>(s.cells[2]) +
-         static_cast<std::size_t>(k);
+             static_cast<std::size_t>(s.cells[0]) +
+         static_cast<std::size_t>(i);
 }
 
 /// Reconstruction and Riemann fluxes along `axis` from the primitives `w`. With

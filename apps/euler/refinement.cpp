@@ -19,14 +19,18 @@ double pressure_at(const double* u, std::size_t c, std::size_t sv, double gamma)
 
 double refinement_indicator(const tessera::BlockShape& s, int dim, const double* block, int group,
                             double gamma) {
-  const std::size_t sv = s.var_stride();
+  const tessera::BlockLayout l = s.layout();
+  const auto sv = static_cast<std::size_t>(l.stride_var());
   const double* u = block + static_cast<std::size_t>(group * kVars) * sv;
-  const std::size_t stride[3] = {s.stride_i(), s.stride_j(), 1};
+  const std::size_t stride[3] = {1, static_cast<std::size_t>(l.stride_y()),
+                                 static_cast<std::size_t>(l.stride_z())};
+  // A maximum of non-negative values (NaN, from a bad cell, never wins std::max): any order
+  // of the cells gives the same result.
   double eps = 0;
-  for (int i = 0; i < s.cells[0]; ++i)
+  for (int k = 0; k < s.cells[2]; ++k)
     for (int j = 0; j < s.cells[1]; ++j)
-      for (int k = 0; k < s.cells[2]; ++k) {
-        const std::size_t c = s.index(0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]);
+      for (int i = 0; i < s.cells[0]; ++i) {
+        const auto c = static_cast<std::size_t>(l.index(0, i, j, k));
         const double rho = u[c], p = pressure_at(u, c, sv, gamma);
         double grho = 0, gp = 0;
         for (int a = 0; a < dim; ++a) {

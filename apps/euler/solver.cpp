@@ -149,7 +149,7 @@ void Solver::blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) {
   for (std::size_t b = 0; b < n; ++b) {
     StageBuffers& buf = stage_buffers_[b];
     if (!buf.w.empty()) continue;
-    buf.w.resize(kVars * shape.var_stride());
+    buf.w.resize(primitive_layout(shape).size());
     buf.w_handle = session_.runtime().create_handle(fmt::format("euler.w{}", b));
     for (std::size_t a = 0; a < static_cast<std::size_t>(options_.dim); ++a) {
       buf.term[a].resize(kVars * shape.interior_cells());
@@ -160,10 +160,10 @@ void Solver::blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) {
   }
 }
 
-void Solver::submit_initial_state(tessera::AmrDriver& driver, const tessera::BlockView& b) {
+void Solver::submit_initial_state(tessera::AmrDriver& driver, const tessera::SolverBlock& b) {
   session_.runtime().submit(
       "euler_init", {tessera::write(driver.mesh().interior(b.index, 0))}, [this, b] {
-        const std::size_t sv = b.shape->var_stride();
+        const auto sv = static_cast<std::size_t>(b.shape->layout().stride_var());
         double u[kVars];
         tessera::for_each_cell(b, [&](const std::array<std::int64_t, 3>& g, std::size_t c) {
           initial_state(options_, geo_, g, u, b.place->level);
@@ -172,13 +172,13 @@ void Solver::submit_initial_state(tessera::AmrDriver& driver, const tessera::Blo
       });
 }
 
-tessera::Refinement Solver::refinement(const tessera::BlockView& b) const {
+tessera::Refinement Solver::refinement(const tessera::SolverBlock& b) const {
   return static_cast<tessera::Refinement>(
       refinement_wish(refinement_indicator(*b.shape, options_.dim, b.data, 0, options_.gamma),
                       options_.refine_above, options_.derefine_below));
 }
 
-tessera::StepEstimate Solver::time_step(const tessera::BlockView& b) const {
+tessera::StepEstimate Solver::time_step(const tessera::SolverBlock& b) const {
   const auto i = static_cast<std::size_t>(b.index);
   const ScanResult scan = scan_block(*b.shape, options_.dim, b.data, 0, b.dx, options_.gamma);
   scan_faults_[i] = scan.fault;
@@ -187,7 +187,7 @@ tessera::StepEstimate Solver::time_step(const tessera::BlockView& b) const {
 
 void Solver::describe_fault(tessera::AmrDriver& driver) {
   tessera::AmrMesh& mesh = driver.mesh();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
     const auto i = static_cast<std::size_t>(b);
     // The block's first fault in the cycle's order.
     const std::pair<const CellFault*, const char*> faults[] = {

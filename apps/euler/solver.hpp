@@ -48,9 +48,9 @@ class Solver : public tessera::AmrSolver {
   std::vector<tessera::FieldSpec> fields() const override { return declared_fields(); }
   std::vector<tessera::StageSpec> stages() const override;
   void blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) override;
-  void submit_initial_state(tessera::AmrDriver& driver, const tessera::BlockView& b) override;
-  tessera::Refinement refinement(const tessera::BlockView& b) const override;
-  tessera::StepEstimate time_step(const tessera::BlockView& b) const override;
+  void submit_initial_state(tessera::AmrDriver& driver, const tessera::SolverBlock& b) override;
+  tessera::Refinement refinement(const tessera::SolverBlock& b) const override;
+  tessera::StepEstimate time_step(const tessera::SolverBlock& b) const override;
   void submit_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx) override;
   void describe_fault(tessera::AmrDriver& driver) override;
   std::string history_columns() const override { return "mass,mom_x,mom_y,mom_z,energy"; }

@@ -21,12 +21,14 @@ double weighted_block_sum(const tessera::BlockShape& s, const tessera::BlockPlac
                           const double* block, int v) {
   std::int64_t base[3];
   for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * s.cells[a];
+  // miniAMR's order, i outermost and k innermost: the sum's bits depend on it.
+  const tessera::BlockLayout l = s.layout();
   double sum = 0.0;
-  for (int i = 1; i <= s.cells[0]; ++i)
-    for (int j = 1; j <= s.cells[1]; ++j)
-      for (int k = 1; k <= s.cells[2]; ++k)
-        sum += block[s.index(v, i, j, k)] *
-               cell_weight(base[0] + i - 1, base[1] + j - 1, base[2] + k - 1, place.level, v);
+  for (int i = 0; i < s.cells[0]; ++i)
+    for (int j = 0; j < s.cells[1]; ++j)
+      for (int k = 0; k < s.cells[2]; ++k)
+        sum += block[l.index(v, i, j, k)] *
+               cell_weight(base[0] + i, base[1] + j, base[2] + k, place.level, v);
   return sum;
 }
 
@@ -49,7 +51,8 @@ void Checksums::begin_round(int r, const tessera::AmrMesh& mesh, SumKind kind) {
   Round& rd = round(r);
   rd.kind = kind;
   rd.partials.assign(
-      static_cast<std::size_t>(mesh.local_count()) * static_cast<std::size_t>(num_vars_), 0.0);
+      static_cast<std::size_t>(mesh.local_block_count()) * static_cast<std::size_t>(num_vars_),
+      0.0);
   rd.tasks_done = 0;
   rd.tasks_expected = 0;
 }
@@ -59,7 +62,7 @@ void Checksums::submit_group(tessera::AmrMesh& mesh, int g) {
   const tessera::BlockShape& shape = mesh.shape();
   const int first = shape.group_first(g), vars = shape.group_vars(g);
   const tessera::Handle partials = rd.partials_handle;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     double* out =
         rd.partials.data() + static_cast<std::size_t>(b) * static_cast<std::size_t>(num_vars_);
     const double* block = mesh.data(b);

@@ -8,37 +8,36 @@ namespace miniamr {
 namespace {
 
 // new(i,j,k) = [u(i-1,j,k) + u(i,j-1,k) + u(i,j,k-1) + u(i,j,k) + u(i,j,k+1) + u(i,j+1,k)
-//               + u(i+1,j,k)] / 7, left to right.
-void seven_point(const tessera::BlockShape& s, const double* u, double* out) {
-  const std::ptrdiff_t si = static_cast<std::ptrdiff_t>(s.stride_i());
-  const std::ptrdiff_t sj = static_cast<std::ptrdiff_t>(s.stride_j());
-  const int nx = s.cells[0], ny = s.cells[1], nz = s.cells[2];
-  for (int i = 1; i <= nx; ++i)
-    for (int j = 1; j <= ny; ++j) {
-      const double* c = u + i * si + j * sj;
-      for (int k = 1; k <= nz; ++k)
-        *out++ = (c[k - si] + c[k - sj] + c[k - 1] + c[k] + c[k + 1] + c[k + sj] + c[k + si]) / 7.0;
+//               + u(i+1,j,k)] / 7, left to right. `u` is variable 0's cell (0, 0, 0); `out`
+// gets the interior in the layout's order (k, j, i with i fastest).
+void seven_point(const tessera::BlockLayout& l, const double* u, double* out) {
+  const std::ptrdiff_t sy = l.stride_y(), sz = l.stride_z();
+  const tessera::Int3 n = l.cells();
+  for (int k = 0; k < n.z; ++k)
+    for (int j = 0; j < n.y; ++j) {
+      const double* c = u + k * sz + j * sy;
+      for (int i = 0; i < n.x; ++i)
+        *out++ = (c[i - 1] + c[i - sy] + c[i - sz] + c[i] + c[i + sz] + c[i + sy] + c[i + 1]) / 7.0;
     }
 }
 
-// Sum of the 3x3 neighbourhood of plane `p` around (j, k): j-major, k-minor.
-double plane_sum(const double* p, std::ptrdiff_t sj, int k) {
-  return p[k - 1 - sj] + p[k - sj] + p[k + 1 - sj] + p[k - 1] + p[k] + p[k + 1] + p[k - 1 + sj] +
-         p[k + sj] + p[k + 1 + sj];
+// Sum of the 3x3 neighbourhood in the (j, k) plane around `c`: j-major, k-minor.
+double plane_sum(const double* c, std::ptrdiff_t sy, std::ptrdiff_t sz) {
+  return c[-sy - sz] + c[-sy] + c[-sy + sz] + c[-sz] + c[0] + c[sz] + c[sy - sz] + c[sy] +
+         c[sy + sz];
 }
 
 // new = (sum over the i-1 plane + sum over the i plane + sum over the i+1 plane) / 27.
-void twenty_seven_point(const tessera::BlockShape& s, const double* u, double* out) {
-  const std::ptrdiff_t si = static_cast<std::ptrdiff_t>(s.stride_i());
-  const std::ptrdiff_t sj = static_cast<std::ptrdiff_t>(s.stride_j());
-  const int nx = s.cells[0], ny = s.cells[1], nz = s.cells[2];
-  for (int i = 1; i <= nx; ++i)
-    for (int j = 1; j <= ny; ++j) {
-      const double* c = u + i * si + j * sj;
-      for (int k = 1; k <= nz; ++k) {
-        const double sb = plane_sum(c - si, sj, k);
-        const double sm = plane_sum(c, sj, k);
-        const double sf = plane_sum(c + si, sj, k);
+void twenty_seven_point(const tessera::BlockLayout& l, const double* u, double* out) {
+  const std::ptrdiff_t sy = l.stride_y(), sz = l.stride_z();
+  const tessera::Int3 n = l.cells();
+  for (int k = 0; k < n.z; ++k)
+    for (int j = 0; j < n.y; ++j) {
+      const double* c = u + k * sz + j * sy;
+      for (int i = 0; i < n.x; ++i) {
+        const double sb = plane_sum(c + i - 1, sy, sz);
+        const double sm = plane_sum(c + i, sy, sz);
+        const double sf = plane_sum(c + i + 1, sy, sz);
         *out++ = (sb + sm + sf) / 27.0;
       }
     }
@@ -47,31 +46,35 @@ void twenty_seven_point(const tessera::BlockShape& s, const double* u, double* o
 }  // namespace
 
 void apply_stencil(const tessera::BlockShape& s, int points, double* block, int first, int vars) {
+  const tessera::BlockLayout l = s.layout();
+  const tessera::Int3 n = l.cells();
   thread_local std::vector<double> work;
   work.resize(s.interior_cells());
   for (int v = first; v < first + vars; ++v) {
-    double* u = block + s.index(v, 0, 0, 0);
+    double* u = block + l.index(v, 0, 0, 0);
     if (points == 27)
-      twenty_seven_point(s, u, work.data());
+      twenty_seven_point(l, u, work.data());
     else
-      seven_point(s, u, work.data());
+      seven_point(l, u, work.data());
     const double* in = work.data();
-    const int nz = s.cells[2];
-    for (int i = 1; i <= s.cells[0]; ++i)
-      for (int j = 1; j <= s.cells[1]; ++j) {
-        double* row = u + s.index(0, i, j, 1);
-        for (int k = 0; k < nz; ++k) row[k] = in[k];  // rows are short: no memmove call
-        in += nz;
+    for (int k = 0; k < n.z; ++k)
+      for (int j = 0; j < n.y; ++j) {
+        double* row = block + l.index(v, 0, j, k);
+        for (int i = 0; i < n.x; ++i) row[i] = in[i];  // rows are short: no memmove call
+        in += n.x;
       }
   }
 }
 
 double block_sum(const tessera::BlockShape& s, const double* block, int v) {
+  // miniAMR's order, i outermost and k innermost: the sum's bits depend on it.
+  const tessera::BlockLayout l = s.layout();
+  const std::ptrdiff_t sz = l.stride_z();
   double sum = 0.0;
-  for (int i = 1; i <= s.cells[0]; ++i)
-    for (int j = 1; j <= s.cells[1]; ++j) {
-      const double* row = block + s.index(v, i, j, 1);
-      for (int k = 0; k < s.cells[2]; ++k) sum += row[k];
+  for (int i = 0; i < s.cells[0]; ++i)
+    for (int j = 0; j < s.cells[1]; ++j) {
+      const double* c = block + l.index(v, i, j, 0);
+      for (int k = 0; k < s.cells[2]; ++k) sum += c[k * sz];
     }
   return sum;
 }

@@ -17,9 +17,12 @@
 #include "tessera/exec/exec_model.hpp"
 
 #include "tessera/mesh/block_field.hpp"
+#include "tessera/mesh/block_index.hpp"
 #include "tessera/mesh/block_layout.hpp"
+#include "tessera/mesh/block_view.hpp"
 #include "tessera/mesh/box.hpp"
 #include "tessera/mesh/direction.hpp"
+#include "tessera/mesh/ghost_exchange.hpp"
 #include "tessera/mesh/grid_view.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"

@@ -3,9 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <stdexcept>
 
 namespace tessera {
+
+void BlockStore::FreeDeleter::operator()(double* p) const {
+  std::free(p);
+}
 
 BlockStore::BlockStore(Runtime& runtime, BlockShape shape) : runtime_(runtime), shape_(shape) {
   for (int a = 0; a < 3; ++a) {
@@ -24,6 +31,7 @@ BlockStore::BlockStore(Runtime& runtime, BlockShape shape) : runtime_(runtime), 
     throw std::invalid_argument(
         fmt::format("BlockStore: need num_vars >= 1 and 1 <= group_size <= num_vars, got {} and {}",
                     shape.num_vars, shape.group_size));
+  layout_ = shape.layout();
 }
 
 std::int32_t BlockStore::acquire() {
@@ -36,8 +44,13 @@ std::int32_t BlockStore::acquire() {
     Slot s;
     // Zeroed so that no cell is ever read uninitialized (ghost corners a 7-point
     // stencil never reads, for instance).
-    s.data =
-        std::make_unique<double[]>(shape_.var_stride() * static_cast<std::size_t>(shape_.num_vars));
+    // On a cache line, so that BlockLayout's line-aligned rows are aligned in memory.
+    constexpr std::size_t line = BlockLayout::kRowAlignment * sizeof(double);
+    const std::size_t bytes = (layout_.size() * sizeof(double) + line - 1) / line * line;
+    void* memory = std::aligned_alloc(line, bytes);
+    if (memory == nullptr) throw std::bad_alloc();
+    std::memset(memory, 0, bytes);
+    s.data.reset(static_cast<double*>(memory));
     s.handles.resize(static_cast<std::size_t>(shape_.groups()));
     for (int g = 0; g < shape_.groups(); ++g) {
       auto& h = s.handles[static_cast<std::size_t>(g)];

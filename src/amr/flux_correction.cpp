@@ -47,8 +47,8 @@ void pack_means(const FluxRegister& r, int vars, const double* fine, int fine_fa
 }
 
 // Replaces the coarse block's flux on quarter (q0, q1) of `face` by `means`.
-void apply_means(const BlockShape& s, const FluxRegister& r, int first_var, int vars, double* block,
-                 const double* own, int face, int q0, int q1, double coefficient,
+void apply_means(const BlockLayout& l, const FluxRegister& r, int first_var, int vars,
+                 double* block, const double* own, int face, int q0, int q1, double coefficient,
                  const double* means) {
   const int axis = face / 2;
   int t0, t1;
@@ -58,15 +58,15 @@ void apply_means(const BlockShape& s, const FluxRegister& r, int first_var, int 
   // Upper face: U -= c (F_new - F_old); lower face: U += c (F_new - F_old).
   const double signed_c = high ? coefficient : -coefficient;
   int cell[3];
-  cell[axis] = high ? s.ghost[axis] + s.cells[axis] - 1 : s.ghost[axis];
+  cell[axis] = high ? l.cells()[axis] - 1 : 0;
   for (int v = 0; v < vars; ++v)
     for (int u = 0; u < h0; ++u)
       for (int w = 0; w < h1; ++w) {
         const int cu = q0 * h0 + u, cw = q1 * h1 + w;
-        cell[t0] = s.ghost[t0] + cu;
-        cell[t1] = s.ghost[t1] + cw;
+        cell[t0] = cu;
+        cell[t1] = cw;
         const double old_flux = own[r.index(face, v, cu, cw)];
-        double& value = block[s.index(first_var + v, cell[0], cell[1], cell[2])];
+        double& value = block[l.index(first_var + v, cell[0], cell[1], cell[2])];
         value -= signed_c * (*means++ - old_flux);
       }
 }
@@ -263,8 +263,8 @@ void FluxCorrection::submit(int g, int tag, const double* step, double factor,
     comm_.isend(m.handle, m.data.data(), m.data.size() * sizeof(double), m.peer, tags_.tag(tag),
                 comm_attr, "flux_send");
   }
-  const BlockShape* shape = &store_.shape();
-  const int first_var = shape->group_first(g);
+  const BlockLayout* block_layout = &store_.layout();
+  const int first_var = store_.shape().group_first(g);
   for (Coarse& c : coarse_) {
     acc.assign({readwrite(store_.interior(c.slot, g)),
                 read(register_handles_[static_cast<std::size_t>(c.index)])});
@@ -276,7 +276,7 @@ void FluxCorrection::submit(int g, int tag, const double* step, double factor,
     for (int a = 0; a < 3; ++a) dx[a] = std::ldexp(dx0[a], -c.level);
     runtime.submit(
         "flux_correct", std::span<const Access>(acc),
-        [cp, shape, layout, vars, first_var, block, own, step, factor, dx] {
+        [cp, block_layout, layout, vars, first_var, block, own, step, factor, dx] {
           thread_local std::vector<double> means;
           for (const Coarse::Source& src : cp->sources) {
             const double* m = src.means;
@@ -286,8 +286,8 @@ void FluxCorrection::submit(int g, int tag, const double* step, double factor,
               m = means.data();
             }
             const double coefficient = factor * *step / dx[src.face / 2];
-            apply_means(*shape, *layout, first_var, vars, block, own, src.face, src.q0, src.q1,
-                        coefficient, m);
+            apply_means(*block_layout, *layout, first_var, vars, block, own, src.face, src.q0,
+                        src.q1, coefficient, m);
           }
         },
         TaskAttributes(c.skeleton ? skeleton : Priority::normal));

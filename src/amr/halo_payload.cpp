@@ -248,12 +248,18 @@ void copy_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double*
         const int layer = kind == LinkKind::same ? fr.send_layer(d) : fr.own_layer(kind, d);
         const double* p = fr.plane(src, v, layer);
         double* g = fr.plane(dst, v, fr.ghost_layer(d));
+        if (fr.s0 == 1 && sign > 0) {  // y and z faces: x rows are contiguous (short: no memmove)
+          const int length = fr.hi0 - fr.lo0 + 1;
+          for (int w = fr.lo1; w <= fr.hi1; ++w) {
+            const std::ptrdiff_t row = fr.lo0 + w * fr.s1;
+            for (int u = 0; u < length; ++u) g[row + u] = p[row + u];
+          }
+          continue;
+        }
         for (int u = fr.lo0; u <= fr.hi0; ++u) {
           const std::ptrdiff_t row = u * fr.s0 + fr.lo1 * fr.s1;
           if (sign < 0) {
             for (int w = 0; w < count; ++w) g[row + w * fr.s1] = -p[row + w * fr.s1];
-          } else if (fr.s1 == 1) {  // x and y faces: rows are contiguous (short: no memmove)
-            for (int w = 0; w < count; ++w) g[row + w] = p[row + w];
           } else {
             for (int w = 0; w < count; ++w) g[row + w * fr.s1] = p[row + w * fr.s1];
           }

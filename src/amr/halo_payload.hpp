@@ -30,8 +30,10 @@ inline bool is_boundary(LinkKind kind) {
 }
 
 // Geometry of one receiver face: axis, tangential axes, index ranges and memory strides.
-// Cell (layer, u, w) of variable v sits at v * sv + layer * sa + u * s0 + w * s1. Ghost
-// layers are counted by depth d = 0 (next to the face) .. layers - 1.
+// Indices here count from the first ghost layer (0 .. cells + 2 ghost - 1, the interior from
+// the ghost width), which keeps the layer arithmetic free of signs: cell (layer, u, w) of
+// variable v sits at origin + v * sv + layer * sa + u * s0 + w * s1 of the block's
+// BlockLayout. Ghost layers are counted by depth d = 0 (next to the face) .. layers - 1.
 struct FaceFrame {
   int axis, t0, t1;
   int n0, n1, h0, h1;
@@ -41,6 +43,7 @@ struct FaceFrame {
   int g0, g1;              // ghost layers along the tangential axes (interior offsets)
   int coarse_layers;       // coarse layers covering the fine ghosts (per-volume level jumps)
   bool high;               // the face is the axis' upper face
+  std::ptrdiff_t origin;   // BlockLayout offset of the first ghost cell (-g, -g, -g)
   std::ptrdiff_t sv, sa, s0, s1;
 
   FaceFrame() = default;
@@ -67,9 +70,10 @@ struct FaceFrame {
     this->g1 = g1;
     coarse_layers = (g + 1) / 2;
     high = face % 2 == 1;
-    const std::ptrdiff_t stride[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
-                                      static_cast<std::ptrdiff_t>(s.stride_j()), 1};
-    sv = static_cast<std::ptrdiff_t>(s.var_stride());
+    const BlockLayout layout = s.layout();
+    const std::ptrdiff_t stride[3] = {1, layout.stride_y(), layout.stride_z()};
+    origin = layout.index(0, -s.ghost[0], -s.ghost[1], -s.ghost[2]);
+    sv = layout.stride_var();
     sa = stride[axis];
     s0 = stride[t0];
     s1 = stride[t1];
@@ -86,7 +90,7 @@ struct FaceFrame {
   /// Start of variable v's plane `layer` along the axis.
   template <class T>
   T* plane(T* block, int v, int layer) const {
-    return block + v * sv + layer * sa;
+    return block + origin + v * sv + layer * sa;
   }
   std::size_t same_values() const {
     return static_cast<std::size_t>(hi0 - lo0 + 1) * static_cast<std::size_t>(hi1 - lo1 + 1) *

@@ -18,35 +18,36 @@ std::array<int, 3> child_offset(int c) {
 }
 
 // Each parent cell becomes 2x2x2 child cells holding an eighth of its value.
-void split_into(const BlockShape& s, const double* parent, int child, double* out) {
+void split_into(const BlockShape& s, const BlockLayout& l, const double* parent, int child,
+                double* out) {
   const auto off = child_offset(child);
   const int hx = s.cells[0] / 2, hy = s.cells[1] / 2, hz = s.cells[2] / 2;
   for (int v = 0; v < s.num_vars; ++v)
-    for (int i = 1; i <= hx; ++i)
-      for (int j = 1; j <= hy; ++j)
-        for (int k = 1; k <= hz; ++k) {
+    for (int k = 0; k < hz; ++k)
+      for (int j = 0; j < hy; ++j)
+        for (int i = 0; i < hx; ++i) {
           const double value =
-              parent[s.index(v, i + off[0] * hx, j + off[1] * hy, k + off[2] * hz)] / 8.0;
-          for (int di = -1; di <= 0; ++di)
-            for (int dj = -1; dj <= 0; ++dj)
-              for (int dk = -1; dk <= 0; ++dk)
-                out[s.index(v, 2 * i + di, 2 * j + dj, 2 * k + dk)] = value;
+              parent[l.index(v, i + off[0] * hx, j + off[1] * hy, k + off[2] * hz)] / 8.0;
+          for (int dk = 0; dk < 2; ++dk)
+            for (int dj = 0; dj < 2; ++dj)
+              for (int di = 0; di < 2; ++di)
+                out[l.index(v, 2 * i + di, 2 * j + dj, 2 * k + dk)] = value;
         }
 }
 
 // Each parent cell is the sum of the 2x2x2 child cells it covers (x fastest, as miniAMR).
-void merge_from(const BlockShape& s, const double* child_data, int child, double* parent) {
+void merge_from(const BlockShape& s, const BlockLayout& l, const double* child_data, int child,
+                double* parent) {
   const auto off = child_offset(child);
   const int hx = s.cells[0] / 2, hy = s.cells[1] / 2, hz = s.cells[2] / 2;
   for (int v = 0; v < s.num_vars; ++v)
-    for (int i = 1; i <= hx; ++i)
-      for (int j = 1; j <= hy; ++j)
-        for (int k = 1; k <= hz; ++k) {
-          const int i2 = 2 * i - 1, j2 = 2 * j - 1, k2 = 2 * k - 1;
+    for (int k = 0; k < hz; ++k)
+      for (int j = 0; j < hy; ++j)
+        for (int i = 0; i < hx; ++i) {
           const auto c = [&](int a, int b, int d) {
-            return child_data[s.index(v, i2 + a, j2 + b, k2 + d)];
+            return child_data[l.index(v, 2 * i + a, 2 * j + b, 2 * k + d)];
           };
-          parent[s.index(v, i + off[0] * hx, j + off[1] * hy, k + off[2] * hz)] =
+          parent[l.index(v, i + off[0] * hx, j + off[1] * hy, k + off[2] * hz)] =
               c(0, 0, 0) + c(1, 0, 0) + c(0, 1, 0) + c(1, 1, 0) + c(0, 0, 1) + c(1, 0, 1) +
               c(0, 1, 1) + c(1, 1, 1);
         }
@@ -66,33 +67,30 @@ int refinement_factor(const BlockShape& s, int a) {
 // Per-volume split of variables 0 .. vars - 1: each parent cell becomes 2x2x2 (2-D: 2x2)
 // child cells at a quarter cell from its centre along every refined axis, on minmod slopes
 // from the parent's neighbours (face ghosts at the block's edges).
-void prolong_into(const BlockShape& s, int vars, const double* parent, int child, double* out) {
+void prolong_into(const BlockShape& s, const BlockLayout& l, int vars, const double* parent,
+                  int child, double* out) {
   const auto off = child_offset(child);
-  const auto& g = s.ghost;
   const int r[3] = {refinement_factor(s, 0), refinement_factor(s, 1), refinement_factor(s, 2)};
   const int h[3] = {s.cells[0] / r[0], s.cells[1] / r[1], s.cells[2] / r[2]};
-  const std::ptrdiff_t st[3] = {static_cast<std::ptrdiff_t>(s.stride_i()),
-                                static_cast<std::ptrdiff_t>(s.stride_j()), 1};
+  const std::ptrdiff_t st[3] = {1, l.stride_y(), l.stride_z()};
   for (int v = 0; v < vars; ++v)
-    for (int i = 0; i < h[0]; ++i)
+    for (int k = 0; k < h[2]; ++k)
       for (int j = 0; j < h[1]; ++j)
-        for (int k = 0; k < h[2]; ++k) {
-          const std::size_t pc = s.index(v, g[0] + off[0] * h[0] + i, g[1] + off[1] * h[1] + j,
-                                         g[2] + off[2] * h[2] + k);
+        for (int i = 0; i < h[0]; ++i) {
+          const std::ptrdiff_t pc =
+              l.index(v, off[0] * h[0] + i, off[1] * h[1] + j, off[2] * h[2] + k);
           const double c = parent[pc];
           double d[3];
           for (int a = 0; a < 3; ++a)
-            d[a] = r[a] == 1 ? 0.0
-                             : minmod(c - parent[pc - static_cast<std::size_t>(st[a])],
-                                      parent[pc + static_cast<std::size_t>(st[a])] - c);
+            d[a] = r[a] == 1 ? 0.0 : minmod(c - parent[pc - st[a]], parent[pc + st[a]] - c);
           const auto shift = [&](int a, int sub) {
             return r[a] == 1 ? 0.0 : sub == 0 ? -0.25 : 0.25;
           };
-          for (int di = 0; di < r[0]; ++di)
+          for (int dk = 0; dk < r[2]; ++dk)
             for (int dj = 0; dj < r[1]; ++dj)
-              for (int dk = 0; dk < r[2]; ++dk) {
+              for (int di = 0; di < r[0]; ++di) {
                 const double sx = shift(0, di), sy = shift(1, dj), sz = shift(2, dk);
-                out[s.index(v, g[0] + r[0] * i + di, g[1] + r[1] * j + dj, g[2] + r[2] * k + dk)] =
+                out[l.index(v, r[0] * i + di, r[1] * j + dj, r[2] * k + dk)] =
                     c + ((sx * d[0] + sy * d[1]) + sz * d[2]);
               }
         }
@@ -100,48 +98,46 @@ void prolong_into(const BlockShape& s, int vars, const double* parent, int child
 
 // Per-volume merge of variables 0 .. vars - 1: each parent cell is the mean of its 2x2x2
 // child cells (2-D, flat z: 2x2).
-void average_from(const BlockShape& s, int vars, const double* child_data, int child,
-                  double* parent) {
+void average_from(const BlockShape& s, const BlockLayout& l, int vars, const double* child_data,
+                  int child, double* parent) {
   const auto off = child_offset(child);
-  const auto& g = s.ghost;
   const bool flat_z = refinement_factor(s, 2) == 1;
   const int rz = flat_z ? 1 : 2;
   const int h[3] = {s.cells[0] / 2, s.cells[1] / 2, s.cells[2] / rz};
   for (int v = 0; v < vars; ++v)
-    for (int i = 0; i < h[0]; ++i)
+    for (int k = 0; k < h[2]; ++k)
       for (int j = 0; j < h[1]; ++j)
-        for (int k = 0; k < h[2]; ++k) {
+        for (int i = 0; i < h[0]; ++i) {
           const auto c = [&](int a, int b, int d) {
-            return child_data[s.index(v, g[0] + 2 * i + a, g[1] + 2 * j + b, g[2] + rz * k + d)];
+            return child_data[l.index(v, 2 * i + a, 2 * j + b, rz * k + d)];
           };
           const double mean = flat_z
                                   ? ((c(0, 0, 0) + c(1, 0, 0)) + (c(0, 1, 0) + c(1, 1, 0))) * 0.25
                                   : (((c(0, 0, 0) + c(1, 0, 0)) + (c(0, 1, 0) + c(1, 1, 0))) +
                                      ((c(0, 0, 1) + c(1, 0, 1)) + (c(0, 1, 1) + c(1, 1, 1)))) *
                                         0.125;
-          parent[s.index(v, g[0] + off[0] * h[0] + i, g[1] + off[1] * h[1] + j,
-                         g[2] + off[2] * h[2] + k)] = mean;
+          parent[l.index(v, off[0] * h[0] + i, off[1] * h[1] + j, off[2] * h[2] + k)] = mean;
         }
 }
 
-// Interior cells of variables 0 .. vars - 1, contiguous (var, i, j, k order).
-void pack_interior(const BlockShape& s, int vars, const double* block, double* out) {
-  const auto& g = s.ghost;
+// Interior cells of variables 0 .. vars - 1, contiguous (var, k, j, i order: the layout's).
+void pack_interior(const BlockShape& s, const BlockLayout& l, int vars, const double* block,
+                   double* out) {
   for (int v = 0; v < vars; ++v)
-    for (int i = g[0]; i < g[0] + s.cells[0]; ++i)
-      for (int j = g[1]; j < g[1] + s.cells[1]; ++j) {
-        const double* row = block + s.index(v, i, j, g[2]);
-        out = std::copy(row, row + s.cells[2], out);
+    for (int k = 0; k < s.cells[2]; ++k)
+      for (int j = 0; j < s.cells[1]; ++j) {
+        const double* row = block + l.index(v, 0, j, k);
+        out = std::copy(row, row + s.cells[0], out);
       }
 }
 
-void unpack_interior(const BlockShape& s, int vars, const double* in, double* block) {
-  const auto& g = s.ghost;
+void unpack_interior(const BlockShape& s, const BlockLayout& l, int vars, const double* in,
+                     double* block) {
   for (int v = 0; v < vars; ++v)
-    for (int i = g[0]; i < g[0] + s.cells[0]; ++i)
-      for (int j = g[1]; j < g[1] + s.cells[1]; ++j) {
-        std::copy(in, in + s.cells[2], block + s.index(v, i, j, g[2]));
-        in += s.cells[2];
+    for (int k = 0; k < s.cells[2]; ++k)
+      for (int j = 0; j < s.cells[1]; ++j) {
+        std::copy(in, in + s.cells[0], block + l.index(v, 0, j, k));
+        in += s.cells[0];
       }
 }
 
@@ -200,6 +196,7 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
   const AdaptResult result = forest_->adapt(marks);
   Runtime& runtime = comm_.runtime();
   const BlockShape& shape = store_.shape();
+  const BlockLayout& layout = store_.layout();
   const int groups = data_groups_;
   const int vars = std::min(shape.num_vars, groups * shape.group_size);
   const int kids = forest_->children();
@@ -229,16 +226,16 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
           acc.push_back(write(store_.interior(slots[i + static_cast<std::size_t>(c)], g)));
       }
       const double* parent = store_.data(old_slot);
-      runtime.submit("amr_split", std::span<const Access>(acc),
-                     [&shape, parent, children, per_volume, vars, kids] {
-                       for (int c = 0; c < kids; ++c) {
-                         if (per_volume)
-                           prolong_into(shape, vars, parent, c,
-                                        children[static_cast<std::size_t>(c)]);
-                         else
-                           split_into(shape, parent, c, children[static_cast<std::size_t>(c)]);
-                       }
-                     });
+      runtime.submit(
+          "amr_split", std::span<const Access>(acc),
+          [&shape, &layout, parent, children, per_volume, vars, kids] {
+            for (int c = 0; c < kids; ++c) {
+              if (per_volume)
+                prolong_into(shape, layout, vars, parent, c, children[static_cast<std::size_t>(c)]);
+              else
+                split_into(shape, layout, parent, c, children[static_cast<std::size_t>(c)]);
+            }
+          });
       released.push_back(old_slot);
       i += static_cast<std::size_t>(kids);
     } else {
@@ -257,16 +254,16 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
               read(store_.interior(slots_[static_cast<std::size_t>(src.old_index + c)], g)));
       }
       double* parent = store_.data(slot);
-      runtime.submit("amr_merge", std::span<const Access>(acc),
-                     [&shape, parent, children, per_volume, vars, kids] {
-                       for (int c = 0; c < kids; ++c) {
-                         if (per_volume)
-                           average_from(shape, vars, children[static_cast<std::size_t>(c)], c,
-                                        parent);
-                         else
-                           merge_from(shape, children[static_cast<std::size_t>(c)], c, parent);
-                       }
-                     });
+      runtime.submit(
+          "amr_merge", std::span<const Access>(acc),
+          [&shape, &layout, parent, children, per_volume, vars, kids] {
+            for (int c = 0; c < kids; ++c) {
+              if (per_volume)
+                average_from(shape, layout, vars, children[static_cast<std::size_t>(c)], c, parent);
+              else
+                merge_from(shape, layout, children[static_cast<std::size_t>(c)], c, parent);
+            }
+          });
       ++i;
     }
   }
@@ -295,6 +292,7 @@ void AmrMesh::migrate(const PartitionResult& moves) {
   migration_handles_.reset();
   Runtime& runtime = comm_.runtime();
   const BlockShape& shape = store_.shape();
+  const BlockLayout& layout = store_.layout();
   const int groups = data_groups_;
   const int vars = std::min(shape.num_vars, groups * shape.group_size);
   const std::size_t block_values = shape.interior_cells() * static_cast<std::size_t>(vars);
@@ -330,9 +328,9 @@ void AmrMesh::migrate(const PartitionResult& moves) {
       }
       double* out = buffer.data();
       runtime.submit("amr_migrate_pack", std::span<const Access>(acc),
-                     [&shape, out, blocks = std::move(blocks), block_values, vars] {
+                     [&shape, &layout, out, blocks = std::move(blocks), block_values, vars] {
                        for (std::size_t b = 0; b < blocks.size(); ++b)
-                         pack_interior(shape, vars, blocks[b], out + b * block_values);
+                         pack_interior(shape, layout, vars, blocks[b], out + b * block_values);
                      });
       comm_.isend(h, buffer.data(), buffer.size() * sizeof(double), t.peer, migration_tags_.tag(m),
                   comm_attr, "amr_migrate_send");
@@ -357,9 +355,9 @@ void AmrMesh::migrate(const PartitionResult& moves) {
       }
       const double* in = buffer.data();
       runtime.submit("amr_migrate_unpack", std::span<const Access>(acc),
-                     [&shape, in, blocks = std::move(blocks), block_values, vars] {
+                     [&shape, &layout, in, blocks = std::move(blocks), block_values, vars] {
                        for (std::size_t b = 0; b < blocks.size(); ++b)
-                         unpack_interior(shape, vars, in + b * block_values, blocks[b]);
+                         unpack_interior(shape, layout, vars, in + b * block_values, blocks[b]);
                      });
     }
   }

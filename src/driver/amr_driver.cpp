@@ -116,8 +116,8 @@ AmrDriver::AmrDriver(Session& session, AmrSolver& solver, AmrDriverOptions optio
 
 AmrDriver::~AmrDriver() = default;
 
-BlockView AmrDriver::block(std::int32_t i) {
-  BlockView v{i, &mesh_->shape(), &mesh_->place(i), mesh_->data(i), {}};
+SolverBlock AmrDriver::block(std::int32_t i) {
+  SolverBlock v{i, &mesh_->shape(), &mesh_->place(i), mesh_->data(i), {}};
   for (std::size_t a = 0; a < 3; ++a) v.dx[a] = std::ldexp(options_.domain.dx[a], -v.place->level);
   return v;
 }
@@ -176,17 +176,17 @@ void AmrDriver::initialize() {
 }
 
 void AmrDriver::blocks_changed() {
-  const auto blocks = static_cast<std::size_t>(mesh_->local_count());
+  const auto blocks = static_cast<std::size_t>(mesh_->local_block_count());
   estimates_.assign(blocks, StepEstimate{});
   wishes_.assign(blocks, 0);
   for (std::size_t b = estimate_handles_.size(); b < blocks; ++b)
     estimate_handles_.push_back(session_.runtime().create_handle(fmt::format("driver.step{}", b)));
-  solver_.blocks_changed(*this, mesh_->local_count());
+  solver_.blocks_changed(*this, mesh_->local_block_count());
 }
 
 void AmrDriver::submit_initial_state() {
   if (reader_) return;
-  for (std::int32_t b = 0; b < mesh_->local_count(); ++b)
+  for (LocalBlockIndex b = 0; b < mesh_->local_block_count(); ++b)
     solver_.submit_initial_state(*this, block(b));
 }
 
@@ -199,7 +199,7 @@ bool AmrDriver::adapt_mesh() {
   blocks_changed();
   // Fresh ghosts of the state: the criterion's differences and the split's slopes read them.
   for (int g = 0; g < state_fields_; ++g) mesh.exchange(g);
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
     std::vector<Access> acc;
     for (int g = 0; g < state_fields_; ++g) {
       acc.push_back(read(mesh.interior(b, g)));
@@ -259,7 +259,7 @@ void AmrDriver::submit_stage(int stage) {
   exec.begin_phase(options_.stage_phase);
   FluxCorrection* flux =
       fields_[static_cast<std::size_t>(spec.update)].fluxes ? mesh.flux_correction() : nullptr;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
     StageContext ctx;
     ctx.block = block(b);
     ctx.stage = stage;
@@ -283,7 +283,7 @@ void AmrDriver::submit_scan() {
   Runtime& runtime = session_.runtime();
   AmrMesh& mesh = *mesh_;
   exec.begin_phase("timestep");
-  const std::int32_t n = mesh.local_count();
+  const std::int32_t n = mesh.local_block_count();
   std::vector<Access> acc;
   for (std::int32_t b = 0; b < n; ++b) {
     const Handle h = estimate_handles_[static_cast<std::size_t>(b)];

@@ -40,13 +40,12 @@ CheckpointField checkpoint_cells(AmrMesh& mesh, const std::string& name, int fir
   // The mesh only changes after every task is done, so block b is still block b.
   f.pack = [m, first_var, vars](std::int32_t b, double* out) {
     const BlockShape& s = m->shape();
+    const BlockLayout& l = m->layout();
     const double* block = m->data(b);
     for (int v = first_var; v < first_var + vars; ++v)
       for (int i = 0; i < s.cells[0]; ++i)
-        for (int j = 0; j < s.cells[1]; ++j) {
-          const double* row = block + s.index(v, i + s.ghost[0], j + s.ghost[1], s.ghost[2]);
-          out = std::copy(row, row + s.cells[2], out);
-        }
+        for (int j = 0; j < s.cells[1]; ++j)
+          for (int k = 0; k < s.cells[2]; ++k) *out++ = block[l.index(v, i, j, k)];
   };
   return f;
 }
@@ -63,16 +62,14 @@ void read_checkpoint_cells(CheckpointReader& reader, AmrMesh& mesh, const std::s
   const BlockShape& s = mesh.shape();
   const int first_var = s.group_first(first_group), vars = group_range_vars(s, first_group, groups);
   reader.read_field(
-      name, mesh.forest().global_offset(), mesh.local_count(),
+      name, mesh.forest().global_offset(), mesh.local_block_count(),
       s.interior_cells() * static_cast<std::size_t>(vars), [&](std::int64_t b, const double* in) {
-        double* block = mesh.data(static_cast<std::int32_t>(b));
+        const BlockLayout& l = mesh.layout();
+        double* block = mesh.data(static_cast<LocalBlockIndex>(b));
         for (int v = first_var; v < first_var + vars; ++v)
           for (int i = 0; i < s.cells[0]; ++i)
-            for (int j = 0; j < s.cells[1]; ++j) {
-              std::copy(in, in + s.cells[2],
-                        block + s.index(v, i + s.ghost[0], j + s.ghost[1], s.ghost[2]));
-              in += s.cells[2];
-            }
+            for (int j = 0; j < s.cells[1]; ++j)
+              for (int k = 0; k < s.cells[2]; ++k) block[l.index(v, i, j, k)] = *in++;
       });
 }
 

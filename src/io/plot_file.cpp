@@ -152,7 +152,8 @@ std::string create_file(const AmrMesh& mesh, const PlotOutput& o, const std::str
 std::string write_rows(AmrMesh& mesh, const PlotOutput& o, const std::string& path,
                        std::int64_t first, const std::vector<std::int64_t>& offsets) {
   const BlockShape& s = mesh.shape();
-  const std::int32_t local = mesh.local_count();
+  const BlockLayout& l = mesh.layout();
+  const std::int32_t local = mesh.local_block_count();
   if (local == 0) return {};
   detail::RawDataFile raw(path);
   if (!raw.valid()) return "cannot open the file for the cell data";
@@ -170,12 +171,12 @@ std::string write_rows(AmrMesh& mesh, const PlotOutput& o, const std::string& pa
     const std::int64_t at = offsets[f] + first * static_cast<std::int64_t>(row_bytes);
     double* out = staging.get() + static_cast<std::size_t>(at) % a / sizeof(double);
     const double* begin = out;
-    for (std::int32_t b = 0; b < local; ++b) {
+    for (LocalBlockIndex b = 0; b < local; ++b) {
       const double* data = mesh.data(b);
       for (int k = 0; k < s.cells[2]; ++k)
         for (int j = 0; j < s.cells[1]; ++j)
           for (int i = 0; i < s.cells[0]; ++i)
-            *out++ = data[s.index(var, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2])];
+            *out++ = data[l.index(var, i, j, k)];
     }
     if (std::string failed = raw.write(at, begin, static_cast<std::size_t>(local) * row_bytes);
         !failed.empty())
@@ -340,8 +341,8 @@ PlotFiles write_plot_file(AmrMesh& mesh, const PlotOutput& o) {
   const MPI_Comm comm = forest.communicator();
   const int rank = forest.rank(), ranks = forest.size();
 
-  std::vector<BlockRecord> mine(static_cast<std::size_t>(mesh.local_count()));
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  std::vector<BlockRecord> mine(static_cast<std::size_t>(mesh.local_block_count()));
+  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
     const auto box = forest.unit_box(mesh.place(b));
     BlockRecord& r = mine[static_cast<std::size_t>(b)];
     r.level = mesh.place(b).level;
@@ -352,7 +353,7 @@ PlotFiles write_plot_file(AmrMesh& mesh, const PlotOutput& o) {
       r.spacing[a] = length * (box[a][1] - box[a][0]) / s.cells[a];
     }
   }
-  const std::int64_t local = mesh.local_count();
+  const std::int64_t local = mesh.local_block_count();
   std::int64_t first = 0, total = 0;
   TESSERA_MPI_CHECK(MPI_Exscan(&local, &first, 1, MPI_INT64_T, MPI_SUM, comm));
   if (rank == 0) first = 0;  // MPI_Exscan leaves rank 0's result undefined

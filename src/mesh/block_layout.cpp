@@ -11,15 +11,14 @@ const char* axis_name(int axis) {
   return axis == 0 ? "x" : (axis == 1 ? "y" : "z");
 }
 
-std::ptrdiff_t round_up_to_line(std::ptrdiff_t doubles) {
-  constexpr std::ptrdiff_t line = BlockLayout::kRowAlignment;
-  return (doubles + line - 1) / line * line;
+std::ptrdiff_t round_up_to_multiple(std::ptrdiff_t doubles, std::ptrdiff_t multiple) {
+  return (doubles + multiple - 1) / multiple * multiple;
 }
 
 }  // namespace
 
-BlockLayout::BlockLayout(Int3 cells, Int3 ghost, int nvars)
-    : cells_(cells), ghost_(ghost), nvars_(nvars) {
+BlockLayout::BlockLayout(Int3 cells, Int3 ghost, int nvars, int row_alignment)
+    : cells_(cells), ghost_(ghost), nvars_(nvars), row_alignment_(row_alignment) {
   for (int a = 0; a < 3; ++a) {
     if (cells[a] < 1) {
       throw std::invalid_argument(std::string("block cells in ") + axis_name(a) +
@@ -32,11 +31,13 @@ BlockLayout::BlockLayout(Int3 cells, Int3 ghost, int nvars)
     }
   }
   if (nvars < 1) throw std::invalid_argument("nvars must be >= 1, got " + std::to_string(nvars));
-  // Row r's interior starts at r * stride_y + row_start, both multiples of a line; its x
+  if (row_alignment < 1)
+    throw std::invalid_argument("row alignment must be >= 1, got " + std::to_string(row_alignment));
+  // Row r's interior starts at r * stride_y + row_start, both multiples of the alignment; its x
   // ghosts sit just before and after it, in the gap of stride_y - nx >= 2 gx doubles that
   // separates it from the next row's interior.
-  row_start_ = round_up_to_line(ghost.x);
-  stride_y_ = round_up_to_line(cells.x + 2 * ghost.x);
+  row_start_ = round_up_to_multiple(ghost.x, row_alignment);
+  stride_y_ = round_up_to_multiple(cells.x + 2 * ghost.x, row_alignment);
   stride_z_ = stride_y_ * (cells.y + 2 * ghost.y);
   stride_var_ = stride_z_ * (cells.z + 2 * ghost.z);
 }

@@ -25,6 +25,9 @@
 #include "tessera/amr/halo.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
+#include "tessera/mesh/block_index.hpp"
+#include "tessera/mesh/block_view.hpp"
+#include "tessera/mesh/ghost_exchange.hpp"
 
 namespace tessera {
 
@@ -69,18 +72,39 @@ class AmrMesh {
 
   const Forest& forest() const { return *forest_; }
   const BlockShape& shape() const { return store_.shape(); }
-  std::int32_t local_count() const { return forest_->local_count(); }
-  const BlockPlace& place(std::int32_t i) const { return forest_->local(i); }
-  /// Block data of local block i (layout: BlockShape). Stable until the mesh changes.
-  double* data(std::int32_t i) { return store_.data(slots_[static_cast<std::size_t>(i)]); }
-  Handle interior(std::int32_t i, int g) const {
-    return store_.interior(slots_[static_cast<std::size_t>(i)], g);
+  /// Every block's storage layout (shape().layout()): index cells with layout().index.
+  const BlockLayout& layout() const { return store_.layout(); }
+  /// Blocks of this rank (indices 0 .. local_block_count() - 1, in curve order).
+  LocalBlockIndex local_block_count() const { return forest_->local_count(); }
+  const BlockPlace& place(LocalBlockIndex b) const { return forest_->local(b); }
+  /// Refinement level of local block b (0: a root block).
+  int level(LocalBlockIndex b) const { return place(b).level; }
+  /// Index among the cells of its level of local block b's cell (0, 0, 0), per axis.
+  std::array<std::int64_t, 3> cell_origin(LocalBlockIndex b) const {
+    const BlockPlace& p = place(b);
+    const BlockShape& s = shape();
+    return {p.origin[0] / p.length() * s.cells[0], p.origin[1] / p.length() * s.cells[1],
+            p.origin[2] / p.length() * s.cells[2]};
   }
-  Handle ghosts(std::int32_t i, int g, int axis) const {
-    return store_.ghosts(slots_[static_cast<std::size_t>(i)], g, axis);
+  /// Block data of local block b (in layout()). Stable until the mesh changes.
+  double* data(LocalBlockIndex b) { return store_.data(slots_[static_cast<std::size_t>(b)]); }
+  /// Block b for a kernel (as BlockField::view); valid until the mesh changes.
+  BlockView view(LocalBlockIndex b) { return {&store_.layout(), data(b)}; }
+  /// The interior cells of variable group g of block b.
+  Handle interior(LocalBlockIndex b, int g = 0) const {
+    return store_.interior(slots_[static_cast<std::size_t>(b)], g);
   }
-  /// True if local block i exchanges faces with another rank.
-  bool is_skeleton(std::int32_t i) const { return halo_->is_skeleton(i); }
+  /// The ghost cells of group g of block b that the halo pass along `axis` fills.
+  Handle ghosts(LocalBlockIndex b, int g, int axis) const {
+    return store_.ghosts(slots_[static_cast<std::size_t>(b)], g, axis);
+  }
+  /// Every ghost handle of group g of block b (one per axis): what a task reading the
+  /// ghosts (a stencil) declares (as BlockField::ghost_handles).
+  std::span<const Handle> ghost_handles(LocalBlockIndex b, int g = 0) const {
+    return store_.ghost_handles(slots_[static_cast<std::size_t>(b)], g);
+  }
+  /// True if local block b exchanges faces with another rank.
+  bool is_skeleton(LocalBlockIndex b) const { return halo_->is_skeleton(b); }
   const HaloCounts& halo_counts() const { return halo_->counts(); }
   /// Largest number of blocks this rank held at any time (block slots in use).
   std::int32_t max_local_blocks() const { return store_.high_water(); }
@@ -127,6 +151,18 @@ class AmrMesh {
   std::unique_ptr<FluxCorrection> flux_;
   std::vector<std::vector<double>> migration_buffers_;
   std::unique_ptr<AmrHalo> halo_;
+};
+
+/// AmrMesh::exchange(group) behind GhostExchange (see mesh/ghost_exchange.hpp). The mesh
+/// must outlive it.
+class AmrGhostExchange final : public GhostExchange {
+ public:
+  AmrGhostExchange(AmrMesh& mesh, int group) : mesh_(mesh), group_(group) {}
+  void submit() override { mesh_.exchange(group_); }
+
+ private:
+  AmrMesh& mesh_;
+  int group_;
 };
 
 }  // namespace tessera

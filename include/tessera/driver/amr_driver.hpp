@@ -112,7 +112,7 @@ class AmrDriver {
   AmrMesh& mesh() { return *mesh_; }
   const AmrMesh& mesh() const { return *mesh_; }
   /// Local block i as the callbacks see it.
-  BlockView block(std::int32_t i);
+  SolverBlock block(std::int32_t i);
   int cycle() const { return cycle_; }
   double time() const { return time_; }
   /// Leaf cells over all ranks.

@@ -14,7 +14,7 @@
 #include "tessera/amr/block_store.hpp"
 #include "tessera/amr/flux_correction.hpp"
 #include "tessera/amr/forest.hpp"
-#include "tessera/driver/block_view.hpp"
+#include "tessera/driver/solver_block.hpp"
 #include "tessera/driver/field_spec.hpp"
 #include "tessera/runtime/runtime.hpp"
 
@@ -24,7 +24,7 @@ class AmrDriver;
 
 /// What a stage's tasks of one block get (AmrSolver::submit_stage).
 struct StageContext {
-  BlockView block;
+  SolverBlock block;
   int stage = 0;  ///< index into AmrSolver::stages()
   /// The step of the cycle; read it inside tasks, when they run (a replayed cycle keeps the
   /// pointer and the driver changes the value).
@@ -73,17 +73,17 @@ class AmrSolver {
   /// Main thread: submit the tasks setting block `b`'s state (write its interior) from the
   /// problem. Called for every block at the start and after every initial refinement
   /// level; never at a restart.
-  virtual void submit_initial_state(AmrDriver& driver, const BlockView& b) = 0;
+  virtual void submit_initial_state(AmrDriver& driver, const SolverBlock& b) = 0;
 
   /// Runs inside a task, on any thread, concurrently for different blocks: the refinement
   /// wish of block `b`, whose state fields and their face ghosts are filled. It may read
   /// the block and write nothing but its own per-block slot.
-  virtual Refinement refinement(const BlockView& b) const = 0;
+  virtual Refinement refinement(const SolverBlock& b) const = 0;
 
   /// Runs inside a task, on any thread, concurrently for different blocks, after the
   /// cycle's last stage: block `b`'s stable step (the driver takes the exact minimum over
   /// all blocks and ranks, times the CFL factor). It reads the state's interior.
-  virtual StepEstimate time_step(const BlockView& b) const = 0;
+  virtual StepEstimate time_step(const SolverBlock& b) const = 0;
 
   /// Main thread, once per block and stage (under replay: once per recording): submit the
   /// stage's tasks of one block. Read *ctx.step inside the tasks.

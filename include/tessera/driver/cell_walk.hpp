@@ -17,8 +17,9 @@ namespace tessera {
 template <class F>
 void for_each_cell(AmrMesh& mesh, int group, F&& f) {
   const BlockShape& s = mesh.shape();
-  const std::size_t sv = s.var_stride();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  const BlockLayout& l = mesh.layout();
+  const auto sv = static_cast<std::size_t>(l.stride_var());
+  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
     const BlockPlace& place = mesh.place(b);
     std::array<std::int64_t, 3> base{};
     // origin / length counts level-L blocks from the domain's lower corner.
@@ -28,7 +29,7 @@ void for_each_cell(AmrMesh& mesh, int group, F&& f) {
       for (int j = 0; j < s.cells[1]; ++j)
         for (int k = 0; k < s.cells[2]; ++k)
           f(place.level, std::array<std::int64_t, 3>{base[0] + i, base[1] + j, base[2] + k},
-            data + s.index(group * s.group_size, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]),
+            data + l.index(group * s.group_size, i, j, k),
             sv);
   }
 }

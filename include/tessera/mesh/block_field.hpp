@@ -4,10 +4,12 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "tessera/mesh/block_layout.hpp"
+#include "tessera/mesh/block_view.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/runtime/handle.hpp"
 
@@ -45,11 +47,19 @@ class BlockField {
   bool stores_ghosts() const { return stores_ghosts_; }
   const UniformMesh& mesh() const { return *mesh_; }
   int block_count() const { return static_cast<int>(interior_.size()); }
+  /// The mesh's local blocks: block_count() (the name AmrMesh uses too).
+  int local_block_count() const { return block_count(); }
 
   double* data(LocalBlockIndex b) { return storage_.get() + block_stride_ * b; }
   const double* data(LocalBlockIndex b) const { return storage_.get() + block_stride_ * b; }
+  /// Block b for a kernel (as AmrMesh::view).
+  BlockView view(LocalBlockIndex b) { return {&layout_, data(b)}; }
   Handle interior(LocalBlockIndex b) const { return interior_[b]; }
   Handle ghosts(LocalBlockIndex b) const { return ghosts_[b]; }
+  /// ghosts(b) as a list (as AmrMesh::ghost_handles, which has one per axis).
+  std::span<const Handle> ghost_handles(LocalBlockIndex b) const {
+    return std::span<const Handle>(&ghosts_[static_cast<std::size_t>(b)], 1);
+  }
 
  private:
   struct FreeDeleter {

@@ -24,13 +24,18 @@ class BlockLayout {
   static constexpr int kRowAlignment = 8;
 
   BlockLayout() = default;
-  /// cells >= 1 and 0 <= ghost[a] <= cells[a] on every axis, nvars >= 1 (throws
-  /// std::invalid_argument naming the bad value otherwise).
-  BlockLayout(Int3 cells, Int3 ghost, int nvars);
+  /// cells >= 1 and 0 <= ghost[a] <= cells[a] on every axis, nvars >= 1, row_alignment >= 1
+  /// (throws std::invalid_argument naming the bad value otherwise). Rows' interiors start on
+  /// multiples of `row_alignment` doubles: kRowAlignment (cache lines, as described above),
+  /// or 1 for rows packed end to end (ghosts included) where padding would be a large share
+  /// of a small block (8 cells and 1 ghost per row: 16 doubles padded, 10 packed). The
+  /// order, the index convention and index() are the same either way.
+  BlockLayout(Int3 cells, Int3 ghost, int nvars, int row_alignment = kRowAlignment);
 
   Int3 cells() const { return cells_; }
   Int3 ghost() const { return ghost_; }
   int nvars() const { return nvars_; }
+  int row_alignment() const { return row_alignment_; }
   std::ptrdiff_t stride_y() const { return stride_y_; }
   std::ptrdiff_t stride_z() const { return stride_z_; }
   std::ptrdiff_t stride_var() const { return stride_var_; }
@@ -57,7 +62,8 @@ class BlockLayout {
   Int3 cells_{1, 1, 1};
   Int3 ghost_{};
   int nvars_ = 1;
-  std::ptrdiff_t row_start_ = 0;  // offset of cell i = 0 in its row: gx rounded up to a line
+  int row_alignment_ = kRowAlignment;
+  std::ptrdiff_t row_start_ = 0;  // offset of cell i = 0 in its row: gx rounded up to alignment
   std::ptrdiff_t stride_y_ = 1;
   std::ptrdiff_t stride_z_ = 1;
   std::ptrdiff_t stride_var_ = 1;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "tessera/mesh/block_index.hpp"
 #include "tessera/mesh/block_layout.hpp"
 #include "tessera/mesh/box.hpp"
 #include "tessera/mesh/direction.hpp"
@@ -19,12 +20,9 @@ namespace tessera {
 
 /// A block's id in the whole mesh: x + BX (y + BY z) for block coordinates (x, y, z).
 using GlobalBlockId = std::int64_t;
-/// A block's position in its rank's list of local blocks (Morton order).
-using LocalBlockIndex = int;
 
-/// Marks a missing neighbour (outside the domain) or a neighbour on another rank.
+/// Marks a missing neighbour (outside the domain).
 inline constexpr GlobalBlockId kNoBlock = -1;
-inline constexpr LocalBlockIndex kNotLocal = -1;
 
 /// Which axes wrap around: on a periodic axis the block past the last one is the first one
 /// (and a single block is its own neighbour), so every block has all its neighbours there.
@@ -128,6 +126,15 @@ class UniformMesh {
   Int3 cell_origin(const MeshBlock& block) const {
     return {block.coord.x * block_cells_.x, block.coord.y * block_cells_.y,
             block.coord.z * block_cells_.z};
+  }
+  /// The same for local block b (as AmrMesh::cell_origin, on level 0).
+  Int3 cell_origin(LocalBlockIndex b) const { return cell_origin(local_[b]); }
+  /// Refinement level of local block b: always 0 (as AmrMesh::level).
+  int level(LocalBlockIndex) const { return 0; }
+  /// True if local block b exchanges a halo of `shape` with another rank (as
+  /// AmrMesh::is_skeleton).
+  bool is_skeleton(LocalBlockIndex b, HaloShape shape = HaloShape::faces) const {
+    return local_[b].is_skeleton(shape);
   }
   /// The layout of a field of `nvars` variables on this mesh's blocks.
   BlockLayout layout(int nvars) const { return BlockLayout(block_cells_, ghost_, nvars); }

@@ -15,22 +15,24 @@ namespace tessera {
 namespace {
 
 using amr_test::cell_value;
+using amr_test::extent;
+using amr_test::ghost_origin_index;
 using amr_test::MeshRuntime;
 
 // Fills interior cells with cell_value of their global index and every ghost with NaN.
 void fill_wide(AmrMesh& mesh) {
   const BlockShape& s = mesh.shape();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     double* data = mesh.data(b);
     const auto base = amr_test::first_cell(s, mesh.place(b));
     for (int v = 0; v < s.num_vars; ++v)
-      for (int i = 0; i < s.extent(0); ++i)
-        for (int j = 0; j < s.extent(1); ++j)
-          for (int k = 0; k < s.extent(2); ++k) {
+      for (int i = 0; i < extent(s, 0); ++i)
+        for (int j = 0; j < extent(s, 1); ++j)
+          for (int k = 0; k < extent(s, 2); ++k) {
             const int c[3] = {i - s.ghost[0], j - s.ghost[1], k - s.ghost[2]};
             bool interior = true;
             for (int a = 0; a < 3; ++a) interior = interior && c[a] >= 0 && c[a] < s.cells[a];
-            data[s.index(v, i, j, k)] =
+            data[ghost_origin_index(s, v, i, j, k)] =
                 interior ? cell_value(0, base[0] + c[0], base[1] + c[1], base[2] + c[2], v)
                          : std::numeric_limits<double>::quiet_NaN();
           }
@@ -43,7 +45,7 @@ std::int64_t check_wide(AmrMesh& mesh, const AmrMeshOptions& o) {
   std::int64_t total[3];
   for (int a = 0; a < 3; ++a) total[a] = std::int64_t{o.root_blocks[a]} * s.cells[a];
   std::int64_t checked = 0;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const double* data = mesh.data(b);
     const auto base = amr_test::first_cell(s, mesh.place(b));
     for (int f = 0; f < kBlockFaces; ++f) {
@@ -73,7 +75,7 @@ std::int64_t check_wide(AmrMesh& mesh, const AmrMeshOptions& o) {
                 }
               }
               const double want = sign * cell_value(0, g[0], g[1], g[2], v);
-              EXPECT_EQ(data[s.index(v, c[0], c[1], c[2])], want)
+              EXPECT_EQ(data[ghost_origin_index(s, v, c[0], c[1], c[2])], want)
                   << "block " << b << " face " << f << " depth " << d << " cell " << u << "," << w
                   << " var " << v;
               ++checked;
@@ -151,7 +153,7 @@ TEST(HaloBoundaryTest, ShapesOutsideTheContractAreRejected) {
   options.shape.ghost = {2, 2, 2};
   AmrMesh mesh(rt.comm, rt.exec, options);
   EXPECT_THROW(
-      mesh.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(mesh.local_count()), 1)),
+      mesh.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(mesh.local_block_count()), 1)),
       std::logic_error);
 }
 

@@ -14,8 +14,10 @@ namespace tessera {
 namespace {
 
 using amr_test::cell_value;
+using amr_test::extent;
 using amr_test::fill_positions;
 using amr_test::first_cell;
+using amr_test::ghost_origin_index;
 using amr_test::MeshRuntime;
 
 // Refines around two points so that the mesh has level jumps across faces in all
@@ -76,7 +78,7 @@ double expected_ghost(const AmrMesh& mesh, std::int32_t b, int f, int u, int w, 
 
 void check_faces(AmrMesh& mesh, int& jump_faces) {
   const BlockShape& s = mesh.shape();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const double* data = mesh.data(b);
     for (int f = 0; f < kBlockFaces; ++f) {
       const int axis = f / 2, t0 = axis == 0 ? 1 : 0, t1 = axis == 2 ? 1 : 2;
@@ -89,7 +91,8 @@ void check_faces(AmrMesh& mesh, int& jump_faces) {
             c[axis] = f % 2 == 1 ? s.cells[axis] + 1 : 0;
             c[t0] = u;
             c[t1] = w;
-            ASSERT_EQ(data[s.index(v, c[0], c[1], c[2])], expected_ghost(mesh, b, f, u, w, v))
+            ASSERT_EQ(data[ghost_origin_index(s, v, c[0], c[1], c[2])],
+                      expected_ghost(mesh, b, f, u, w, v))
                 << "block " << b << " face " << f << " kind " << static_cast<int>(nb.kind)
                 << " cell " << u << "," << w << " var " << v;
           }
@@ -140,7 +143,7 @@ TEST(HaloTest, CornerPassesFillEdgeAndCornerGhostsFromDiagonalNeighbours) {
   options.halo.corners = true;
   options.halo.send_faces = true;
   AmrMesh mesh(rt.comm, rt.exec, options);
-  mesh.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(mesh.local_count()), 1));
+  mesh.adapt(std::vector<std::int8_t>(static_cast<std::size_t>(mesh.local_block_count()), 1));
   mesh.rebalance();
   rt.exec.barrier();
   fill_positions(mesh);
@@ -150,7 +153,7 @@ TEST(HaloTest, CornerPassesFillEdgeAndCornerGhostsFromDiagonalNeighbours) {
   std::int64_t cells_per_axis[3];
   for (int a = 0; a < 3; ++a) cells_per_axis[a] = 2 * 2 * s.cells[a];  // 2 roots, level 1
   int edge_cells = 0;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const double* data = mesh.data(b);
     const auto base = first_cell(s, mesh.place(b));
     for (int i = 0; i <= s.cells[0] + 1; ++i)
@@ -165,7 +168,7 @@ TEST(HaloTest, CornerPassesFillEdgeAndCornerGhostsFromDiagonalNeighbours) {
             in_domain = in_domain && g[a] >= 0 && g[a] < cells_per_axis[a];
           if (!in_domain) continue;  // reflective boundaries are not diagonal neighbours
           ++edge_cells;
-          EXPECT_EQ(data[s.index(0, i, j, k)], cell_value(1, g[0], g[1], g[2], 0))
+          EXPECT_EQ(data[ghost_origin_index(s, 0, i, j, k)], cell_value(1, g[0], g[1], g[2], 0))
               << "block " << b << " ghost " << i << "," << j << "," << k;
         }
   }

@@ -16,7 +16,9 @@
 namespace tessera {
 namespace {
 
+using amr_test::extent;
 using amr_test::first_cell;
+using amr_test::ghost_origin_index;
 using amr_test::MeshRuntime;
 
 AmrMeshOptions wide_mesh() {
@@ -48,14 +50,14 @@ std::array<std::int64_t, 3> global_of(const BlockShape& s, const BlockPlace& p, 
 
 void fill_linear(AmrMesh& mesh) {
   const BlockShape& s = mesh.shape();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b)
-    for (int i = 0; i < s.extent(0); ++i)
-      for (int j = 0; j < s.extent(1); ++j)
-        for (int k = 0; k < s.extent(2); ++k) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b)
+    for (int i = 0; i < extent(s, 0); ++i)
+      for (int j = 0; j < extent(s, 1); ++j)
+        for (int k = 0; k < extent(s, 2); ++k) {
           const bool interior = i >= s.ghost[0] && i < s.ghost[0] + s.cells[0] && j >= s.ghost[1] &&
                                 j < s.ghost[1] + s.cells[1] && k >= s.ghost[2] &&
                                 k < s.ghost[2] + s.cells[2];
-          mesh.data(b)[s.index(0, i, j, k)] =
+          mesh.data(b)[ghost_origin_index(s, 0, i, j, k)] =
               interior ? linear(mesh.place(b).level, global_of(s, mesh.place(b), i, j, k))
                        : std::nan("");
         }
@@ -64,13 +66,14 @@ void fill_linear(AmrMesh& mesh) {
 double global_integral(AmrMesh& mesh) {
   const BlockShape& s = mesh.shape();
   ExactSum sum;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b)
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b)
     for (int i = 0; i < s.cells[0]; ++i)
       for (int j = 0; j < s.cells[1]; ++j)
         for (int k = 0; k < s.cells[2]; ++k)
-          sum.add(
-              std::ldexp(mesh.data(b)[s.index(0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2])],
-                         -3 * mesh.place(b).level));
+          sum.add(std::ldexp(
+              mesh.data(
+                  b)[ghost_origin_index(s, 0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2])],
+              -3 * mesh.place(b).level));
   sum.normalize();
   auto& limbs = sum.limbs();
   MPI_Allreduce(MPI_IN_PLACE, limbs.data(), static_cast<int>(limbs.size()), MPI_INT64_T, MPI_SUM,
@@ -82,8 +85,8 @@ double global_integral(AmrMesh& mesh) {
 void refine_around_centre(AmrMesh& mesh) {
   for (int round = 0; round < 2; ++round) {
     mesh.exchange(0);  // per-volume split reads the parent's face ghosts
-    std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_count()), 0);
-    for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+    std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_block_count()), 0);
+    for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
       const BlockPlace& p = mesh.place(b);
       bool touches = true;  // the block touches the brick's centre point
       for (int a = 0; a < 3; ++a)
@@ -120,7 +123,7 @@ TEST(LevelJumpTest, GhostsAverageFromFinerAndProlongConservativelyFromCoarser) {
   const BlockShape& s = mesh.shape();
   const Forest& forest = mesh.forest();
   std::int64_t checked[3] = {0, 0, 0};  // same/finer exact, prolonged exact, prolonged groups
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const BlockPlace& me = mesh.place(b);
     const double* d = mesh.data(b);
     for (int f = 0; f < kBlockFaces; ++f) {
@@ -136,7 +139,7 @@ TEST(LevelJumpTest, GhostsAverageFromFinerAndProlongConservativelyFromCoarser) {
             c[axis] = high ? g + n + depth : g - 1 - depth;
             c[t0] = s.ghost[t0] + u;
             c[t1] = s.ghost[t1] + w;
-            const double value = d[s.index(0, c[0], c[1], c[2])];
+            const double value = d[ghost_origin_index(s, 0, c[0], c[1], c[2])];
             const auto gi = global_of(s, me, c[0], c[1], c[2]);
             if (nb.kind != FaceKind::coarser) {
               ASSERT_EQ(value, linear(me.level, gi)) << "face " << f << " block " << b;
@@ -163,7 +166,7 @@ TEST(LevelJumpTest, GhostsAverageFromFinerAndProlongConservativelyFromCoarser) {
                     e[axis] = high ? g + n + depth + dd : g - 1 - depth - dd;
                     e[t0] = c[t0] + du;
                     e[t1] = c[t1] + dw;
-                    sum += d[s.index(0, e[0], e[1], e[2])];
+                    sum += d[ghost_origin_index(s, 0, e[0], e[1], e[2])];
                   }
               std::array<std::int64_t, 3> coarse{gi[0] >> 1, gi[1] >> 1, gi[2] >> 1};
               ASSERT_EQ(sum / 8, linear(me.level - 1, coarse)) << "group average, face " << f;
@@ -191,9 +194,9 @@ TEST(LevelJumpTest, FluxCorrectionTakesTheMeanOfTheFineFluxes) {
   const auto flux_value = [](int level, std::int64_t g0, std::int64_t g1) {
     return static_cast<double>((3 * g0 + 5 * g1 + level) % 7 + 1);
   };
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     double* d = mesh.data(b);
-    for (std::size_t c = 0; c < s.var_stride(); ++c) d[c] = 0;
+    for (std::size_t c = 0; c < s.layout().size(); ++c) d[c] = 0;
     double* reg = flux.fluxes(b);
     if (reg == nullptr) continue;
     const auto base = first_cell(s, mesh.place(b));
@@ -211,10 +214,10 @@ TEST(LevelJumpTest, FluxCorrectionTakesTheMeanOfTheFineFluxes) {
 
   const Forest& forest = mesh.forest();
   std::int64_t corrected = 0;
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     const BlockPlace& me = mesh.place(b);
     const auto base = first_cell(s, me);
-    std::vector<double> expected(s.var_stride(), 0.0);
+    std::vector<double> expected(s.layout().size(), 0.0);
     for (int f = 0; f < kBlockFaces; ++f) {
       if (forest.neighbors(b, f).kind != FaceKind::finer) continue;
       const int axis = f / 2, t0 = axis == 0 ? 1 : 0, t1 = axis == 2 ? 1 : 2;
@@ -232,14 +235,15 @@ TEST(LevelJumpTest, FluxCorrectionTakesTheMeanOfTheFineFluxes) {
           c[axis] = f % 2 == 1 ? s.ghost[axis] + s.cells[axis] - 1 : s.ghost[axis];
           c[t0] = s.ghost[t0] + u;
           c[t1] = s.ghost[t1] + w;
-          expected[s.index(0, c[0], c[1], c[2])] -= sign * coefficient * (mean - own);
+          expected[ghost_origin_index(s, 0, c[0], c[1], c[2])] -= sign * coefficient * (mean - own);
           ++corrected;
         }
     }
     for (int i = 0; i < s.cells[0]; ++i)
       for (int j = 0; j < s.cells[1]; ++j)
         for (int k = 0; k < s.cells[2]; ++k) {
-          const std::size_t c = s.index(0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]);
+          const std::size_t c =
+              ghost_origin_index(s, 0, i + s.ghost[0], j + s.ghost[1], k + s.ghost[2]);
           ASSERT_EQ(mesh.data(b)[c], expected[c]) << "block " << b << " cell " << i << j << k;
         }
   }
@@ -260,7 +264,7 @@ TEST(LevelJumpTest, PerVolumeSplitAndMergeConserveTheIntegral) {
   // Merge every family back (two rounds); the integral stays.
   for (int round = 0; round < 2; ++round) {
     mesh.exchange(0);
-    const std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_count()), -1);
+    const std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_block_count()), -1);
     const std::vector<std::int8_t> marks = balanced_marks(mesh.forest(), wants, 2);
     mesh.adapt(marks);
     EXPECT_TRUE(mesh.forest().is_face_balanced());

@@ -32,11 +32,23 @@ inline std::array<std::int64_t, 3> first_cell(const BlockShape& s, const BlockPl
           p.origin[2] / p.length() * s.cells[2]};
 }
 
+/// Offset of cell (i, j, k) of variable v, the indices counted from the first ghost layer
+/// (the interior starts at s.ghost[a]): these tests loop over whole blocks, ghosts included.
+inline std::size_t ghost_origin_index(const BlockShape& s, int v, int i, int j, int k) {
+  return static_cast<std::size_t>(
+      s.layout().index(v, i - s.ghost[0], j - s.ghost[1], k - s.ghost[2]));
+}
+
+/// Cells along axis a, ghosts included.
+inline int extent(const BlockShape& s, int a) {
+  return s.cells[a] + 2 * s.ghost[a];
+}
+
 /// Fills every local block with cell_value and every ghost with NaN. Main thread, no
 /// tasks running.
 inline void fill_positions(AmrMesh& mesh) {
   const BlockShape& s = mesh.shape();
-  for (std::int32_t b = 0; b < mesh.local_count(); ++b) {
+  for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
     double* data = mesh.data(b);
     const auto base = first_cell(s, mesh.place(b));
     for (int v = 0; v < s.num_vars; ++v)
@@ -45,9 +57,10 @@ inline void fill_positions(AmrMesh& mesh) {
           for (int k = 0; k <= s.cells[2] + 1; ++k) {
             const bool interior =
                 i >= 1 && i <= s.cells[0] && j >= 1 && j <= s.cells[1] && k >= 1 && k <= s.cells[2];
-            data[s.index(v, i, j, k)] = interior ? cell_value(mesh.place(b).level, base[0] + i - 1,
-                                                              base[1] + j - 1, base[2] + k - 1, v)
-                                                 : std::numeric_limits<double>::quiet_NaN();
+            data[ghost_origin_index(s, v, i, j, k)] =
+                interior ? cell_value(mesh.place(b).level, base[0] + i - 1, base[1] + j - 1,
+                                      base[2] + k - 1, v)
+                         : std::numeric_limits<double>::quiet_NaN();
           }
   }
 }

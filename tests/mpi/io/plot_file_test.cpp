@@ -62,7 +62,7 @@ AmrMeshOptions two_roots() {
 
 // Splits the first block of the forest (wherever it is) once: two levels.
 void split_first_block(MeshRuntime& rt, AmrMesh& mesh) {
-  std::vector<std::int8_t> marks(static_cast<std::size_t>(mesh.local_count()), 0);
+  std::vector<std::int8_t> marks(static_cast<std::size_t>(mesh.local_block_count()), 0);
   if (!marks.empty() && mesh.forest().global_index({false, 0}) == 0) marks[0] = 1;
   mesh.adapt(marks);
   rt.exec.barrier();

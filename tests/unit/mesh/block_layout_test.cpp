@@ -35,6 +35,34 @@ TEST(BlockLayout, RowInteriorsStartOnCacheLinesAndRowsDoNotOverlap) {
   }
 }
 
+TEST(BlockLayout, PackedRowsKeepTheOrderWithoutPadding) {
+  const BlockLayout padded({4, 3, 2}, {1, 1, 1}, 2);
+  const BlockLayout packed({4, 3, 2}, {1, 1, 1}, 2, 1);
+  EXPECT_EQ(packed.row_alignment(), 1);
+  EXPECT_EQ(packed.stride_y(), 6);  // 4 + 2 ghosts
+  EXPECT_EQ(packed.stride_z(), 6 * 5);
+  EXPECT_EQ(packed.stride_var(), 6 * 5 * 4);
+  EXPECT_EQ(packed.index(0, -1, -1, -1), 0);
+  EXPECT_EQ(packed.index(1, 4, 3, 2), static_cast<std::ptrdiff_t>(packed.size()) - 1);
+  EXPECT_EQ(packed.size(), std::size_t{2 * 6 * 5 * 4});
+  // Every cell, ghosts included, has its own offset, and both layouts walk the cells in
+  // the same order (offsets increase with var, k, j, i in that order of significance).
+  std::vector<int> owners(packed.size(), 0);
+  std::ptrdiff_t last_packed = -1, last_padded = -1;
+  for (int var = 0; var < 2; ++var)
+    for (int k = -1; k <= 2; ++k)
+      for (int j = -1; j <= 3; ++j)
+        for (int i = -1; i <= 4; ++i) {
+          ++owners.at(static_cast<std::size_t>(packed.index(var, i, j, k)));
+          EXPECT_GT(packed.index(var, i, j, k), last_packed);
+          EXPECT_GT(padded.index(var, i, j, k), last_padded);
+          last_packed = packed.index(var, i, j, k);
+          last_padded = padded.index(var, i, j, k);
+        }
+  for (const int owner_count : owners) EXPECT_EQ(owner_count, 1);
+  EXPECT_THROW(BlockLayout({2, 2, 2}, {1, 1, 1}, 1, 0), std::invalid_argument);
+}
+
 TEST(BlockLayout, RejectsGhostWiderThanTheBlock) {
   EXPECT_THROW(BlockLayout({2, 2, 2}, {3, 1, 1}, 1), std::invalid_argument);
   EXPECT_THROW(BlockLayout({2, 0, 2}, {1, 1, 1}, 1), std::invalid_argument);
