@@ -31,7 +31,9 @@
 //   TESSERA_MPI_DELAY_NEVER    RANK:PEER:N  on MPI_COMM_WORLD rank RANK, the N-th MPI_Irecv
 //                              (counting from 1) from source PEER never completes: it stays
 //                              pending however often it is tested, as a message that never
-//                              arrives would (the hang watchdog's test)
+//                              arrives would (the hang watchdog's test); the rank prints
+//                              "mpi_delay: rank RANK: receive N from rank PEER tag T never
+//                              completes" when it posts that receive
 //   TESSERA_MPI_DELAY_VERBOSE  1: at MPI_Finalize each rank prints one line to stderr,
 //                              "mpi_delay: rank R: seed S max M: C completions, H held for P
 //                              polls, L left unreported", so a test can check that the
@@ -325,6 +327,10 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     if (world_peer == s.settings.never_peer &&
         ++s.receives_from[world_peer] == s.settings.never_nth) {
       s.never.insert(*request);
+      // The test names the request the hang report must describe.
+      std::fprintf(stderr, "mpi_delay: rank %d: receive %ld from rank %d tag %d never completes\n",
+                   s.rank, s.settings.never_nth, world_peer, tag);
+      std::fflush(stderr);
     }
   }
   return MPI_SUCCESS;
