@@ -40,6 +40,7 @@ delayed_runs() {
   [[ -f "$library" ]] || fail "$library is missing (built with the tests)"
   # Cheap apps run more often than the slow ones: every app many times within the budget.
   local apps=(jacobi7 euler jacobi7 euler miniamr jacobi7 euler mg)
+  local ranks=(2 3 2 4)
   local app np model threads intranode hold reference
   declare -A references=()
   for app in jacobi7 euler miniamr mg; do
@@ -50,7 +51,7 @@ delayed_runs() {
   local held=0 runs=0 seed
   for ((seed = first; seed < first + count; ++seed)); do
     app=${apps[seed % ${#apps[@]}]}
-    np=$((2 + (seed / 8) % 3))
+    np=${ranks[(seed / 8) % ${#ranks[@]}]}
     model=$(((seed / 3) % 3))
     model=$([[ $model == 0 ]] && echo bsp || { [[ $model == 1 ]] && echo forkjoin || echo dataflow; })
     threads=$((1 + (seed / 5) % 2))
