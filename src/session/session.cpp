@@ -84,6 +84,16 @@ Session::Session(int argc, char** argv, std::string app, std::string description
   int initialized = 0;
   TESSERA_MPI_CHECK(MPI_Initialized(&initialized));
   if (!initialized) {
+#ifndef TESSERA_SMPI
+    // Started without mpirun, OpenMPI 4.1 forks a daemon (orted) and talks to it through
+    // its PMIx client component. Its MPI_Finalize unloads that component before it stops
+    // the progress thread, so a PMIx event the component queued on that thread and the
+    // thread had not run yet (likely on a loaded machine) runs unmapped code: SIGSEGV
+    // after the report. The daemon only serves MPI_Comm_spawn, which tessera never calls;
+    // an isolated singleton has neither daemon nor PMIx client. Only a singleton reads
+    // the variable, and a value set by the user stays.
+    setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+#endif
     // A process with a single thread asks for MPI_THREAD_SINGLE: OpenMPI then skips the
     // locks it takes on every message at any higher level.
     const int wanted = one_thread_per_rank(argc, argv) ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED;
