@@ -61,7 +61,10 @@ class UsageError : public std::runtime_error {
 class Session {
  public:
   /// Initializes MPI unless it is already: with MPI_THREAD_SINGLE when the command line
-  /// runs one thread per rank, else MPI_THREAD_FUNNELED. `app` names the program.
+  /// runs one thread per rank, else MPI_THREAD_FUNNELED. `app` names the program. Started
+  /// without a launcher (mpirun, srun), it first sets OMPI_MCA_ess_singleton_isolated=1 and
+  /// OMPI_MCA_orte_jobfam_session_dir to a directory of its own in the environment (unless
+  /// set): the singleton starts no OpenMPI daemon (MPI_Comm_spawn is unavailable).
   Session(int argc, char** argv, std::string app, std::string description);
   ~Session();
   Session(const Session&) = delete;

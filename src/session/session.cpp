@@ -74,6 +74,35 @@ int world_rank() {
   std::_Exit(code);
 }
 
+#ifndef TESSERA_SMPI
+// No launcher (mpirun, or srun with PMI/PMIx) left its variables: OpenMPI runs the process as
+// a singleton.
+bool started_without_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_FD"}) {
+    if (std::getenv(name) != nullptr) return false;
+  }
+  return true;
+}
+
+// Started without mpirun, OpenMPI 4.1 forks a daemon (orted) and talks to it through its
+// PMIx client component. Its MPI_Finalize unloads that component before it stops the
+// progress thread, so a PMIx event the component queued on that thread and the thread had
+// not run yet (likely on a loaded machine) runs unmapped code: SIGSEGV after the report.
+// The daemon only serves MPI_Comm_spawn, which tessera never calls: an isolated singleton
+// has neither daemon nor PMIx client. Isolated singletons all get job family 0, so they
+// would share one session directory (and remove it under each other's feet): each gets its
+// own. Settings the user made stay. Called before MPI_Init, while the process has one
+// thread.
+void isolate_singleton() {
+  setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string dir =
+      fmt::format("{}/ompi.tessera-singleton.{}.{}", tmp != nullptr && *tmp != 0 ? tmp : "/tmp",
+                  getuid(), getpid());
+  setenv("OMPI_MCA_orte_jobfam_session_dir", dir.c_str(), 0);
+}
+#endif
+
 }  // namespace
 
 Session::Session(int argc, char** argv, std::string app, std::string description)
@@ -84,6 +113,9 @@ Session::Session(int argc, char** argv, std::string app, std::string description
   int initialized = 0;
   TESSERA_MPI_CHECK(MPI_Initialized(&initialized));
   if (!initialized) {
+#ifndef TESSERA_SMPI
+    if (started_without_launcher()) isolate_singleton();
+#endif
     // A process with a single thread asks for MPI_THREAD_SINGLE: OpenMPI then skips the
     // locks it takes on every message at any higher level.
     const int wanted = one_thread_per_rank(argc, argv) ? MPI_THREAD_SINGLE : MPI_THREAD_FUNNELED;
