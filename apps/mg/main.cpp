@@ -28,6 +28,7 @@
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_report.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/mesh/grid_view.hpp"
 #include "tessera/mesh/level_hierarchy.hpp"
@@ -439,7 +440,7 @@ int run(int argc, char** argv) {
   // A restart continues from the checkpoint's u (its step and first norm in the state).
   int done = 0;
   double initial_norm = 0;
-  double read_s = 0;
+  CheckpointRestore restored;
   if (restart) {
     const auto read_start = std::chrono::steady_clock::now();
     try {
@@ -452,7 +453,11 @@ int run(int argc, char** argv) {
       session.fail("--restart",
                    fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
     }
-    read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    restored.restore_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    restored.read_s = restart->read_seconds();
+    restored.read_phases_s = restart->read_phase_seconds();
+    restored.restarted_from = done;
     session.progress(" Restarted from {} (iteration {}) on {} rank(s)", restart->file(), done,
                      session.size());
   }
@@ -557,14 +562,7 @@ int run(int argc, char** argv) {
       {"block_cells", {tile.x, tile.y, tile.z}},
       {"replayed", replay},
       {"peak_rss_mib_largest_rank", static_cast<double>(peak_rss_kib) / 1024.0},
-      {"checkpoint",
-       {{"restarted_from", restarted_from},
-        {"written", writer ? writer->written() : 0},
-        {"write_s", writer ? writer->write_seconds() : 0.0},
-        {"write_phases_s",
-         writer ? nlohmann::json(writer->write_phase_seconds()) : nlohmann::json::object()},
-        {"bytes", writer ? writer->last_bytes() : 0},
-        {"read_s", read_s}}},
+      {"checkpoint", checkpoint_report(writer.get(), restored)},
   };
   session.finish(std::move(fields));
   return verified || !problem.verify_value ? 0 : 1;

@@ -29,6 +29,7 @@
 #include "sine_problem.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_report.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/restart.hpp"
 #include "tessera/session.hpp"
@@ -295,8 +296,7 @@ int run(int argc, char** argv) {
     writer = std::make_unique<CheckpointWriter>(session.comm(), options.checkpoint);
   int iterations = 0;
   double residual = 0;
-  double read_s = 0;
-  std::int64_t restarted_from = -1;
+  CheckpointRestore restored;
   if (restart) {
     // The finest u as it was (ghosts included); the history of the checks before it.
     const auto read_start = std::chrono::steady_clock::now();
@@ -315,10 +315,13 @@ int run(int argc, char** argv) {
                    fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
     }
     for (int l = 0; l < grids->levels(); ++l) grids->level(l).u_changed();
-    read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    restored.restore_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    restored.read_s = restart->read_seconds();
+    restored.read_phases_s = restart->read_phase_seconds();
     session.progress("poisson: restarted from {} (iteration {}) on {} rank(s)", restart->file(),
                      iterations, session.size());
-    restarted_from = iterations;
+    restored.restarted_from = iterations;
     restart.reset();
   }
   int checkpointed = iterations;
@@ -344,7 +347,7 @@ int run(int argc, char** argv) {
   monitor.start_clock();
   // MPI_Wtime: the simulated clock under SMPI (docs/scaling-sim.md), the monotonic one else.
   const double start = MPI_Wtime();
-  if (restarted_from < 0) residual = monitor.check(0);
+  if (restored.restarted_from < 0) residual = monitor.check(0);
   // Under dataflow one iteration (a V-cycle, or a red+black iteration) is recorded once
   // and replayed, so its dependencies are derived once rather than per iteration.
   const bool replay = options.replay && session.exec().model() == ExecModel::dataflow;
@@ -425,12 +428,7 @@ int run(int argc, char** argv) {
       {"max_error", error.max},
       {"solve_s", solve_s},
       {"history", history},
-      {"checkpoint",
-       {{"restarted_from", restarted_from},
-        {"written", writer ? writer->written() : 0},
-        {"write_s", writer ? writer->write_seconds() : 0.0},
-        {"bytes", writer ? writer->last_bytes() : 0},
-        {"read_s", read_s}}},
+      {"checkpoint", checkpoint_report(writer.get(), restored)},
   };
   if (options.solver == "mg") {
     fields["pre_sweeps"] = cycle.pre_sweeps;

@@ -22,7 +22,9 @@ expect_error --blocks --blocks 2 2
 ranks=1
 expect_error --block-cells --block-cells 4 -1 4
 expect_error --block-cells --blocks 1 1 1 --block-cells 1 8 8
-expect_error --iters --iters -3
+# A compatibility spelling is reported under the option's own name.
+expect_error --iterations --iters -3
+expect_error --iterations --iterations -3
 expect_error --check-every --check-every -1
 expect_error --max-comm-tasks --max-comm-tasks -2
 expect_error --work --work everything
