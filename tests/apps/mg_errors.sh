@@ -24,7 +24,8 @@ ranks=1
 expect_error --nx --nx 48
 expect_error --nx --nx 0
 expect_error --nx --nx 2
-expect_error --nit --nit -4
+# NPB's spelling is reported under the option's own name.
+expect_error --iterations --nit -4
 expect_error --levels --nx 16 --levels 5
 expect_error --levels --levels -1
 expect_error --block-cells --block-cells 12

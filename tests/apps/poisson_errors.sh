@@ -54,7 +54,7 @@ expect_error --cells --cells 1 64 --block-cells 1 16
 expect_error --cells --dim 2 --cells 64 64 64
 expect_error --dim --dim 4
 expect_error --solver --solver sor
-expect_error --max-iterations --max-iterations 0
+expect_error --iterations --max-iterations 0
 expect_error --sweeps-per-check --sweeps-per-check 0
 expect_error --history --history "$tmp/no/such/dir/history.csv"
 expect_error --levels --solver mg --cells 64 64 --block-cells 32 32 --levels 7

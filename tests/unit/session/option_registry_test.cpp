@@ -41,7 +41,7 @@ struct Declared {
   }
 };
 
-class ConfigFile : public ::testing::Test {
+class OptionConfigFile : public ::testing::Test {
  protected:
   void SetUp() override {
     path_ = fs::temp_directory_path() /
@@ -79,8 +79,7 @@ TEST(OptionRegistry, DefaultsAreShownInHelp) {
 TEST(OptionRegistry, ProblemHoldsOnlyProblemOptionsValuesHoldAll) {
   Declared d;
   d.parse({"--blocks", "2", "3", "4", "--iters", "5", "--no-memory-check"});
-  EXPECT_EQ(d.registry.problem(),
-            (nlohmann::json{{"--blocks", {2, 3, 4}}, {"--tolerance", 1e-8}}));
+  EXPECT_EQ(d.registry.problem(), (nlohmann::json{{"--blocks", {2, 3, 4}}, {"--tolerance", 1e-8}}));
   const nlohmann::json values = d.registry.values();
   EXPECT_EQ(values.at("iterations"), 5);
   EXPECT_EQ(values.at("exec"), "dataflow");
@@ -119,7 +118,7 @@ TEST(OptionRegistry, RestoreTakesStoredValuesAndRefusesDisagreeingOnes) {
   }
 }
 
-TEST_F(ConfigFile, WrittenConfigRepeatsTheRun) {
+TEST_F(OptionConfigFile, WrittenConfigRepeatsTheRun) {
   Declared first;
   first.parse({"--blocks", "1", "2", "3", "--nit", "9", "--exec", "bsp", "--no-memory-check",
                "--tolerance", "0.25"});
@@ -137,7 +136,7 @@ TEST_F(ConfigFile, WrittenConfigRepeatsTheRun) {
   EXPECT_TRUE(again.registry.given("--iterations"));
 }
 
-TEST_F(ConfigFile, SkippedOptionsAreLeftOut) {
+TEST_F(OptionConfigFile, SkippedOptionsAreLeftOut) {
   Declared d;
   d.parse({});
   const std::string text = d.registry.config_text({"--exec"});
@@ -145,7 +144,7 @@ TEST_F(ConfigFile, SkippedOptionsAreLeftOut) {
   EXPECT_NE(text.find("iterations = 100\n"), std::string::npos) << text;
 }
 
-TEST_F(ConfigFile, CommandLineMayRepeatButNotContradictTheFile) {
+TEST_F(OptionConfigFile, CommandLineMayRepeatButNotContradictTheFile) {
   const std::string path = write("iters = 10\nexec = \"bsp\"\n");
   {
     Declared d;
@@ -167,7 +166,7 @@ TEST_F(ConfigFile, CommandLineMayRepeatButNotContradictTheFile) {
   }
 }
 
-TEST_F(ConfigFile, UnknownKeysAndBadValuesNameTheKey) {
+TEST_F(OptionConfigFile, UnknownKeysAndBadValuesNameTheKey) {
   {
     Declared d;
     d.parse({});
