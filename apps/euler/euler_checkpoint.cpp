@@ -136,8 +136,11 @@ DriverState EulerCheckpoint::restore(tessera::AmrMesh& mesh) {
     session_.fail("--restart",
                   fmt::format("{}: the app state is incomplete: {}", reader_->file(), e.what()));
   }
-  restarted_from_ = state.cycle;
-  read_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  restored_.restarted_from = state.cycle;
+  restored_.restore_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  restored_.read_s = reader_->read_seconds();
+  restored_.read_phases_s = reader_->read_phase_seconds();
   session_.progress("euler: restarted from {} (cycle {}, t {:.6e}, {} blocks) on {} rank(s)",
                     reader_->file(), state.cycle, state.time, mesh.forest().global_count(),
                     session_.size());
@@ -182,11 +185,7 @@ void EulerCheckpoint::wait() {
 }
 
 nlohmann::json EulerCheckpoint::report() const {
-  return {{"restarted_from", restarted_from_},
-          {"written", writer_ ? writer_->written() : 0},
-          {"write_s", writer_ ? writer_->write_seconds() : 0.0},
-          {"bytes", writer_ ? writer_->last_bytes() : 0},
-          {"read_s", read_seconds_}};
+  return tessera::checkpoint_report(writer_.get(), restored_);
 }
 
 }  // namespace euler

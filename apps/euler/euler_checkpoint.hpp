@@ -12,6 +12,7 @@
 #include "options.hpp"
 #include "tessera/amr/mesh.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_report.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/session.hpp"
 
@@ -64,8 +65,7 @@ class EulerCheckpoint {
   const Options& options_;
   std::unique_ptr<tessera::CheckpointReader> reader_;
   std::unique_ptr<tessera::CheckpointWriter> writer_;
-  std::int64_t restarted_from_ = -1;
-  double read_seconds_ = 0;
+  tessera::CheckpointRestore restored_;  ///< what the restart read, for the report
 };
 
 }  // namespace euler

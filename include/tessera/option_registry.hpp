@@ -12,7 +12,8 @@
 //       ->expected(3);
 //
 // Layer: session (the Session owns one registry and declares the common options in it).
-// Main thread only; not for tasks.
+// Main thread only; not for tasks. A declared option holds a reference to its variable:
+// the variable must outlive the registry's last use (Session::finish reads every option).
 
 #include <CLI/CLI.hpp>
 
