@@ -106,6 +106,9 @@ class OptionRegistry {
 
   /// Whether `name` (any spelling) was given, on the command line or in the config file.
   bool given(const std::string& name) const;
+  /// Whether `name` (any spelling) is a declared option (not one added to the parser
+  /// directly, which config_text cannot write).
+  bool declares(const std::string& name) const { return find(name) != nullptr; }
 
  private:
   struct Entry {

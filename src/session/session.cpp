@@ -211,6 +211,19 @@ void Session::start() {
     }
   }
   options_.exec = *parse_exec_model(exec_name_);
+  if (!options_.write_config.empty()) {
+    // An option the registry does not hold would be missing from the file: refuse rather
+    // than write a config that does not repeat the run.
+    for (const CLI::Option* option : cli_->get_options()) {
+      if (option->count() == 0 || option->get_lnames().empty()) continue;
+      const std::string name = "--" + option->get_lnames().front();
+      if (name != "--config" && name != "--write-config" && !registry_->declares(name)) {
+        fail("--write-config", fmt::format("cannot write {} to a config file; leave out "
+                                           "--write-config to use {}",
+                                           name, name));
+      }
+    }
+  }
   if (options_.exec == ExecModel::bsp && options_.threads != 1) {
     fail("--threads", fmt::format("bsp runs one thread per rank; got {} (use --threads 1, or "
                                   "--exec forkjoin|dataflow for threads)",
@@ -412,9 +425,10 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
     write_file_atomically(options_.report, report.dump(2) + "\n");
   }
   if (rank_ == 0 && !options_.write_config.empty()) {
-    write_file_atomically(options_.write_config,
-                          fmt::format("# {} options as run; repeat with --config FILE\n{}", app_,
-                                      registry_->config_text({"--restart", "--report", "--trace"})));
+    write_file_atomically(
+        options_.write_config,
+        fmt::format("# {} options as run; repeat with --config FILE\n{}", app_,
+                    registry_->config_text({"--restart", "--report", "--trace"})));
   }
   if (trace_) {
     // The runtime's idle threads format the trace; the recorder must not record them.

@@ -68,4 +68,11 @@ if [[ ! -w "$tmp/readonly" ]]; then  # root writes anywhere: nothing to check th
   expect_error 1 "--write-config: directory '$tmp/readonly' is not writable" \
     --write-config "$tmp/readonly/run.toml"
 fi
+# An option the app did not declare cannot be written to a config file: refused, not lost.
+refused 1 miniamr --num_objects 1 --object 0 0 0.5 0.5 0.5 0 0 0 0.1 0.1 0.1 0 0 0 \
+  --write-config "$tmp/written.toml"
+[[ ! -e "$tmp/written.toml" ]] || fail "miniamr --object --write-config wrote a config"
+grep -q -- "error: --write-config: cannot write --object" "$tmp/out" ||
+  { cat "$tmp/out"; fail "miniamr --object --write-config: no message naming --object"; }
+echo "ok: $(cat "$tmp/out")"
 echo "options: all checks passed"
