@@ -4,8 +4,8 @@
 // runtime, the communication layer, the execution model, run statistics and tracing.
 //
 //   tessera::Session session(argc, argv, "jacobi7", "3-D Poisson, 7-point Jacobi");
-//   int iters = 100;
-//   session.cli().add_option("--iters", iters, "iterations")  // #include <CLI/CLI.hpp>
+//   int iterations = 100;   // #include "tessera/option_registry.hpp"
+//   session.option_registry().add("--iterations", iterations, "iterations")
 //       ->check(CLI::PositiveNumber);
 //   session.start();        // parse + validate; exits cleanly on every rank on bad input
 //   ... submit tasks through session.runtime() / session.comm() / session.exec() ...

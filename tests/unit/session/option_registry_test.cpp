@@ -67,6 +67,10 @@ TEST(OptionRegistry, AliasesSetTheOptionAndNameItsOwnName) {
   }
   Declared d;
   EXPECT_THROW(d.registry.canonical("--nope"), OptionError);
+  d.cli.add_option("--undeclared", d.iterations);
+  EXPECT_TRUE(d.registry.declares("nit"));
+  EXPECT_FALSE(d.registry.declares("--undeclared"));
+  EXPECT_FALSE(d.registry.declares("--nope"));
 }
 
 TEST(OptionRegistry, DefaultsAreShownInHelp) {
