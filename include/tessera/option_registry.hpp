@@ -60,6 +60,7 @@ class OptionRegistry {
     Entry entry{option,
                 role,
                 false,
+                nlohmann::json(value),
                 [&value] { return nlohmann::json(value); },
                 [&value](const nlohmann::json& j) { j.get_to(value); },
                 [](const std::vector<std::string>& inputs) {
@@ -100,8 +101,10 @@ class OptionRegistry {
   /// an OptionError naming it. Throws OptionError("--config", ...) for an unreadable file.
   void apply_config(const std::string& path);
 
-  /// The options as they are now as TOML (`name = value` per line, every declared option
-  /// but `skip`), readable by apply_config: repeats the run.
+  /// The options as they are now as TOML (`name = value` per line), readable by
+  /// apply_config: repeats the run. Lists every declared option but `skip` that was given
+  /// or differs from its default; one left at its default stays out, since apps may treat
+  /// an option given with the default value unlike one not given (mg's --nx: the class's).
   std::string config_text(const std::vector<std::string>& skip = {}) const;
 
   /// Whether `name` (any spelling) was given, on the command line or in the config file.
@@ -114,7 +117,8 @@ class OptionRegistry {
   struct Entry {
     CLI::Option* option;
     OptionRole role;
-    bool negated;  // a `!--no-x` flag: its name says the opposite of the bound value
+    bool negated;            // a `!--no-x` flag: its name says the opposite of the bound value
+    nlohmann::json initial;  // the bound value at declaration: the default
     std::function<nlohmann::json()> get;
     std::function<void(const nlohmann::json&)> set;
     std::function<nlohmann::json(const std::vector<std::string>&)> parse;  // inputs -> value

@@ -28,15 +28,16 @@ const CLI::Option* lookup(const CLI::App& cli, const std::string& name) {
 CLI::Option* OptionRegistry::add_flag(const std::string& names, bool& value,
                                       const std::string& help, OptionRole role) {
   CLI::Option* option = cli_->add_flag(names, value, help);
-  entries_.push_back(
-      {option, role, names.starts_with("!"), [&value] { return nlohmann::json(value); },
-       [&value](const nlohmann::json& j) { j.get_to(value); },
-       [](const std::vector<std::string>& inputs) {
-         bool parsed = false;
-         if (inputs.size() != 1 || !CLI::detail::lexical_conversion<bool, bool>(inputs, parsed))
-           throw std::invalid_argument("not true or false");
-         return nlohmann::json(parsed);
-       }});
+  entries_.push_back({option, role, names.starts_with("!"), nlohmann::json(value),
+                      [&value] { return nlohmann::json(value); },
+                      [&value](const nlohmann::json& j) { j.get_to(value); },
+                      [](const std::vector<std::string>& inputs) {
+                        bool parsed = false;
+                        if (inputs.size() != 1 ||
+                            !CLI::detail::lexical_conversion<bool, bool>(inputs, parsed))
+                          throw std::invalid_argument("not true or false");
+                        return nlohmann::json(parsed);
+                      }});
   return option;
 }
 
@@ -159,6 +160,7 @@ std::string OptionRegistry::config_text(const std::vector<std::string>& skip) co
   for (const Entry& e : entries_) {
     const std::string key = own_name(*e.option).substr(2);
     if (std::find(skip.begin(), skip.end(), "--" + key) != skip.end()) continue;
+    if (e.option->count() == 0 && e.get() == e.initial) continue;
     const nlohmann::json value = shown(e);
     // An empty list means "not given, derived from other options": leave it out so the
     // derivation happens again.

@@ -140,12 +140,18 @@ TEST_F(OptionConfigFile, WrittenConfigRepeatsTheRun) {
   EXPECT_TRUE(again.registry.given("--iterations"));
 }
 
-TEST_F(OptionConfigFile, SkippedOptionsAreLeftOut) {
+TEST_F(OptionConfigFile, SkippedAndDefaultOptionsAreLeftOut) {
   Declared d;
-  d.parse({});
+  d.parse({"--exec", "bsp", "--iters", "100"});
+  d.tolerance = 0.5;  // as a restore would set it
   const std::string text = d.registry.config_text({"--exec"});
   EXPECT_EQ(text.find("exec"), std::string::npos) << text;
+  // Given with the default value: written; changed from the default: written.
   EXPECT_NE(text.find("iterations = 100\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("tolerance = 0.5\n"), std::string::npos) << text;
+  // Neither given nor changed: left out.
+  EXPECT_EQ(text.find("blocks"), std::string::npos) << text;
+  EXPECT_EQ(text.find("memory-check"), std::string::npos) << text;
 }
 
 TEST_F(OptionConfigFile, CommandLineMayRepeatButNotContradictTheFile) {
