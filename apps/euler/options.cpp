@@ -6,73 +6,77 @@
 #include <cmath>
 
 #include "tessera/io/plot_file.hpp"
+#include "tessera/option_registry.hpp"
+#include "tessera/restart.hpp"
 
 namespace euler {
 
 void register_options(tessera::Session& session, Options& o) {
-  CLI::App& cli = session.cli();
-  cli.add_option("--dim", o.dim, "2 or 3 (default 2)");
-  cli.add_option("--cells", o.cells_raw,
-                 "level-0 cells of the whole domain NX NY [NZ] (default 128 8)")
+  // Declared as run options: the problem a checkpoint stores is problem_options'.
+  tessera::OptionRegistry& registry = session.option_registry();
+  registry.add("--dim", o.dim, "2 or 3 (default 2)");
+  registry
+      .add("--cells", o.cells_raw, "level-0 cells of the whole domain NX NY [NZ] (default 128 8)")
       ->expected(2, 3);
-  cli.add_option("--block-cells", o.block_cells_raw,
-                 "cells per block NX NY [NZ], each even and >= 2 (default 16 8)")
+  registry
+      .add("--block-cells", o.block_cells_raw,
+           "cells per block NX NY [NZ], each even and >= 2 (default 16 8)")
       ->expected(2, 3);
-  cli.add_option("--max-level", o.max_level,
-                 "refinement levels above the base mesh; 0 = uniform (default 0)");
-  cli.add_option("--problem", o.problem_name, "sod | blast | sedov | kh (default sod)");
-  cli.add_option("--axis", o.axis_name, "sod: direction of the shock tube x | y | z (default x)");
-  cli.add_option("--gamma", o.gamma,
-                 "ratio of specific heats > 1 (default: the problem's, 1.4 or 5/3)");
-  cli.add_option("--cfl", o.cfl, "Courant number in (0, 1) (default 0.3)");
-  cli.add_option("--t-end", o.t_end, "end time > 0 (default: the problem's)");
-  cli.add_option("--max-cycles", o.max_cycles, "stop after this many cycles; 0 = no limit");
-  cli.add_option("--reconstruct", o.reconstruct_name, "plm | pcm (default plm)");
-  cli.add_option("--riemann", o.riemann_name, "hllc | hlle (default hllc)");
-  cli.add_option("--boundary", o.boundary_name,
-                 "every domain face: problem (the problem's own) | periodic | outflow | "
-                 "reflecting (default problem)");
-  cli.add_option("--refine-above", o.refine_above,
-                 "refine where the relative density/pressure jump exceeds this (default 0.5)");
-  cli.add_option("--derefine-below", o.derefine_below,
-                 "coarsen where it is below this (default 0.1)");
-  cli.add_option("--adapt-every", o.adapt_every, "cycles between adaptations (default 5)");
-  cli.add_option("--max-blocks-per-rank", o.max_blocks_per_rank,
-                 "most blocks a rank may hold with --max-level > 0 (the memory check counts "
-                 "them); 0 = automatic (default)");
-  cli.add_option("--history", o.history,
-                 "CSV file: per cycle time, dt, mass, momentum, energy, blocks");
-  cli.add_option("--lineout", o.lineout, "CSV file: primitives along a line at the final time");
-  cli.add_option("--output-every,--plot-every", o.output_every,
-                 "write a plot file (HDF5 + XDMF, docs/output.md) at cycle 0, every this many "
-                 "cycles and at the end; 0 = never (default)");
-  cli.add_option("--output-dir", o.output_dir,
-                 "directory of the plot files, created if missing (default .)");
-  cli.add_option("--output-prefix", o.output_prefix,
-                 "plot file names: <prefix>_<cycle>.h5 and .xmf, series <prefix>.xdmf "
-                 "(default euler)");
-  cli.add_option("--progress-every", o.progress_every,
-                 "cycles between progress lines (default 10)");
-  cli.add_flag("--send-faces", o.send_faces,
-               "one message per block face instead of one per neighbour rank and axis");
-  cli.add_option("--max-comm-tasks", o.max_comm_tasks,
-                 "with --send-faces: most messages per neighbour rank and axis; 0 = one per face");
-  cli.add_flag("--separate-buffers", o.separate_buffers,
-               "a message buffer per axis (the axes' messages do not wait for each other)");
-  cli.add_flag("!--no-replay", o.replay,
-               "submit every cycle's tasks instead of replaying the recorded cycle (dataflow)");
-  cli.add_option("--stage-tasks", o.stage_tasks_name,
-                 "a block's stage as one task (fused) or as primitive, per-axis flux and update "
-                 "tasks (split); same bits; auto: split for blocks of >= 4096 cells (default)");
-  cli.add_option("--blast-radius", o.blast_radius, "blast: radius of the hot region (0.1)");
-  cli.add_option("--blast-pressure", o.blast_pressure, "blast: ambient pressure (0.1)");
-  cli.add_option("--blast-pressure-ratio", o.blast_pressure_ratio,
-                 "blast: inside / ambient pressure (100)");
-  cli.add_option("--sedov-energy", o.sedov_energy, "sedov: deposited energy (1)");
-  cli.add_option("--sedov-pressure", o.sedov_pressure, "sedov: ambient pressure (1e-5)");
-  cli.add_option("--kh-density-contrast", o.kh_density_contrast,
-                 "kh: density jump across the shear layers, drho/rho (1)");
-  o.checkpoint.add_to(cli, "cycles");
+  registry.add("--max-level", o.max_level,
+               "refinement levels above the base mesh; 0 = uniform (default 0)");
+  registry.add("--problem", o.problem_name, "sod | blast | sedov | kh (default sod)");
+  registry.add("--axis", o.axis_name, "sod: direction of the shock tube x | y | z (default x)");
+  registry.add("--gamma", o.gamma,
+               "ratio of specific heats > 1 (default: the problem's, 1.4 or 5/3)");
+  registry.add("--cfl", o.cfl, "Courant number in (0, 1) (default 0.3)");
+  registry.add("--t-end", o.t_end, "end time > 0 (default: the problem's)");
+  registry.add("--max-cycles", o.max_cycles, "stop after this many cycles; 0 = no limit");
+  registry.add("--reconstruct", o.reconstruct_name, "plm | pcm (default plm)");
+  registry.add("--riemann", o.riemann_name, "hllc | hlle (default hllc)");
+  registry.add("--boundary", o.boundary_name,
+               "every domain face: problem (the problem's own) | periodic | outflow | "
+               "reflecting (default problem)");
+  registry.add("--refine-above", o.refine_above,
+               "refine where the relative density/pressure jump exceeds this (default 0.5)");
+  registry.add("--derefine-below", o.derefine_below,
+               "coarsen where it is below this (default 0.1)");
+  registry.add("--adapt-every", o.adapt_every, "cycles between adaptations (default 5)");
+  registry.add("--max-blocks-per-rank", o.max_blocks_per_rank,
+               "most blocks a rank may hold with --max-level > 0 (the memory check counts "
+               "them); 0 = automatic (default)");
+  registry.add("--history", o.history,
+               "CSV file: per cycle time, dt, mass, momentum, energy, blocks");
+  registry.add("--lineout", o.lineout, "CSV file: primitives along a line at the final time");
+  registry.add("--output-every,--plot-every", o.output_every,
+               "write a plot file (HDF5 + XDMF, docs/output.md) at cycle 0, every this many "
+               "cycles and at the end; 0 = never (default)");
+  registry.add("--output-dir", o.output_dir,
+               "directory of the plot files, created if missing (default .)");
+  registry.add("--output-prefix", o.output_prefix,
+               "plot file names: <prefix>_<cycle>.h5 and .xmf, series <prefix>.xdmf "
+               "(default euler)");
+  registry.add("--progress-every", o.progress_every, "cycles between progress lines (default 10)");
+  registry.add_flag("--send-faces", o.send_faces,
+                    "one message per block face instead of one per neighbour rank and axis");
+  registry.add("--max-comm-tasks", o.max_comm_tasks,
+               "with --send-faces: most messages per neighbour rank and axis; 0 = one per face");
+  registry.add_flag("--separate-buffers", o.separate_buffers,
+                    "a message buffer per axis (the axes' messages do not wait for each other)");
+  registry.add_flag(
+      "!--no-replay", o.replay,
+      "submit every cycle's tasks instead of replaying the recorded cycle (dataflow)");
+  registry.add("--stage-tasks", o.stage_tasks_name,
+               "a block's stage as one task (fused) or as primitive, per-axis flux and update "
+               "tasks (split); same bits; auto: split for blocks of >= 4096 cells (default)");
+  registry.add("--blast-radius", o.blast_radius, "blast: radius of the hot region (0.1)");
+  registry.add("--blast-pressure", o.blast_pressure, "blast: ambient pressure (0.1)");
+  registry.add("--blast-pressure-ratio", o.blast_pressure_ratio,
+               "blast: inside / ambient pressure (100)");
+  registry.add("--sedov-energy", o.sedov_energy, "sedov: deposited energy (1)");
+  registry.add("--sedov-pressure", o.sedov_pressure, "sedov: ambient pressure (1e-5)");
+  registry.add("--kh-density-contrast", o.kh_density_contrast,
+               "kh: density jump across the shear layers, drho/rho (1)");
+  tessera::declare_checkpoint_options(registry, o.checkpoint, "cycles");
 }
 
 void validate_options(tessera::Session& session, Options& o) {

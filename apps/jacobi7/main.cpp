@@ -36,6 +36,7 @@
 #include "poisson_problem.hpp"
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_report.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/mesh/block_field.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
@@ -43,6 +44,7 @@
 #include "tessera/mesh/plane_pipeline.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/wavefront_order.hpp"
+#include "tessera/option_registry.hpp"
 #include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
@@ -349,7 +351,7 @@ class Solver {
     if (checks_submitted_ > 0) validate(checks_[(checks_submitted_ - 1) % 2]);
     CheckpointHeader header;
     header.app = "jacobi7";
-    header.problem = problem_options(options_);
+    header.problem = session_.option_registry().problem();
     header.step = step;
     header.time = step;
     nlohmann::json history = nlohmann::json::array();
@@ -633,12 +635,10 @@ MemoryEstimate memory_needed(Int3 blocks, Int3 cells, int ghost, int ranks, int 
 int run(int argc, char** argv) {
   Session session(argc, argv, "jacobi7", "3-D Poisson, 7-point Jacobi on a uniform block mesh");
   Options options;
-  add_options(session.cli(), options);
+  declare_options(session.option_registry(), options);
   session.start();
   // A restart takes the problem options from the checkpoint; options given again must agree.
-  std::unique_ptr<CheckpointReader> restart =
-      open_restart(session, options.checkpoint, "jacobi7", problem_options(options),
-                   [&](const nlohmann::json& stored) { restore_problem_options(stored, options); });
+  std::unique_ptr<CheckpointReader> restart = open_restart(session, options.checkpoint, "jacobi7");
 
   const Int3 blocks = to_int3(options.blocks);
   const Int3 cells = to_int3(options.block_cells);
@@ -660,10 +660,9 @@ int run(int argc, char** argv) {
   }
 
   Solver solver(session, options, *mesh);
-  const std::int64_t restarted_from = restart ? restart->header().step : -1;
-  double read_s = 0;     // the reader's time: reading, verifying and unpacking the blocks
-  double restore_s = 0;  // the whole restore (read_s, and the rest of the app's state)
-  std::map<std::string, double> read_phases;  // read_s by phase (CheckpointReader)
+  CheckpointRestore restored;
+  restored.restarted_from = restart ? restart->header().step : -1;
+  const std::int64_t restarted_from = restored.restarted_from;
   if (restart) {
     const auto read_start = std::chrono::steady_clock::now();
     try {
@@ -674,10 +673,10 @@ int run(int argc, char** argv) {
       session.fail("--restart",
                    fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
     }
-    restore_s =
+    restored.restore_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
-    read_s = restart->read_seconds();
-    read_phases = restart->read_phase_seconds();
+    restored.read_s = restart->read_seconds();
+    restored.read_phases_s = restart->read_phase_seconds();
     session.progress("jacobi7: restarted from {} (iteration {}) on {} rank(s)", restart->file(),
                      restart->header().step, session.size());
     restart.reset();
@@ -733,16 +732,7 @@ int run(int argc, char** argv) {
       {"cell_updates_per_s", updates_per_s},
       {"bytes_per_cell_update", kBytesPerCellUpdate},
       {"effective_bandwidth_gbs", bandwidth / 1e9},
-      {"checkpoint",
-       {{"restarted_from", restarted_from},
-        {"written", solver.writer() ? solver.writer()->written() : 0},
-        {"write_s", solver.writer() ? solver.writer()->write_seconds() : 0.0},
-        {"write_phases_s", solver.writer() ? nlohmann::json(solver.writer()->write_phase_seconds())
-                                           : nlohmann::json::object()},
-        {"bytes", solver.writer() ? solver.writer()->last_bytes() : 0},
-        {"read_s", read_s},
-        {"read_phases_s", read_phases},
-        {"restore_s", restore_s}}},
+      {"checkpoint", checkpoint_report(solver.writer(), restored)},
   };
   session.finish(std::move(fields));
   return 0;

@@ -12,13 +12,10 @@
 #include "tessera/mesh/box.hpp"
 #include "tessera/mesh/halo_plan.hpp"
 
-namespace CLI {
-class App;
-}
-
 namespace tessera {
+class OptionRegistry;
 class Session;
-}
+}  // namespace tessera
 
 namespace tessera::jacobi7 {
 
@@ -36,13 +33,10 @@ struct Options {
   CheckpointOptions checkpoint;
 };
 
-/// The options that define the problem (a restart takes them from the checkpoint); the
-/// run length, halo options and run-time options may change between runs.
-nlohmann::json problem_options(const Options& o);
-/// Sets the problem-defining options of `o` from a checkpoint's `problem_options`.
-void restore_problem_options(const nlohmann::json& j, Options& o);
-/// Registers every jacobi7 option (and the checkpoint options) on `cli`, bound to `o`.
-void add_options(CLI::App& cli, Options& o);
+/// Declares every jacobi7 option (and the checkpoint options) in `registry`, bound to `o`.
+/// The grid, --check-every and --work define the problem (a restart takes them from the
+/// checkpoint); the run length, halo options and run-time options may change between runs.
+void declare_options(OptionRegistry& registry, Options& o);
 /// The halo options a sweep needs: with --time-tile D > 1 a full halo D deep (see the
 /// definition for why), otherwise the options as given.
 HaloOptions halo_options(const Options& o);

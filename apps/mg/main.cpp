@@ -28,9 +28,11 @@
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_report.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/mesh/grid_view.hpp"
 #include "tessera/mesh/level_hierarchy.hpp"
+#include "tessera/option_registry.hpp"
 #include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
@@ -59,26 +61,31 @@ nlohmann::json problem_options(const std::string& class_name, int nx, int nit, i
           {"--block-cells", block_cells}};
 }
 
-void add_options(CLI::App& cli, Options& o) {
-  cli.add_option("--class", o.class_name, "NPB problem class S|W|A|B|C (default S)");
-  cli.add_option("--nx", o.nx,
-                 "cells per axis, a power of two >= 4 (default: the class's; with another size "
-                 "or --nit the class is U, unverified)");
-  cli.add_option("--nit", o.nit, "V-cycle iterations (default: the class's)");
-  cli.add_option("--block-cells", o.block_cells,
-                 "largest block (data tile): one edge B or NX NY NZ, powers of two dividing "
-                 "--nx; every level uses min(this, its cells) per axis (default min(256, nx) "
-                 "min(64, nx / 2) min(64, nx / 2))")
+/// Declares mg's options. The problem options are checked against a checkpoint as
+/// resolved values (problem_options), not as given, so all are declared as run options.
+void declare_options(OptionRegistry& registry, Options& o) {
+  registry.add("--class", o.class_name, "NPB problem class S|W|A|B|C");
+  registry.add("--nx", o.nx,
+               "cells per axis, a power of two >= 4 (default: the class's; with another size "
+               "or --nit the class is U, unverified)");
+  registry.add("--iterations,--nit", o.nit, "V-cycle iterations; 0 = the class's");
+  registry
+      .add("--block-cells", o.block_cells,
+           "largest block (data tile): one edge B or NX NY NZ, powers of two dividing "
+           "--nx; every level uses min(this, its cells) per axis (default min(256, nx) "
+           "min(64, nx / 2) min(64, nx / 2))")
       ->expected(1, 3);
-  cli.add_option("--levels", o.levels,
-                 "multigrid levels (default log2(nx): down to 2^3 cells, as NPB)");
-  cli.add_flag("!--no-replay", o.replay,
-               "under --exec dataflow, submit every iteration's tasks instead of replaying one "
-               "recorded iteration graph");
-  cli.add_flag("--staged-halo", o.staged_halo,
-               "exchange ghosts in three axis stages as NPB's comm3 (6 messages per block and 3 "
-               "latencies instead of 26 messages and 1; the same results)");
-  o.checkpoint.add_to(cli, "iterations");
+  registry.add("--levels", o.levels,
+               "multigrid levels (default log2(nx): down to 2^3 cells, as NPB)");
+  registry.add_flag(
+      "!--no-replay", o.replay,
+      "under --exec dataflow, submit every iteration's tasks instead of replaying one "
+      "recorded iteration graph");
+  registry.add_flag(
+      "--staged-halo", o.staged_halo,
+      "exchange ghosts in three axis stages as NPB's comm3 (6 messages per block and 3 "
+      "latencies instead of 26 messages and 1; the same results)");
+  declare_checkpoint_options(registry, o.checkpoint, "iterations");
 }
 
 bool is_power_of_two(int n) {
@@ -321,7 +328,7 @@ class Solver {
 int run(int argc, char** argv) {
   Session session(argc, argv, "mg", "NAS Parallel Benchmarks MG on a multigrid block hierarchy");
   Options options;
-  add_options(session.cli(), options);
+  declare_options(session.option_registry(), options);
   // A V-cycle's tasks differ in size by orders of magnitude (finest blocks against coarse
   // levels and halo copies): equal task counts per thread (the fixed replay schedule)
   // leave one thread idle, so replays balance through the work-stealing queues unless
@@ -354,7 +361,7 @@ int run(int argc, char** argv) {
     session.fail("--nx", fmt::format("must be a power of two in [4, 2^20], got {}", nx));
   }
   if (nit < 0 || nit > (1 << 20)) {
-    session.fail("--nit", fmt::format("must be in [0, 2^20], got {}", nit));
+    session.fail("--iterations", fmt::format("must be in [0, 2^20], got {}", nit));
   }
   // Default tiles: long x rows (up to 256 cells: few x-face ghost cells, each on a cache line
   // of its own, and little row padding), 64 cells in y and z, and at least two blocks on
@@ -439,7 +446,7 @@ int run(int argc, char** argv) {
   // A restart continues from the checkpoint's u (its step and first norm in the state).
   int done = 0;
   double initial_norm = 0;
-  double read_s = 0;
+  CheckpointRestore restored;
   if (restart) {
     const auto read_start = std::chrono::steady_clock::now();
     try {
@@ -452,7 +459,11 @@ int run(int argc, char** argv) {
       session.fail("--restart",
                    fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
     }
-    read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    restored.restore_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    restored.read_s = restart->read_seconds();
+    restored.read_phases_s = restart->read_phase_seconds();
+    restored.restarted_from = done;
     session.progress(" Restarted from {} (iteration {}) on {} rank(s)", restart->file(), done,
                      session.size());
   }
@@ -551,20 +562,13 @@ int run(int argc, char** argv) {
       {"verify_value", problem.verify_value ? nlohmann::json(*problem.verify_value) : nullptr},
       {"relative_error", problem.verify_value ? nlohmann::json(error) : nullptr},
       {"verified", verified},
-      {"time_s", seconds},
+      {"solve_s", seconds},
       {"mops", mops},
       {"levels", level_json},
       {"block_cells", {tile.x, tile.y, tile.z}},
       {"replayed", replay},
       {"peak_rss_mib_largest_rank", static_cast<double>(peak_rss_kib) / 1024.0},
-      {"checkpoint",
-       {{"restarted_from", restarted_from},
-        {"written", writer ? writer->written() : 0},
-        {"write_s", writer ? writer->write_seconds() : 0.0},
-        {"write_phases_s",
-         writer ? nlohmann::json(writer->write_phase_seconds()) : nlohmann::json::object()},
-        {"bytes", writer ? writer->last_bytes() : 0},
-        {"read_s", read_s}}},
+      {"checkpoint", checkpoint_report(writer.get(), restored)},
   };
   session.finish(std::move(fields));
   return verified || !problem.verify_value ? 0 : 1;

@@ -8,64 +8,69 @@
 
 #include "tessera/amr/forest.hpp"
 
+#include "tessera/option_registry.hpp"
+#include "tessera/restart.hpp"
+
 namespace miniamr {
 
 void register_options(tessera::Session& session, Options& o,
                       std::vector<std::vector<double>>& raw_objects) {
+  // Declared as run options: the problem a checkpoint stores is problem_options'.
+  tessera::OptionRegistry& registry = session.option_registry();
   CLI::App& cli = session.cli();
   const char* const axis_names[3] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a) {
-    cli.add_option(fmt::format("--n{}", axis_names[a]), o.block_cells[static_cast<std::size_t>(a)],
-                   fmt::format("cells per block along {} (even, default 10)", axis_names[a]));
-    cli.add_option(
+    registry.add(fmt::format("--n{}", axis_names[a]), o.block_cells[static_cast<std::size_t>(a)],
+                 fmt::format("cells per block along {} (even, default 10)", axis_names[a]));
+    registry.add(
         fmt::format("--init_{}", axis_names[a]), o.init_blocks[static_cast<std::size_t>(a)],
         fmt::format("initial blocks per rank-grid cell along {} (default 1)", axis_names[a]));
-    cli.add_option(fmt::format("--np{}", axis_names[a]), o.rank_grid[static_cast<std::size_t>(a)],
-                   fmt::format("miniAMR rank grid along {}: the mesh has np{} * init_{} level-0 "
-                               "blocks along {} (default 1; any number of ranks may run it)",
-                               axis_names[a], axis_names[a], axis_names[a], axis_names[a]));
+    registry.add(fmt::format("--np{}", axis_names[a]), o.rank_grid[static_cast<std::size_t>(a)],
+                 fmt::format("miniAMR rank grid along {}: the mesh has np{} * init_{} level-0 "
+                             "blocks along {} (default 1; any number of ranks may run it)",
+                             axis_names[a], axis_names[a], axis_names[a], axis_names[a]));
   }
-  cli.add_option("--max_blocks", o.max_blocks, "most blocks a rank may hold (default 500)");
-  cli.add_option("--num_refine", o.num_refine, "refinement levels above level 0 (default 5)");
-  cli.add_option("--block_change", o.block_change,
-                 "refinement iterations per refinement step after the first (default num_refine)");
-  cli.add_option("--uniform_refine", o.uniform_refine,
-                 "1 = refine every block to num_refine once, no objects (default 0)");
-  cli.add_option("--refine_freq", o.refine_freq, "timesteps between refinement steps (default 5)");
-  cli.add_option("--num_vars", o.num_vars, "variables per cell (default 40)");
-  cli.add_option("--comm_vars", o.comm_vars,
-                 "variables per communication group; 0 = all (default 0)");
-  cli.add_option("--num_tsteps", o.num_tsteps, "timesteps (default 20)");
-  cli.add_option("--stages_per_ts", o.stages_per_ts, "stages per timestep (default 20)");
-  cli.add_option("--checksum_freq", o.checksum_freq,
-                 "checksum every this many stages; 0 = never (default 5)");
-  cli.add_option("--stencil", o.stencil, "7 or 27 point stencil (default 7)");
-  cli.add_option("--error_tol", o.error_tol, "checksum tolerance is 10^-error_tol (default 8)");
-  cli.add_option("--num_objects", o.num_objects, "number of --object options (default 0)");
+  registry.add("--max_blocks", o.max_blocks, "most blocks a rank may hold (default 500)");
+  registry.add("--num_refine", o.num_refine, "refinement levels above level 0 (default 5)");
+  registry.add("--block_change", o.block_change,
+               "refinement iterations per refinement step after the first (default num_refine)");
+  registry.add("--uniform_refine", o.uniform_refine,
+               "1 = refine every block to num_refine once, no objects (default 0)");
+  registry.add("--refine_freq", o.refine_freq, "timesteps between refinement steps (default 5)");
+  registry.add("--num_vars", o.num_vars, "variables per cell (default 40)");
+  registry.add("--comm_vars", o.comm_vars,
+               "variables per communication group; 0 = all (default 0)");
+  registry.add("--num_tsteps", o.num_tsteps, "timesteps (default 20)");
+  registry.add("--stages_per_ts", o.stages_per_ts, "stages per timestep (default 20)");
+  registry.add("--checksum_freq", o.checksum_freq,
+               "checksum every this many stages; 0 = never (default 5)");
+  registry.add("--stencil", o.stencil, "7 or 27 point stencil (default 7)");
+  registry.add("--error_tol", o.error_tol, "checksum tolerance is 10^-error_tol (default 8)");
+  registry.add("--num_objects", o.num_objects, "number of --object options (default 0)");
   cli.add_option("--object", raw_objects,
                  "type bounce cx cy cz mx my mz sx sy sz ix iy iz: an object that drives "
                  "refinement (repeat for each object)")
       ->expected(14)
       ->allow_extra_args(false);
-  cli.add_flag("--send_faces", o.send_faces, "one message per face instead of per neighbour rank");
-  cli.add_option("--max_comm_tasks", o.max_comm_tasks,
-                 "with --send_faces: most messages per neighbour rank and axis; 0 = one per face");
-  cli.add_flag("--separate_buffers", o.separate_buffers,
-               "a message buffer per axis (the axes' messages do not wait for each other)");
-  cli.add_flag("--report_diffusion", o.report_diffusion, "print every checksum");
-  cli.add_option(
-      "--report_perf", o.report_perf,
-      "bits: 4 = end-of-run report, 8 = block counts after every refinement (default 12)");
-  cli.add_option("--lb_opt", o.lb_opt,
-                 "load balancing: 0 none, 1 after each refinement step, 2 also after every "
-                 "iteration (default 1)");
-  cli.add_option("--inbalance", o.inbalance,
-                 "percent of imbalance that triggers load balancing (default 0)");
-  cli.add_option("--plot_freq", o.plot_freq,
-                 "write the block layout as VTK every this many timesteps; 0 = never (default 0)");
-  cli.add_option("--plot_prefix", o.plot_prefix,
-                 "path prefix of the VTK files: <prefix>_ts<T>.vtk (default miniamr_mesh)");
-  o.checkpoint.add_to(cli, "timesteps");
+  registry.add_flag("--send_faces", o.send_faces,
+                    "one message per face instead of per neighbour rank");
+  registry.add("--max_comm_tasks", o.max_comm_tasks,
+               "with --send_faces: most messages per neighbour rank and axis; 0 = one per face");
+  registry.add_flag("--separate_buffers", o.separate_buffers,
+                    "a message buffer per axis (the axes' messages do not wait for each other)");
+  registry.add_flag("--report_diffusion", o.report_diffusion, "print every checksum");
+  registry.add("--report_perf", o.report_perf,
+               "bits: 4 = end-of-run report, 8 = block counts after every refinement (default 12)");
+  registry.add("--lb_opt", o.lb_opt,
+               "load balancing: 0 none, 1 after each refinement step, 2 also after every "
+               "iteration (default 1)");
+  registry.add("--inbalance", o.inbalance,
+               "percent of imbalance that triggers load balancing (default 0)");
+  registry.add("--plot_freq", o.plot_freq,
+               "write the block layout as VTK every this many timesteps; 0 = never (default 0)");
+  registry.add("--plot_prefix", o.plot_prefix,
+               "path prefix of the VTK files: <prefix>_ts<T>.vtk (default miniamr_mesh)");
+  tessera::declare_checkpoint_options(registry, o.checkpoint, "timesteps");
 }
 
 namespace {

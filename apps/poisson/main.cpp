@@ -29,7 +29,9 @@
 #include "sine_problem.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_report.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
+#include "tessera/option_registry.hpp"
 #include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
@@ -55,81 +57,66 @@ struct Options {
   CheckpointOptions checkpoint;
 };
 
-/// The options that define the solve (a restart takes them from the checkpoint); the run
-/// length --max-iterations, --history and the run-time options may change.
-nlohmann::json problem_options(const Options& o) {
-  return {{"--dim", o.dim},
-          {"--cells", o.cells},
-          {"--block-cells", o.block_cells},
-          {"--modes", o.modes},
-          {"--solver", o.solver},
-          {"--tolerance", o.tolerance},
-          {"--sweeps-per-check", o.sweeps_per_check},
-          {"--levels", o.levels},
-          {"--pre-sweeps", o.cycle.pre_sweeps},
-          {"--post-sweeps", o.cycle.post_sweeps},
-          {"--coarse-iterations", o.cycle.coarse_iterations}};
-}
-
-void restore_problem_options(const nlohmann::json& j, Options& o) {
-  j.at("--dim").get_to(o.dim);
-  j.at("--cells").get_to(o.cells);
-  j.at("--block-cells").get_to(o.block_cells);
-  j.at("--modes").get_to(o.modes);
-  j.at("--solver").get_to(o.solver);
-  j.at("--tolerance").get_to(o.tolerance);
-  j.at("--sweeps-per-check").get_to(o.sweeps_per_check);
-  j.at("--levels").get_to(o.levels);
-  j.at("--pre-sweeps").get_to(o.cycle.pre_sweeps);
-  j.at("--post-sweeps").get_to(o.cycle.post_sweeps);
-  j.at("--coarse-iterations").get_to(o.cycle.coarse_iterations);
-}
-
-void add_options(CLI::App& cli, Options& o) {
-  cli.add_option("--dim", o.dim, "2 (unit square, default) or 3 (unit cube)")
+/// Declares poisson's options. The grid, the exact solution, the solver and its
+/// convergence settings define the solve (a restart takes them from the checkpoint); the
+/// run length --iterations, --history and the run-time options may change.
+void declare_options(OptionRegistry& registry, Options& o) {
+  constexpr OptionRole problem = OptionRole::problem;
+  registry.add("--dim", o.dim, "2 (unit square, default) or 3 (unit cube)", problem)
       ->check(CLI::IsMember({2, 3}));
-  cli.add_option("--cells", o.cells,
-                 "grid cells per axis NX NY [NZ], one per dimension (default 128 128, or "
-                 "64 64 64 with --dim 3); the unknowns are the interior grid vertices")
+  registry
+      .add("--cells", o.cells,
+           "grid cells per axis NX NY [NZ], one per dimension (default 128 128, or "
+           "64 64 64 with --dim 3); the unknowns are the interior grid vertices",
+           problem)
       ->expected(2, 3);
-  cli.add_option("--block-cells", o.block_cells,
-                 "cells per block NX NY [NZ], each dividing --cells (default 32 32, or "
-                 "16 16 16 with --dim 3)")
+  registry
+      .add("--block-cells", o.block_cells,
+           "cells per block NX NY [NZ], each dividing --cells (default 32 32, or "
+           "16 16 16 with --dim 3)",
+           problem)
       ->expected(2, 3);
-  cli.add_option("--modes", o.modes,
-                 "half-waves K L [M] of the exact solution per axis, 1 <= K < NX etc. "
-                 "(default 12 2, or 12 2 2 with --dim 3)")
+  registry
+      .add("--modes", o.modes,
+           "half-waves K L [M] of the exact solution per axis, 1 <= K < NX etc. "
+           "(default 12 2, or 12 2 2 with --dim 3)",
+           problem)
       ->expected(2, 3);
-  cli.add_option("--solver", o.solver,
-                 "rbgs (red-black Gauss-Seidel, default) | mg (multigrid V-cycles with "
-                 "red-black smoothing)")
+  registry
+      .add("--solver", o.solver,
+           "rbgs (red-black Gauss-Seidel, default) | mg (multigrid V-cycles with "
+           "red-black smoothing)",
+           problem)
       ->check(CLI::IsMember({"rbgs", "mg"}));
-  cli.add_option("--tolerance", o.tolerance,
-                 "stop once ||f - A u|| / ||f|| <= this (>= 0; default 1e-8)");
-  cli.add_option("--max-iterations", o.max_iterations,
-                 "stop after this many iterations (rbgs: red+black sweeps; mg: V-cycles) "
-                 "even if the tolerance is not reached (>= 1; default 10000)");
-  cli.add_option("--sweeps-per-check", o.sweeps_per_check,
-                 "rbgs iterations between residual checks (>= 1; default 100, as FleCSI); mg "
-                 "checks after every V-cycle");
-  cli.add_option("--history", o.history,
-                 "write the residual history as CSV (iteration,time_s,residual) to this file");
-  cli.add_flag("!--no-replay", o.replay,
-               "dataflow: submit every iteration's tasks instead of recording one iteration "
-               "(rbgs: red+black; mg: a V-cycle) and replaying it (same results)");
-  cli.add_option("--levels", o.levels,
-                 "mg: grid levels including the finest (default 0 = as many as the grid allows: "
-                 "each halves the cells per axis, down to 2 or an odd count)");
-  cli.add_option("--pre-sweeps", o.cycle.pre_sweeps,
-                 "mg: red-black iterations before restricting (>= 0; default 2)");
-  cli.add_option("--post-sweeps", o.cycle.post_sweeps,
-                 "mg: red-black iterations after prolonging (>= 0; default 2)");
-  cli.add_option("--coarse-iterations", o.cycle.coarse_iterations,
-                 "mg: red-black iterations on the coarsest level (default 0 = N^2 / 2 for its "
-                 "largest cell count N, at least 1)");
-  o.checkpoint.add_to(cli,
-                      "iterations (V-cycles with --solver mg), at the first residual check at or "
-                      "after each multiple");
+  registry.add("--tolerance", o.tolerance, "stop once ||f - A u|| / ||f|| <= this (>= 0)", problem);
+  registry.add("--iterations,--max-iterations", o.max_iterations,
+               "stop after this many iterations (rbgs: red+black sweeps; mg: V-cycles) "
+               "even if the tolerance is not reached (>= 1)");
+  registry.add("--sweeps-per-check", o.sweeps_per_check,
+               "rbgs iterations between residual checks (>= 1); mg "
+               "checks after every V-cycle",
+               problem);
+  registry.add("--history", o.history,
+               "write the residual history as CSV (iteration,time_s,residual) to this file");
+  registry.add_flag("!--no-replay", o.replay,
+                    "dataflow: submit every iteration's tasks instead of recording one iteration "
+                    "(rbgs: red+black; mg: a V-cycle) and replaying it (same results)");
+  registry.add("--levels", o.levels,
+               "mg: grid levels including the finest (default 0 = as many as the grid allows: "
+               "each halves the cells per axis, down to 2 or an odd count)",
+               problem);
+  registry.add("--pre-sweeps", o.cycle.pre_sweeps,
+               "mg: red-black iterations before restricting (>= 0)", problem);
+  registry.add("--post-sweeps", o.cycle.post_sweeps,
+               "mg: red-black iterations after prolonging (>= 0)", problem);
+  registry.add("--coarse-iterations", o.cycle.coarse_iterations,
+               "mg: red-black iterations on the coarsest level (default 0 = N^2 / 2 for its "
+               "largest cell count N, at least 1)",
+               problem);
+  declare_checkpoint_options(
+      registry, o.checkpoint,
+      "iterations (V-cycles with --solver mg), at the first residual check at or "
+      "after each multiple");
 }
 
 // Checks a per-axis option: as many values as dimensions, each in [lo, hi_of(axis)].
@@ -179,7 +166,7 @@ void validate(Session& session, Options& o) {
     session.fail("--tolerance", fmt::format("must be a number >= 0, got {}", o.tolerance));
   }
   if (o.max_iterations < 1) {
-    session.fail("--max-iterations", fmt::format("must be >= 1, got {}", o.max_iterations));
+    session.fail("--iterations", fmt::format("must be >= 1, got {}", o.max_iterations));
   }
   if (o.sweeps_per_check < 1) {
     session.fail("--sweeps-per-check", fmt::format("must be >= 1, got {}", o.sweeps_per_check));
@@ -227,12 +214,10 @@ int run(int argc, char** argv) {
   Session session(argc, argv, "poisson",
                   "FleCSI's Poisson problem: red-black Gauss-Seidel or multigrid");
   Options options;
-  add_options(session.cli(), options);
+  declare_options(session.option_registry(), options);
   session.start();
   // A restart takes the problem options from the checkpoint; options given must agree.
-  std::unique_ptr<CheckpointReader> restart =
-      open_restart(session, options.checkpoint, "poisson", problem_options(options),
-                   [&](const nlohmann::json& stored) { restore_problem_options(stored, options); });
+  std::unique_ptr<CheckpointReader> restart = open_restart(session, options.checkpoint, "poisson");
   validate(session, options);
 
   const Int3 cells = to_int3(options.cells);
@@ -295,8 +280,7 @@ int run(int argc, char** argv) {
     writer = std::make_unique<CheckpointWriter>(session.comm(), options.checkpoint);
   int iterations = 0;
   double residual = 0;
-  double read_s = 0;
-  std::int64_t restarted_from = -1;
+  CheckpointRestore restored;
   if (restart) {
     // The finest u as it was (ghosts included); the history of the checks before it.
     const auto read_start = std::chrono::steady_clock::now();
@@ -315,10 +299,13 @@ int run(int argc, char** argv) {
                    fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
     }
     for (int l = 0; l < grids->levels(); ++l) grids->level(l).u_changed();
-    read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    restored.restore_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    restored.read_s = restart->read_seconds();
+    restored.read_phases_s = restart->read_phase_seconds();
     session.progress("poisson: restarted from {} (iteration {}) on {} rank(s)", restart->file(),
                      iterations, session.size());
-    restarted_from = iterations;
+    restored.restarted_from = iterations;
     restart.reset();
   }
   int checkpointed = iterations;
@@ -326,7 +313,7 @@ int run(int argc, char** argv) {
   const auto submit_checkpoint = [&] {
     CheckpointHeader header;
     header.app = "poisson";
-    header.problem = problem_options(options);
+    header.problem = session.option_registry().problem();
     header.step = iterations;
     header.time = iterations;
     nlohmann::json history = nlohmann::json::array();
@@ -344,7 +331,7 @@ int run(int argc, char** argv) {
   monitor.start_clock();
   // MPI_Wtime: the simulated clock under SMPI (docs/scaling-sim.md), the monotonic one else.
   const double start = MPI_Wtime();
-  if (restarted_from < 0) residual = monitor.check(0);
+  if (restored.restarted_from < 0) residual = monitor.check(0);
   // Under dataflow one iteration (a V-cycle, or a red+black iteration) is recorded once
   // and replayed, so its dependencies are derived once rather than per iteration.
   const bool replay = options.replay && session.exec().model() == ExecModel::dataflow;
@@ -425,12 +412,7 @@ int run(int argc, char** argv) {
       {"max_error", error.max},
       {"solve_s", solve_s},
       {"history", history},
-      {"checkpoint",
-       {{"restarted_from", restarted_from},
-        {"written", writer ? writer->written() : 0},
-        {"write_s", writer ? writer->write_seconds() : 0.0},
-        {"bytes", writer ? writer->last_bytes() : 0},
-        {"read_s", read_s}}},
+      {"checkpoint", checkpoint_report(writer.get(), restored)},
   };
   if (options.solver == "mg") {
     fields["pre_sweeps"] = cycle.pre_sweeps;

@@ -14,6 +14,14 @@
 
 namespace tessera {
 
+class OptionRegistry;
+
+/// Declares the checkpoint options (--checkpoint-every, --checkpoint-dir, --keep,
+/// --restart; docs/options.md) bound to `options`, with `step_name` ("iterations",
+/// "cycles", ...) in the help text. All are run options: a restart may change them.
+void declare_checkpoint_options(OptionRegistry& registry, CheckpointOptions& options,
+                                const std::string& step_name);
+
 /// Null when `options` do not restart. Otherwise opens the checkpoint of app `app`, checks
 /// that every problem option given on the command line agrees with the checkpoint's
 /// (`given`: the app's problem options as parsed, keyed by option name), and passes the
@@ -23,5 +31,11 @@ namespace tessera {
 std::unique_ptr<CheckpointReader> open_restart(
     Session& session, const CheckpointOptions& options, const std::string& app,
     const nlohmann::json& given, const std::function<void(const nlohmann::json&)>& restore);
+
+/// As above for an app whose problem options are declared (OptionRole::problem) in
+/// session.option_registry(): a declared problem option given on the command line or in
+/// the --config file must agree with the checkpoint's; the others take its values.
+std::unique_ptr<CheckpointReader> open_restart(Session& session, const CheckpointOptions& options,
+                                               const std::string& app);
 
 }  // namespace tessera

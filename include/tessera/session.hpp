@@ -4,8 +4,8 @@
 // runtime, the communication layer, the execution model, run statistics and tracing.
 //
 //   tessera::Session session(argc, argv, "jacobi7", "3-D Poisson, 7-point Jacobi");
-//   int iters = 100;
-//   session.cli().add_option("--iters", iters, "iterations")  // #include <CLI/CLI.hpp>
+//   int iterations = 100;   // #include "tessera/option_registry.hpp"
+//   session.option_registry().add("--iterations", iterations, "iterations")
 //       ->check(CLI::PositiveNumber);
 //   session.start();        // parse + validate; exits cleanly on every rank on bad input
 //   ... submit tasks through session.runtime() / session.comm() / session.exec() ...
@@ -33,6 +33,7 @@ class App;
 
 namespace tessera {
 
+class OptionRegistry;
 class RunStats;
 class TraceRecorder;
 
@@ -50,6 +51,8 @@ struct CommonOptions {
   std::string stats = "full";             ///< full | counts: see tessera::StatsDetail
   std::uint64_t steal_seed = 0;
   bool memory_check = true;  ///< false with --no-memory-check
+  std::string config;        ///< --config: TOML file of option values ("" = none)
+  std::string write_config;  ///< --write-config: where finish() writes the options as run
 };
 
 /// Thrown by Session::fail and by option validation; caught by Session::start.
@@ -72,10 +75,18 @@ class Session {
 
   /// The option parser; add app options before start(). Include <CLI/CLI.hpp> to use it
   /// (this header only declares CLI::App, to keep CLI11 out of files that add no options).
+  /// Options added here directly are parsed but not declared: prefer option_registry().
   CLI::App& cli() { return *cli_; }
-  /// Parses and validates options on every rank, then builds runtime, comm and
-  /// observers. On bad input prints one line naming the option (rank 0) and exits with
-  /// status 2 on every rank; on --help prints usage and exits 0.
+  /// Where the app declares its options (tessera/option_registry.hpp), before start(): the
+  /// common options (docs/options.md) are declared there already. Declared options are
+  /// read from --config files, written by --write-config, listed in the report's
+  /// "options" and, if they define the problem, stored in and restored from checkpoints.
+  OptionRegistry& option_registry() { return *registry_; }
+  /// Parses the command line, then the --config file, and validates the options on every
+  /// rank, then builds runtime, comm and observers. On bad input (an unknown option or
+  /// value, a config file's key unknown or disagreeing with the command line, a report,
+  /// trace or config directory that does not exist) prints one line naming the option
+  /// (rank 0) and exits with status 2 on every rank; on --help prints usage and exits 0.
   void start();
   /// Call inside app validation after start(): reports `option: message` and exits 2
   /// on every rank (all ranks see the same arguments, so all reach the same verdict).
@@ -117,8 +128,9 @@ class Session {
   /// Waits for all tasks, then collects statistics over ranks and writes the JSON report
   /// (--report) and trace (--trace) atomically (temporary name + rename). `app_fields`
   /// must hold at least "checksum"; the common fields (app, exec, ranks, threads,
-  /// mpi_thread_level, wall_s, phases, tasks, comm, ...) are added. Returns the full
-  /// report (on every rank).
+  /// mpi_thread_level, wall_s, phases, tasks, comm, options, ...; docs/report.md) are
+  /// added. With --write-config, writes the declared options as run to that file (rank 0,
+  /// atomically). Returns the full report (on every rank).
   nlohmann::json finish(nlohmann::json app_fields);
 
  private:
@@ -126,6 +138,8 @@ class Session {
 
   std::string app_;
   std::unique_ptr<CLI::App> cli_;
+  std::unique_ptr<OptionRegistry> registry_;
+  std::string exec_name_ = "dataflow";  ///< --exec as given; options_.exec after start()
   int argc_;
   char** argv_;
   CommonOptions options_;

@@ -3,8 +3,23 @@
 #include <fmt/format.h>
 
 #include "tessera/io/checkpoint_content.hpp"
+#include "tessera/option_registry.hpp"
 
 namespace tessera {
+
+void declare_checkpoint_options(OptionRegistry& registry, CheckpointOptions& options,
+                                const std::string& step_name) {
+  registry
+      .add("--checkpoint-every", options.every,
+           fmt::format("write a checkpoint every N {}; 0 = never", step_name))
+      ->check(CLI::Range(0, 1 << 30));
+  registry.add("--checkpoint-dir", options.dir, "directory of the step-N/ checkpoints");
+  registry.add("--keep", options.keep, "newest complete checkpoints kept")
+      ->check(CLI::Range(1, 1 << 20));
+  registry.add("--restart", options.restart,
+               "continue from a checkpoint: a step-N directory, or latest (the newest complete "
+               "one in --checkpoint-dir); the problem options come from it");
+}
 
 std::unique_ptr<CheckpointReader> open_restart(
     Session& session, const CheckpointOptions& options, const std::string& app,
@@ -20,6 +35,25 @@ std::unique_ptr<CheckpointReader> open_restart(
     session.fail(e.option(), e.what());
   } catch (const nlohmann::json::exception& e) {
     // The reader may have failed in its constructor: then only the option names the file.
+    session.fail("--restart", fmt::format("{}: problem options unreadable: {}",
+                                          reader ? reader->file() : options.restart, e.what()));
+  }
+  return reader;
+}
+
+std::unique_ptr<CheckpointReader> open_restart(Session& session, const CheckpointOptions& options,
+                                               const std::string& app) {
+  if (!options.restarting()) return nullptr;
+  std::unique_ptr<CheckpointReader> reader;
+  try {
+    reader =
+        std::make_unique<CheckpointReader>(session.comm().mpi(), options.restart, options.dir, app);
+    session.option_registry().restore(reader->header().problem, reader->file());
+  } catch (const CheckpointError& e) {
+    session.fail(e.option(), e.what());
+  } catch (const OptionError& e) {
+    session.fail(e.option(), e.what());
+  } catch (const nlohmann::json::exception& e) {
     session.fail("--restart", fmt::format("{}: problem options unreadable: {}",
                                           reader ? reader->file() : options.restart, e.what()));
   }

@@ -17,20 +17,23 @@
 #include "session/core_binding.hpp"
 #include "tessera/obs/run_stats.hpp"
 #include "tessera/obs/trace_recorder.hpp"
+#include "tessera/option_registry.hpp"
 
 namespace tessera {
 
 namespace {
 
 /// Whether the command line runs one thread per rank (`--threads` absent or 1, or
-/// `--exec bsp`). Read before MPI is initialized, since the thread level is chosen then;
-/// CLI11 parses and validates the same options later. Unreadable values count as threaded.
+/// `--exec bsp`, on the command line or in the --config file). Read before MPI is
+/// initialized, since the thread level is chosen then; CLI11 parses and validates the same
+/// options later. Unreadable values count as threaded.
 bool one_thread_per_rank(int argc, char** argv) {
-  std::string_view threads = "1", exec;
+  std::string threads, exec, config;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     for (auto [name, value] : {std::pair{std::string_view("--threads"), &threads},
-                               std::pair{std::string_view("--exec"), &exec}}) {
+                               std::pair{std::string_view("--exec"), &exec},
+                               std::pair{std::string_view("--config"), &config}}) {
       if (arg == name && i + 1 < argc) {
         *value = argv[++i];
       } else if (arg.starts_with(name) && arg.size() > name.size() && arg[name.size()] == '=') {
@@ -38,7 +41,19 @@ bool one_thread_per_rank(int argc, char** argv) {
       }
     }
   }
-  return exec == "bsp" || threads == "1";
+  if (!config.empty()) {
+    try {
+      for (const CLI::ConfigItem& item : CLI::ConfigTOML().from_file(config)) {
+        if (item.parents.empty() && item.inputs.size() == 1) {
+          if (item.name == "threads" && threads.empty()) threads = item.inputs[0];
+          if (item.name == "exec" && exec.empty()) exec = item.inputs[0];
+        }
+      }
+    } catch (const CLI::Error&) {
+      // start() reports the unreadable file.
+    }
+  }
+  return exec == "bsp" || threads.empty() || threads == "1";
 }
 
 // What run_guarded says about an escaped exception: the app, rank and phase of the last
@@ -108,6 +123,7 @@ void isolate_singleton() {
 Session::Session(int argc, char** argv, std::string app, std::string description)
     : app_(std::move(app)),
       cli_(std::make_unique<CLI::App>(std::move(description), app_)),
+      registry_(std::make_unique<OptionRegistry>(*cli_)),
       argc_(argc),
       argv_(argv) {
   int initialized = 0;
@@ -134,21 +150,20 @@ Session::Session(int argc, char** argv, std::string app, std::string description
   uncaught_at_construction_ = std::uncaught_exceptions();
   error_context() = {app_, rank_, "start-up"};
 
-  cli_->add_option_function<std::string>(
-          "--exec", [this](const std::string& text) { options_.exec = *parse_exec_model(text); },
-          "execution model: bsp | forkjoin | dataflow (default dataflow)")
+  // The common options (docs/options.md), declared once for every app.
+  OptionRegistry& o = *registry_;
+  o.add("--exec", exec_name_, "execution model: bsp | forkjoin | dataflow")
       ->check(CLI::IsMember({"bsp", "forkjoin", "dataflow"}));
-  cli_->add_option("--threads", options_.threads,
-                   "threads per rank including the main thread (default 1)")
+  o.add("--threads", options_.threads, "threads per rank including the main thread")
       ->check(CLI::Range(1, 1024));
-  cli_->add_option("--hang-timeout", options_.hang_timeout_s,
-                   "seconds without progress before reporting a hang and aborting; 0 disables")
+  o.add("--hang-timeout", options_.hang_timeout_s,
+        "seconds without progress before reporting a hang and aborting; 0 disables")
       ->check(CLI::Range(0.0, 1e9));
-  cli_->add_option("--report", options_.report, "write the JSON run report to this file");
-  cli_->add_option("--trace", options_.trace, "write a Chrome/Perfetto trace to this file");
-  cli_->add_flag("--quiet", options_.quiet, "no progress lines");
-  cli_->add_option("--priorities", options_.priorities,
-                   "skeleton (boundary tasks first, dataflow only) | none")
+  o.add("--report", options_.report, "write the JSON run report (docs/report.md) to this file");
+  o.add("--trace", options_.trace, "write a Chrome/Perfetto trace to this file");
+  o.add_flag("--quiet", options_.quiet, "no progress lines");
+  o.add("--priorities", options_.priorities,
+        "skeleton (boundary tasks first, dataflow only) | none")
       ->check(CLI::IsMember({"skeleton", "none"}));
 #ifdef TESSERA_SMPI
   // SimGrid's SMPI runs every simulated rank inside one process: shared-memory rings would
@@ -159,23 +174,31 @@ Session::Session(int argc, char** argv, std::string app, std::string description
 #else
   const std::vector<std::string> intranode_choices{"rings", "mpi"};
 #endif
-  cli_->add_option("--intranode", options_.intranode,
-                   "messages of up to 1008 bytes to ranks on this node: rings (tessera's "
-                   "shared-memory rings, default) | mpi (the only choice under SimGrid SMPI)")
+  o.add("--intranode", options_.intranode,
+        "messages of up to 1008 bytes to ranks on this node: rings (tessera's shared-memory "
+        "rings) | mpi (the only choice under SimGrid SMPI)")
       ->check(CLI::IsMember(intranode_choices));
-  cli_->add_option("--replay-schedule", options_.replay_schedule,
-                   "replayed iteration graphs (taskbench): fixed (each task on one thread, "
-                   "no queues, default) | balanced (work-stealing queues, for uneven tasks)")
+  o.add("--replay-schedule", options_.replay_schedule,
+        "replayed iteration graphs (taskbench): fixed (each task on one thread, no queues) | "
+        "balanced (work-stealing queues, for uneven tasks)")
       ->check(CLI::IsMember({"fixed", "balanced"}));
-  cli_->add_option("--stats", options_.stats,
-                   "run statistics: full (task and thread times, communication overlap; one "
-                   "clock read per task, default) | counts (task counts only, no clock reads; "
-                   "--trace implies full)")
+  o.add("--stats", options_.stats,
+        "run statistics: full (task and thread times, communication overlap; one clock read "
+        "per task) | counts (task counts only, no clock reads; --trace implies full)")
       ->check(CLI::IsMember({"full", "counts"}));
-  cli_->add_option("--steal-seed", options_.steal_seed,
-                   "seed for randomized work-stealing victims (0 = round robin)");
-  cli_->add_flag("!--no-memory-check", options_.memory_check,
-                 "skip the check that the input fits in this node's memory before allocating");
+  o.add("--steal-seed", options_.steal_seed,
+        "seed for randomized work-stealing victims (0 = round robin)");
+  o.add_flag("!--no-memory-check", options_.memory_check,
+             "skip the check that the input fits in this node's memory before allocating");
+  // Not declared: a config file naming another config file, or where to write itself,
+  // would not repeat a run.
+  cli_->add_option("--config", options_.config,
+                   "read option values from this TOML file (name = value per line, names "
+                   "without dashes; as --write-config writes); the command line may repeat "
+                   "a value but not contradict it");
+  cli_->add_option("--write-config", options_.write_config,
+                   "at the end of the run, write every option as run to this TOML file, for "
+                   "--config to repeat the run");
 }
 
 Session::~Session() {
@@ -212,17 +235,42 @@ void Session::start() {
     if (rank_ == 0) std::fprintf(stderr, "%s: error: %s\n", app_.c_str(), e.what());
     finalize_and_exit(2);
   }
+  if (!options_.config.empty()) {
+    try {
+      registry_->apply_config(options_.config);
+    } catch (const OptionError& e) {
+      fail(e.option(), e.what());
+    }
+  }
+  options_.exec = *parse_exec_model(exec_name_);
+  if (!options_.write_config.empty()) {
+    // An option the registry does not hold would be missing from the file: refuse rather
+    // than write a config that does not repeat the run.
+    for (const CLI::Option* option : cli_->get_options()) {
+      if (option->count() == 0 || option->get_lnames().empty()) continue;
+      const std::string name = "--" + option->get_lnames().front();
+      if (name != "--config" && name != "--write-config" && !registry_->declares(name)) {
+        fail("--write-config", fmt::format("cannot write {} to a config file; leave out "
+                                           "--write-config to use {}",
+                                           name, name));
+      }
+    }
+  }
   if (options_.exec == ExecModel::bsp && options_.threads != 1) {
     fail("--threads", fmt::format("bsp runs one thread per rank; got {} (use --threads 1, or "
                                   "--exec forkjoin|dataflow for threads)",
                                   options_.threads));
   }
-  for (const std::string* path : {&options_.report, &options_.trace}) {
+  for (const auto& [option, path] :
+       {std::pair{"--report", &options_.report}, std::pair{"--trace", &options_.trace},
+        std::pair{"--write-config", &options_.write_config}}) {
     if (path->empty()) continue;
     const auto dir = std::filesystem::path(*path).parent_path();
     if (!dir.empty() && !std::filesystem::is_directory(dir)) {
-      fail(path == &options_.report ? "--report" : "--trace",
-           fmt::format("directory '{}' does not exist", dir.string()));
+      fail(option, fmt::format("directory '{}' does not exist", dir.string()));
+    }
+    if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0) {
+      fail(option, fmt::format("directory '{}' is not writable", dir.empty() ? "." : dir.string()));
     }
   }
 
@@ -404,8 +452,15 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
                     {"wait_s", sums[2]},
                     {"intranode", options_.intranode},
                     {"ring_messages", static_cast<std::uint64_t>(sums[3])}};
+  report["options"] = registry_->values();
   if (rank_ == 0 && !options_.report.empty()) {
     write_file_atomically(options_.report, report.dump(2) + "\n");
+  }
+  if (rank_ == 0 && !options_.write_config.empty()) {
+    write_file_atomically(
+        options_.write_config,
+        fmt::format("# {} options as run; repeat with --config FILE\n{}", app_,
+                    registry_->config_text({"--restart", "--report", "--trace"})));
   }
   if (trace_) {
     // The runtime's idle threads format the trace; the recorder must not record them.
@@ -422,6 +477,9 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
           ? fmt::format(", checksum {}", report["checksum"].get<std::string>())
           : std::string());
   if (rank_ == 0 && !options_.report.empty()) say("report written to {}", options_.report);
+  if (rank_ == 0 && !options_.write_config.empty()) {
+    say("options written to {}", options_.write_config);
+  }
   if (trace_ && rank_ == 0) say("trace written to {}", options_.trace);
   return report;
 }

@@ -14,7 +14,9 @@ expect_error "$ranks" jacobi7 --blocks --blocks 2 2
 ranks=1
 expect_error "$ranks" jacobi7 --block-cells --block-cells 4 -1 4
 expect_error "$ranks" jacobi7 --block-cells --blocks 1 1 1 --block-cells 1 8 8
-expect_error "$ranks" jacobi7 --iters --iters -3
+# A compatibility spelling is reported under the option's own name.
+expect_error "$ranks" jacobi7 --iterations --iters -3
+expect_error "$ranks" jacobi7 --iterations --iterations -3
 expect_error "$ranks" jacobi7 --check-every --check-every -1
 expect_error "$ranks" jacobi7 --max-comm-tasks --max-comm-tasks -2
 expect_error "$ranks" jacobi7 --work --work everything

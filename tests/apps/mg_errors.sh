@@ -15,7 +15,8 @@ ranks=1
 expect_error "$ranks" mg --nx --nx 48
 expect_error "$ranks" mg --nx --nx 0
 expect_error "$ranks" mg --nx --nx 2
-expect_error "$ranks" mg --nit --nit -4
+# NPB's spelling is reported under the option's own name.
+expect_error "$ranks" mg --iterations --nit -4
 expect_error "$ranks" mg --levels --nx 16 --levels 5
 expect_error "$ranks" mg --levels --levels -1
 expect_error "$ranks" mg --block-cells --block-cells 12

@@ -54,7 +54,7 @@ expect_error_on_every_rank --cells --cells 1 64 --block-cells 1 16
 expect_error_on_every_rank --cells --dim 2 --cells 64 64 64
 expect_error_on_every_rank --dim --dim 4
 expect_error_on_every_rank --solver --solver sor
-expect_error_on_every_rank --max-iterations --max-iterations 0
+expect_error_on_every_rank --iterations --max-iterations 0
 expect_error_on_every_rank --sweeps-per-check --sweeps-per-check 0
 expect_error_on_every_rank --history --history "$tmp/no/such/dir/history.csv"
 expect_error_on_every_rank --levels --solver mg --cells 64 64 --block-cells 32 32 --levels 7

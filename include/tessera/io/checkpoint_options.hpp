@@ -22,7 +22,9 @@ struct CheckpointOptions {
   bool due(std::int64_t step) const { return every > 0 && step > 0 && step % every == 0; }
 
   /// Registers the four options on `cli`, with `step_name` ("iterations", "timesteps")
-  /// in the help text. Ranges are checked by CLI11 (every >= 0, keep >= 1).
+  /// in the help text. Ranges are checked by CLI11 (every >= 0, keep >= 1). The apps use
+  /// declare_checkpoint_options (tessera/restart.hpp) instead, which declares them in the
+  /// session's option registry (config files, the report's options).
   void add_to(CLI::App& cli, const std::string& step_name);
 };
 
