@@ -187,7 +187,7 @@ tessera::StepEstimate Solver::time_step(const tessera::SolverBlock& b) const {
 
 void Solver::describe_fault(tessera::AmrDriver& driver) {
   tessera::AmrMesh& mesh = driver.mesh();
-  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
+  for (tessera::LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
     const auto i = static_cast<std::size_t>(b);
     // The block's first fault in the cycle's order.
     const std::pair<const CellFault*, const char*> faults[] = {

@@ -104,7 +104,7 @@ void Driver::initialize() {
   tessera::AmrMesh& mesh = *mesh_;
   const tessera::BlockShape& shape = mesh.shape();
   std::vector<tessera::Access> acc;
-  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
+  for (tessera::LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
     acc.clear();
     for (int g = 0; g < shape.groups(); ++g) acc.push_back(write(mesh.interior(b, g)));
     double* block = mesh.data(b);
@@ -247,7 +247,7 @@ void Driver::stage(int ts, int stage_index) {
 
     exec.begin_phase("stencil");
     const int first = shape.group_first(g), vars = shape.group_vars(g);
-    for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
+    for (tessera::LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
       double* block = mesh.data(b);
       runtime.submit(
           "stencil",

@@ -57,9 +57,9 @@
 
 #include "tessera/driver/amr_driver.hpp"
 #include "tessera/driver/amr_solver.hpp"
-#include "tessera/driver/block_view.hpp"
 #include "tessera/driver/cell_output.hpp"
 #include "tessera/driver/cell_walk.hpp"
 #include "tessera/driver/domain.hpp"
 #include "tessera/driver/field_spec.hpp"
 #include "tessera/driver/mesh_checkpoint.hpp"
+#include "tessera/driver/solver_block.hpp"
