@@ -12,9 +12,14 @@
 
 namespace tessera::detail {
 
-/// One round of an idle spin: tells the core this is a busy-wait.
+/// One round of an idle spin: tells the core this is a busy-wait (x86 `pause`, Arm `yield`;
+/// other targets spin without a hint).
 inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield" ::: "memory");
+#endif
 }
 
 template <class Pred>
