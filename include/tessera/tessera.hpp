@@ -25,7 +25,6 @@
 #include "tessera/mesh/level_hierarchy.hpp"
 #include "tessera/mesh/level_transfer.hpp"
 #include "tessera/mesh/morton.hpp"
-#include "tessera/mesh/plane_pipeline.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/wavefront_order.hpp"
 
@@ -35,7 +34,6 @@
 #include "tessera/amr/halo.hpp"
 #include "tessera/amr/marking.hpp"
 #include "tessera/amr/mesh.hpp"
-#include "tessera/amr/objects.hpp"
 #include "tessera/amr/vtk.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_content.hpp"
