@@ -1,8 +1,14 @@
 #pragma once
 // The whole public API of tessera in one include, layer by layer from the bottom up:
-// runtime (tasks, handles, waits), comm (task-aware MPI), exec (execution models),
-// mesh (uniform block meshes and halos), amr (adaptive forests on p4est), obs (traces
-// and run statistics), io (checkpoint files), and the Session every app starts with.
+// base (MPI check, atomic file writes, clocks), runtime (tasks, handles, waits), comm (task-aware
+// MPI), exec (execution models), mesh (uniform block meshes and halos), amr (adaptive forests on
+// p4est), obs (traces and run statistics), io (checkpoint files), and the Session every app starts
+// with.
+
+#include "tessera/base/atomic_file.hpp"
+#include "tessera/base/check_mpi.hpp"
+#include "tessera/base/monotonic_clock.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 #include "tessera/runtime/handle.hpp"
 #include "tessera/runtime/memory_estimate.hpp"

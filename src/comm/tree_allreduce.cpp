@@ -1,7 +1,7 @@
 #include "comm/tree_allreduce.hpp"
 
-#include "comm/check_mpi.hpp"
 #include "runtime/compute_model.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -17,7 +17,7 @@
 #include <smpi/smpi.h>
 #include <xbt/config.h>
 
-#include "obs/monotonic_clock.hpp"
+#include "tessera/base/monotonic_clock.hpp"
 #endif
 
 namespace tessera::detail {
@@ -249,8 +249,8 @@ void ComputeModel::end_overhead(const char* name, const OverheadToken& token) {
 void ComputeModel::charge(double seconds) {
 #ifdef TESSERA_SMPI
   if (defer_ && std::this_thread::get_id() == owner_) {
-    obs::deferred_compute_seconds.store(
-        obs::deferred_compute_seconds.load(std::memory_order_relaxed) + seconds,
+    base::deferred_compute_seconds.store(
+        base::deferred_compute_seconds.load(std::memory_order_relaxed) + seconds,
         std::memory_order_relaxed);
     return;
   }
@@ -265,9 +265,9 @@ void ComputeModel::charge(double seconds) {
 void ComputeModel::flush() {
 #ifdef TESSERA_SMPI
   if (std::this_thread::get_id() != owner_) return;
-  const double seconds = obs::deferred_compute_seconds.load(std::memory_order_relaxed);
+  const double seconds = base::deferred_compute_seconds.load(std::memory_order_relaxed);
   if (seconds <= 0) return;
-  obs::deferred_compute_seconds.store(0, std::memory_order_relaxed);
+  base::deferred_compute_seconds.store(0, std::memory_order_relaxed);
   // The rank waits out its charged work on its host's timeline. A host runs one rank and
   // nothing else computes on it (SMPI's own timing is off), so an execution of these
   // seconds would end at the same simulated time; a sleep spares SimGrid 3.32's walk of the

@@ -47,7 +47,7 @@ class ComputeModel {
   /// Waits out the charges deferred since the last call in one simulated sleep (SMPI
   /// builds; nothing otherwise). While SMPI's own timing is off (smpi/simulate-computation
   /// :no, the calibrated and bound timings) charges are summed instead of executed one by
-  /// one: only MPI calls (and clock reads, obs::deferred_compute_seconds) observe a rank's
+  /// one: only MPI calls (and clock reads, base::deferred_compute_seconds) observe a rank's
   /// time, and SimGrid 3.32 pays per execution a walk of the actor's list of activities,
   /// which grows with every request completed by a test (docs/scaling-sim.md, "Cost").
   /// Call on the MPI thread before every MPI call that can see simulated time, and before

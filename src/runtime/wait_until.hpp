@@ -6,9 +6,9 @@
 #include <thread>
 #include <utility>
 
-#include "obs/tick_clock.hpp"
 #include "runtime/compute_model.hpp"
 #include "runtime/scheduler.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 namespace tessera::detail {
 
@@ -42,7 +42,7 @@ void Scheduler::wait_until(Pred done) {
   std::int64_t handled_from = 0;
   auto end_idle = [&] {
     if (idle) {
-      engine_->idle_wait((handled_from != 0 ? handled_from : obs::fast_ticks()) - idle_since);
+      engine_->idle_wait((handled_from != 0 ? handled_from : base::fast_ticks()) - idle_since);
       idle = false;
     }
   };
@@ -95,7 +95,7 @@ void Scheduler::wait_until(Pred done) {
     set_looking(self, true);
     if (lane.in_flight && !idle) {
       idle = true;
-      idle_since = obs::fast_ticks();
+      idle_since = base::fast_ticks();
     } else if (!lane.in_flight) {
       end_idle();
     }

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <thread>
 
-#include "comm/check_mpi.hpp"
 #include "session/core_binding.hpp"
+#include "tessera/base/check_mpi.hpp"
 #include "tessera/obs/run_stats.hpp"
 #include "tessera/obs/trace_recorder.hpp"
 
@@ -392,23 +392,6 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   if (rank_ == 0 && !options_.report.empty()) say("report written to {}", options_.report);
   if (trace_ && rank_ == 0) say("trace written to {}", options_.trace);
   return report;
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
-    out << text;
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp);
-    throw std::runtime_error(
-        fmt::format("cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
-  }
 }
 
 int run_guarded(const std::function<int()>& body) {

@@ -20,7 +20,7 @@
 extern "C" double simgrid_get_clock();  // simgrid/engine.h, without SimGrid's headers
 #endif
 
-namespace tessera::obs {
+namespace tessera::base {
 
 #ifdef TESSERA_SMPI
 /// Simulated seconds of computation charged to this rank (modelled compute) and not yet
@@ -52,4 +52,4 @@ inline std::int64_t monotonic_ns() {
 #endif
 }
 
-}  // namespace tessera::obs
+}  // namespace tessera::base
