@@ -4,9 +4,9 @@
 
 #include "comm/intranode_rings.hpp"
 #include "comm/tree_allreduce.hpp"
-#include "runtime/compute_model.hpp"
 #include "tessera/base/check_mpi.hpp"
 #include "tessera/base/tick_clock.hpp"
+#include "tessera/runtime/compute_hook.hpp"
 
 #include <fmt/format.h>
 
@@ -206,8 +206,8 @@ void detail::CommLane::post_in_order(Channel& channel, std::uint64_t sequence, T
 void detail::CommLane::post(const Operation& o, TaskContext& body, CompletionToken token,
                             const char* name) {
   // Deferred charges first: the MPI call happens at the simulated time they end.
-  ComputeModel::flush_charges();
-  const OverheadScope overhead("mpi.post");
+  detail::flush_compute_charges();
+  const detail::OverheadScope overhead("mpi.post");
   MPI_Request request;
   Pending pending{std::move(token),
                   CommEvent{o.kind, o.peer, o.tag, 0, 0, name, body.begin_ticks()}, nullptr,
@@ -382,9 +382,9 @@ LaneProgress detail::CommLane::poll(bool block) {
   // waiting, accounted by the scheduler as idle time. The stamp, taken at the first
   // completion found, also times the completions: they all happened by then.
   std::int64_t start = 0;
-  ComputeModel::flush_charges();
+  detail::flush_compute_charges();
   // Handling completions is work; a poll that found none was waiting (dropped below).
-  OverheadScope overhead("mpi.complete");
+  detail::OverheadScope overhead("mpi.complete");
   bool handled = false;
   const bool rings_in_flight = rings_ && progress_rings(&start);
   if (!requests_.empty()) {

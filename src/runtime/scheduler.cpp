@@ -51,7 +51,7 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   if (options_.wait_policy == WaitPolicy::environment) {
     options_.wait_policy = wait_policy_from_environment();
   }
-  compute_model_ = ComputeModel::from_environment();
+  if (options_.compute_hook) compute_model_ = options_.compute_hook();
   // More threads than cores: a spinning thread would keep the one with work off its core
   // (OpenMPI likewise yields when oversubscribed). The process's own threads count against
   // the cores its affinity mask allows (mpirun binds ranks to one core by default).

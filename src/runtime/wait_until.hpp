@@ -6,9 +6,9 @@
 #include <thread>
 #include <utility>
 
-#include "runtime/compute_model.hpp"
 #include "runtime/scheduler.hpp"
 #include "tessera/base/tick_clock.hpp"
+#include "tessera/runtime/compute_hook.hpp"
 
 namespace tessera::detail {
 
@@ -27,7 +27,7 @@ void Scheduler::wait_until(Pred done) {
   // The caller may make MPI calls of its own next (a clock read, a blocking collective):
   // they happen once the work charged during the wait is done (modelled compute).
   struct FlushCharges {
-    ~FlushCharges() { ComputeModel::flush_charges(); }
+    ~FlushCharges() { flush_compute_charges(); }
   } flush_charges;
   Worker& self = *main_;
   std::uint64_t last_progress = ~std::uint64_t{0};

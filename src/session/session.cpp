@@ -15,6 +15,7 @@
 
 #include "session/core_binding.hpp"
 #include "tessera/base/check_mpi.hpp"
+#include "tessera/comm/compute_model.hpp"
 #include "tessera/obs/run_stats.hpp"
 #include "tessera/obs/trace_recorder.hpp"
 
@@ -241,6 +242,7 @@ void Session::start() {
     std::this_thread::sleep_for(std::chrono::seconds(2));
     MPI_Abort(MPI_COMM_WORLD, 3);
   };
+  ro.compute_hook = &compute_model_from_environment;
   runtime_ = std::make_unique<Runtime>(std::move(ro));
   comm_ = std::make_unique<Comm>(*runtime_, MPI_COMM_WORLD,
                                  options_.intranode == "mpi" ? Intranode::mpi : Intranode::rings);

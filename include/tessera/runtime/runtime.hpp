@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/runtime/compute_hook.hpp"
 #include "tessera/runtime/detail/batch_body.hpp"
 #include "tessera/runtime/detail/task_body.hpp"
 #include "tessera/runtime/handle.hpp"
@@ -98,6 +99,10 @@ struct RuntimeOptions {
   WaitPolicy wait_policy = WaitPolicy::environment;
   /// How Runtime::replay spreads tasks over the threads.
   ReplaySchedule replay_schedule = ReplaySchedule::fixed;
+  /// Makes the hook that times or models task bodies (compute_hook.hpp), called once when
+  /// the runtime starts; nullptr = bodies are measured as they run. Session passes the comm
+  /// layer's compute_model_from_environment.
+  ComputeHookFactory compute_hook = nullptr;
 };
 
 /// Per-task options at submission. Implicitly constructible from a Priority.

@@ -1,4 +1,4 @@
-#include "runtime/compute_model.hpp"
+#include "comm/compute_model.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -41,8 +41,6 @@ double clock_seconds() {
 }
 
 }  // namespace
-
-ComputeModel* ComputeModel::active_ = nullptr;
 
 std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
   const char* calibrate = std::getenv(kCalibrateVariable);
@@ -103,7 +101,8 @@ std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
 }
 
 ComputeModel::ComputeModel(Mode mode, std::string file) : mode_(mode), file_(std::move(file)) {
-  active_ = this;
+  // The hook of this process while it lives: OverheadScope and flush_compute_charges use it.
+  detail::active_compute_hook = this;
   if (mode_ != Mode::calibrate) return;
   // What two reads of the clock around nothing take is subtracted from every sample, or
   // the smallest bodies and overheads would be charged more than their cost.
@@ -117,7 +116,7 @@ ComputeModel::ComputeModel(Mode mode, std::string file) : mode_(mode), file_(std
 }
 
 ComputeModel::~ComputeModel() {
-  if (active_ == this) active_ = nullptr;
+  if (detail::active_compute_hook == this) detail::active_compute_hook = nullptr;
   if (mode_ != Mode::calibrate) return;
   try {
     write();
@@ -223,7 +222,7 @@ void ComputeModel::record(const char* name, std::int32_t variant, std::int64_t w
   timed_total += seconds + clock_cost_;
 }
 
-ComputeModel::OverheadToken ComputeModel::begin_overhead() const {
+ComputeHook::OverheadToken ComputeModel::begin_overhead() const {
   if (mode_ != Mode::calibrate) return {};
   return {clock_seconds(), timed_total};
 }
@@ -325,3 +324,11 @@ void ComputeModel::run(const char* name, std::int64_t work, std::int32_t variant
 }
 
 }  // namespace tessera::detail
+
+namespace tessera {
+
+std::unique_ptr<ComputeHook> compute_model_from_environment() {
+  return detail::ComputeModel::from_environment();
+}
+
+}  // namespace tessera
