@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "obs/chunked_buffer.hpp"
-#include "obs/intervals.hpp"
-#include "obs/task_time_table.hpp"
-#include "obs/worker_index_check.hpp"
+#include "record/chunked_buffer.hpp"
+#include "record/intervals.hpp"
+#include "record/task_time_table.hpp"
+#include "record/worker_index_check.hpp"
 #include "tessera/base/check_mpi.hpp"
 #include "tessera/base/tick_clock.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "obs/chunked_buffer.hpp"
+#include "record/chunked_buffer.hpp"
 #include "tessera/base/tick_clock.hpp"
 #include "tessera/runtime/handle.hpp"
 
