@@ -13,7 +13,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 step() { "$@" >"$work/log" 2>&1 || { cat "$work/log"; echo "FAIL: $*"; exit 1; }; }
 step cmake --install "$build" --prefix "$work/installed"
 mv "$work/installed" "$work/prefix"
-if grep -rl -e "$work/installed" -e "$src" -e "$build" "$work/prefix/lib/cmake"; then
+if grep -rl -e "$work/installed" -e "$src" -e "$build" "$work/prefix/lib/cmake" ||
+   grep -rnE '(^|[";[:space:]])/(usr|opt|home|work|tmp|lib)/' "$work/prefix/lib/cmake"; then
   echo "FAIL: the installed CMake files name paths of the build machine"; exit 1
 fi
 grep -q -- "-ffp-contract=off" "$work/prefix/lib/cmake/tessera/tesseraRuntimeTargets.cmake" ||
