@@ -45,9 +45,11 @@ using ComputeHookFactory = std::unique_ptr<ComputeHook> (*)();
 
 namespace detail {
 
-/// The compute hook of the running Runtime, or nullptr (one per process; SMPI gives each
-/// simulated rank its own). A hook sets it when made and clears it when destroyed.
-inline ComputeHook* active_compute_hook = nullptr;
+/// The compute hook of this process, or nullptr. A hook sets it when made and clears it when
+/// destroyed. An ordinary global (src/runtime/compute_hook.cpp), not an inline variable:
+/// SMPI gives each simulated rank its own copy of the ordinary globals, while the dynamic
+/// linker keeps one copy of an inline (GNU unique) variable for all of them.
+extern ComputeHook* active_compute_hook;
 
 /// ComputeHook::flush_charges of the active hook, if any.
 inline void flush_compute_charges() {
