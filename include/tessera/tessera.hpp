@@ -10,6 +10,7 @@
 #include "tessera/base/monotonic_clock.hpp"
 #include "tessera/base/tick_clock.hpp"
 
+#include "tessera/runtime/compute_hook.hpp"
 #include "tessera/runtime/handle.hpp"
 #include "tessera/runtime/memory_estimate.hpp"
 #include "tessera/runtime/observer.hpp"
@@ -17,6 +18,7 @@
 #include "tessera/runtime/runtime.hpp"
 
 #include "tessera/comm/comm.hpp"
+#include "tessera/comm/compute_model.hpp"
 #include "tessera/comm/exact_sum.hpp"
 
 #include "tessera/exec/exec_model.hpp"
