@@ -7,7 +7,7 @@
 #include "output_stores.hpp"
 #include "poisson_problem.hpp"
 #include "tessera/mesh/block_layout.hpp"
-#include "tessera/mesh/plane_pipeline.hpp"
+#include "plane_pipeline.hpp"
 
 namespace tessera::jacobi7 {
 

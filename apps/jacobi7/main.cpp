@@ -41,7 +41,7 @@
 #include "tessera/mesh/block_field.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"
-#include "tessera/mesh/plane_pipeline.hpp"
+#include "plane_pipeline.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/wavefront_order.hpp"
 #include "tessera/option_registry.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/amr/objects.hpp"
+#include "objects.hpp"
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/session.hpp"
 

@@ -18,7 +18,7 @@
 // The kernel jacobi7 runs (header-only): the figures are those of the app's tiles.
 #include "../../apps/jacobi7/row_stencil.hpp"
 #include "tessera/mesh/block_layout.hpp"
-#include "tessera/mesh/plane_pipeline.hpp"
+#include "jacobi7/plane_pipeline.hpp"
 
 namespace {
 

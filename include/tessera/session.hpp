@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tessera/base/atomic_file.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
 #include "tessera/memory_check.hpp"
@@ -155,10 +156,6 @@ class Session {
   std::unique_ptr<RunStats> stats_;
   std::unique_ptr<TraceRecorder> trace_;
 };
-
-/// Writes `text` to `path` atomically: to `path.tmp.<pid>`, then rename. Throws
-/// std::runtime_error naming the path on failure.
-void write_file_atomically(const std::string& path, const std::string& text);
 
 /// Runs an app's body. An exception escaping it (a failed validation, a task error, an
 /// allocation failure) is printed as `app: rank R: error: <what> during <phase>` with the

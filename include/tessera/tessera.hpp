@@ -1,10 +1,17 @@
 #pragma once
 // The whole public API of tessera in one include, layer by layer from the bottom up:
-// runtime (tasks, handles, waits), comm (task-aware MPI), exec (execution models),
-// mesh (uniform block meshes and halos), amr (adaptive forests on p4est), obs (traces
-// and run statistics), io (checkpoint files), the Session every app starts with, and driver
-// (solvers on the adaptive mesh: declared fields, callbacks, the cycle loop).
+// base (MPI check, atomic file writes, clocks), runtime (tasks, handles, waits), comm (task-aware
+// MPI), exec (execution models), mesh (uniform block meshes and halos), amr (adaptive forests on
+// p4est), obs (traces and run statistics), io (checkpoint and plot files), the Session every app
+// starts with, and driver (solvers on the adaptive mesh: declared fields, callbacks, the cycle
+// loop).
 
+#include "tessera/base/atomic_file.hpp"
+#include "tessera/base/check_mpi.hpp"
+#include "tessera/base/monotonic_clock.hpp"
+#include "tessera/base/tick_clock.hpp"
+
+#include "tessera/runtime/compute_hook.hpp"
 #include "tessera/runtime/handle.hpp"
 #include "tessera/runtime/memory_estimate.hpp"
 #include "tessera/runtime/observer.hpp"
@@ -12,6 +19,7 @@
 #include "tessera/runtime/runtime.hpp"
 
 #include "tessera/comm/comm.hpp"
+#include "tessera/comm/compute_model.hpp"
 #include "tessera/comm/exact_sum.hpp"
 
 #include "tessera/exec/exec_model.hpp"
@@ -29,7 +37,6 @@
 #include "tessera/mesh/level_hierarchy.hpp"
 #include "tessera/mesh/level_transfer.hpp"
 #include "tessera/mesh/morton.hpp"
-#include "tessera/mesh/plane_pipeline.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/wavefront_order.hpp"
 
@@ -39,7 +46,6 @@
 #include "tessera/amr/halo.hpp"
 #include "tessera/amr/marking.hpp"
 #include "tessera/amr/mesh.hpp"
-#include "tessera/amr/objects.hpp"
 #include "tessera/amr/vtk.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_content.hpp"

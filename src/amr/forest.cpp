@@ -12,7 +12,7 @@
 #include <string>
 
 #include "amr/forest_backend.hpp"
-#include "comm/check_mpi.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 namespace tessera {
 

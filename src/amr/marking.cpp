@@ -9,7 +9,7 @@
 
 #include <stdexcept>
 
-#include "comm/check_mpi.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 namespace tessera {
 

@@ -8,7 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "comm/check_mpi.hpp"
+#include "tessera/base/atomic_file.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 namespace tessera {
 
@@ -77,18 +78,10 @@ void write_forest_vtk(const Forest& forest, const std::string& path) {
     for (int k = 0; k < counts[static_cast<std::size_t>(r)] / kRecord; ++k)
       text += fmt::format("{}\n", r);
 
-  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !(out << text) || !out.flush())
-      throw std::runtime_error(fmt::format("cannot write VTK file '{}'", tmp));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp);
-    throw std::runtime_error(
-        fmt::format("cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
+  try {
+    write_file_atomically(path, text);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("VTK file: {}", e.what()));
   }
 }
 

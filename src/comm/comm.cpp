@@ -2,11 +2,11 @@
 
 #include "comm/comm_lane.hpp"
 
-#include "comm/check_mpi.hpp"
 #include "comm/intranode_rings.hpp"
 #include "comm/tree_allreduce.hpp"
-#include "obs/tick_clock.hpp"
-#include "runtime/compute_model.hpp"
+#include "tessera/base/check_mpi.hpp"
+#include "tessera/base/tick_clock.hpp"
+#include "tessera/runtime/compute_hook.hpp"
 
 #include <fmt/format.h>
 
@@ -78,7 +78,7 @@ detail::CommLane::CommLane(Runtime& runtime, MPI_Comm comm, Intranode intranode)
   check_mpi(MPI_Type_commit(&exact_type_), "MPI_Type_commit");
   check_mpi(MPI_Op_create(&detail::exact_sum_op, 1, &exact_op_), "MPI_Op_create");
   if (tree_collectives_) check_mpi(MPI_Comm_dup(comm_, &tree_comm_), "MPI_Comm_dup");
-  const obs::TickReference reference = obs::TickReference::now();
+  const base::TickReference reference = base::TickReference::now();
   reference_ticks_ = reference.ticks;
   reference_ns_ = reference.ns;
   if (intranode_ == Intranode::rings) {
@@ -94,7 +94,7 @@ detail::CommLane::CommLane(Runtime& runtime, MPI_Comm comm, Intranode intranode)
 
 CommStats detail::CommLane::stats() const {
   CommStats s = stats_;
-  const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
+  const base::TickCalibration clock(base::TickReference{reference_ticks_, reference_ns_});
   s.wait_s = static_cast<double>(clock.duration_ns(idle_ticks_)) * 1e-9;
   return s;
 }
@@ -206,8 +206,8 @@ void detail::CommLane::post_in_order(Channel& channel, std::uint64_t sequence, T
 void detail::CommLane::post(const Operation& o, TaskContext& body, CompletionToken token,
                             const char* name) {
   // Deferred charges first: the MPI call happens at the simulated time they end.
-  ComputeModel::flush_charges();
-  const OverheadScope overhead("mpi.post");
+  detail::flush_compute_charges();
+  const detail::OverheadScope overhead("mpi.post");
   MPI_Request request;
   Pending pending{std::move(token),
                   CommEvent{o.kind, o.peer, o.tag, 0, 0, name, body.begin_ticks()}, nullptr,
@@ -339,7 +339,7 @@ void detail::CommLane::track(MPI_Request request, Pending&& pending) {
 }
 
 void detail::CommLane::announce(Pending& pending) {
-  if (pending.event.posted_ticks == 0) pending.event.posted_ticks = obs::fast_ticks();
+  if (pending.event.posted_ticks == 0) pending.event.posted_ticks = base::fast_ticks();
   for (CommObserver* o : post_observers_) o->on_post(pending.event);
   if (pending.event.kind == CommEvent::Kind::send) {
     ++stats_.messages_sent;
@@ -382,9 +382,9 @@ LaneProgress detail::CommLane::poll(bool block) {
   // waiting, accounted by the scheduler as idle time. The stamp, taken at the first
   // completion found, also times the completions: they all happened by then.
   std::int64_t start = 0;
-  ComputeModel::flush_charges();
+  detail::flush_compute_charges();
   // Handling completions is work; a poll that found none was waiting (dropped below).
-  OverheadScope overhead("mpi.complete");
+  detail::OverheadScope overhead("mpi.complete");
   bool handled = false;
   const bool rings_in_flight = rings_ && progress_rings(&start);
   if (!requests_.empty()) {
@@ -405,7 +405,7 @@ LaneProgress detail::CommLane::poll(bool block) {
     }
     if (outcount > 0 && outcount != MPI_UNDEFINED) {
       handled = true;
-      if (start == 0 && !observers_.empty()) start = obs::fast_ticks();
+      if (start == 0 && !observers_.empty()) start = base::fast_ticks();
       std::vector<TreeInFlight*> stepped;
       for (int k = 0; k < outcount; ++k) {
         Pending& done = pending_[static_cast<std::size_t>(indices_[k])];
@@ -440,7 +440,7 @@ LaneProgress detail::CommLane::poll(bool block) {
       rings_in_flight || !requests_.empty() || !trees_.empty() || deferred_count_ > 0;
   if (start != 0) {
     result.handled_from = start;
-    result.handled_to = obs::fast_ticks();
+    result.handled_to = base::fast_ticks();
     for (CommObserver* o : observers_) o->on_lane_time(result.handled_to - start);
   }
   if (!error_.empty()) throw std::runtime_error(std::exchange(error_, std::string()));
@@ -449,14 +449,14 @@ LaneProgress detail::CommLane::poll(bool block) {
 
 void detail::CommLane::describe_operation(std::ostream& out, const CommEvent& event,
                                           std::int64_t now, std::string_view via) const {
-  const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
+  const base::TickCalibration clock(base::TickReference{reference_ticks_, reference_ns_});
   out << fmt::format("  {} '{}' peer {} tag {} bytes {} age {:.3f} s{}\n", to_string(event.kind),
                      event.name, event.peer, event.tag, event.bytes,
                      static_cast<double>(clock.duration_ns(now - event.posted_ticks)) * 1e-9, via);
 }
 
 void detail::CommLane::describe(std::ostream& out) const {
-  const std::int64_t now = obs::fast_ticks();
+  const std::int64_t now = base::fast_ticks();
   out << fmt::format(
       "comm rank {}: {} request(s) in flight, {} ring operation(s) in flight, "
       "{} post(s) deferred\n",

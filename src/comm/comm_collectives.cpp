@@ -8,10 +8,10 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "comm/check_mpi.hpp"
 #include "comm/comm_lane.hpp"
 #include "comm/tree_allreduce.hpp"
-#include "obs/tick_clock.hpp"
+#include "tessera/base/check_mpi.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 namespace tessera {
 
@@ -114,7 +114,7 @@ void detail::CommLane::step_tree(std::list<TreeInFlight>::iterator it) {
   if (entry.tree->advance()) {
     const std::vector<std::byte>& result = entry.tree->data();
     if (!result.empty()) std::memcpy(entry.out, result.data(), result.size());
-    entry.top.event.completed_ticks = obs::fast_ticks();
+    entry.top.event.completed_ticks = base::fast_ticks();
     finish(entry.top, 0);
     trees_.erase(it);
     return;

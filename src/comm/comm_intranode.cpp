@@ -17,7 +17,7 @@
 
 #include "comm/comm_lane.hpp"
 #include "comm/intranode_rings.hpp"
-#include "obs/tick_clock.hpp"
+#include "tessera/base/tick_clock.hpp"
 #include "tessera/comm/comm.hpp"
 
 namespace tessera {
@@ -78,7 +78,7 @@ void detail::CommLane::receive_from_ring(Pending& pending, void* data,
 
 bool detail::CommLane::progress_rings(std::int64_t* ticks) {
   const auto stamp = [&] {
-    if (*ticks == 0 && !observers_.empty()) *ticks = obs::fast_ticks();
+    if (*ticks == 0 && !observers_.empty()) *ticks = base::fast_ticks();
     return *ticks;
   };
   if (ring_blocked_ > 0) {

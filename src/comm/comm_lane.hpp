@@ -194,7 +194,7 @@ class CommLane final : public ProgressEngine {
   std::uint64_t operation_counter_ = 0;
   CommStats stats_;
   std::int64_t idle_ticks_ = 0;
-  std::int64_t reference_ticks_ = 0;  // obs::TickReference taken at construction
+  std::int64_t reference_ticks_ = 0;  // base::TickReference taken at construction
   std::int64_t reference_ns_ = 0;
   std::vector<CommObserver*> observers_;
   std::vector<CommObserver*> post_observers_;  // of observers_, those wanting on_post

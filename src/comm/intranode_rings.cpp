@@ -1,6 +1,6 @@
 #include "comm/intranode_rings.hpp"
 
-#include "comm/check_mpi.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

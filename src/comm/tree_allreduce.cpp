@@ -1,7 +1,7 @@
 #include "comm/tree_allreduce.hpp"
 
-#include "comm/check_mpi.hpp"
-#include "runtime/compute_model.hpp"
+#include "tessera/base/check_mpi.hpp"
+#include "tessera/runtime/compute_hook.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -25,14 +25,14 @@ TreeAllreduce::TreeAllreduce(MPI_Comm comm, int tag, std::vector<std::byte> data
 }
 
 void TreeAllreduce::post_send(int peer) {
-  ComputeModel::flush_charges();  // the step's messages leave when the charged work ends
+  flush_compute_charges();  // the step's messages leave when the charged work ends
   check_mpi(MPI_Isend(data_.data(), static_cast<int>(data_.size()), MPI_BYTE, peer, tag_, comm_,
                       &requests_[posted_++]),
             "MPI_Isend");
 }
 
 void TreeAllreduce::post_recv(int peer, Arrival arrival) {
-  ComputeModel::flush_charges();
+  flush_compute_charges();
   check_mpi(MPI_Irecv(incoming_.data(), static_cast<int>(incoming_.size()), MPI_BYTE, peer, tag_,
                       comm_, &requests_[posted_++]),
             "MPI_Irecv");

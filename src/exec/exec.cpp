@@ -1,6 +1,6 @@
 #include "tessera/exec/exec_model.hpp"
 
-#include "obs/tick_clock.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 namespace tessera {
 
@@ -31,7 +31,7 @@ RuntimeOptions runtime_options_for(ExecModel model, int threads) {
 }
 
 Exec::Exec(ExecModel model, Runtime& runtime) : model_(model), runtime_(runtime) {
-  const obs::TickReference reference = obs::TickReference::now();
+  const base::TickReference reference = base::TickReference::now();
   reference_ticks_ = reference.ticks;
   reference_ns_ = reference.ns;
 }
@@ -50,7 +50,7 @@ void Exec::barrier() {
 }
 
 void Exec::close_phase() {
-  const std::int64_t now = obs::fast_ticks();
+  const std::int64_t now = base::fast_ticks();
   if (current_) {
     auto it = ticks_.begin();
     while (it != ticks_.end() && it->first != current_) ++it;
@@ -62,7 +62,7 @@ void Exec::close_phase() {
 
 std::map<std::string, double> Exec::phase_seconds() {
   close_phase();
-  const obs::TickCalibration clock(obs::TickReference{reference_ticks_, reference_ns_});
+  const base::TickCalibration clock(base::TickReference{reference_ticks_, reference_ns_});
   std::map<std::string, double> by_name;
   for (const auto& [name, ticks] : ticks_) by_name[name] += clock.duration_ns(ticks) * 1e-9;
   return by_name;

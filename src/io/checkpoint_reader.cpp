@@ -13,7 +13,6 @@
 #include <new>
 #include <optional>
 
-#include "comm/check_mpi.hpp"
 #include "io/block_checksum.hpp"
 #include "io/checkpoint_directory.hpp"
 #include "io/checkpoint_format.hpp"
@@ -21,6 +20,7 @@
 #include "io/hdf5_objects.hpp"
 #include "io/raw_data_file.hpp"
 #include "io/raw_data_reader.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 namespace tessera {
 

@@ -15,12 +15,12 @@
 #include <system_error>
 #include <thread>
 
-#include "comm/check_mpi.hpp"
 #include "io/block_checksum.hpp"
 #include "io/checkpoint_directory.hpp"
 #include "io/checkpoint_format.hpp"
 #include "io/hdf5_objects.hpp"
 #include "io/raw_data_file.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 #ifndef TESSERA_VERSION
 #define TESSERA_VERSION "unknown"

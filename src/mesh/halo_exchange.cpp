@@ -58,8 +58,8 @@ HaloExchange::HaloExchange(const HaloPlan& plan, int nvars, Comm& comm, Exec& ex
     for (const HaloMessage& m : side->messages) {
       if (m.cells * nvars > INT_MAX) {
         throw std::invalid_argument(
-            fmt::format("{}: a message of {} doubles exceeds what one MPI message may carry; use "
-                        "--send-faces or --max-comm-tasks",
+            fmt::format("{}: a message of {} doubles exceeds what one MPI message may carry; set "
+                        "HaloOptions::send_faces or HaloOptions::max_comm_tasks",
                         name, m.cells * nvars));
       }
     }

@@ -57,7 +57,7 @@ Box staged_region(const BlockLayout& layout, const MeshBlock& block, Direction d
 
 HaloPlan::HaloPlan(const UniformMesh& mesh, HaloOptions options) : mesh_(&mesh), options_(options) {
   if (options.max_comm_tasks < 0) {
-    throw std::invalid_argument("--max-comm-tasks must be >= 0, got " +
+    throw std::invalid_argument("halo plan: HaloOptions::max_comm_tasks must be >= 0, got " +
                                 std::to_string(options.max_comm_tasks));
   }
   if (options.staged && (options.shape != HaloShape::full || !options.copy_local)) {

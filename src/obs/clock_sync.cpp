@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "comm/check_mpi.hpp"
-#include "obs/monotonic_clock.hpp"
+#include "tessera/base/check_mpi.hpp"
+#include "tessera/base/monotonic_clock.hpp"
 
 namespace tessera::obs {
 
@@ -35,13 +35,13 @@ std::int64_t measure_offset_to_root(MPI_Comm comm, int rounds) {
     for (int peer = 1; peer < size; ++peer) {
       for (ClockSample& s : samples) {
         const char ping = 0;
-        s.sent_ns = monotonic_ns();
+        s.sent_ns = base::monotonic_ns();
         ::tessera::detail::check_mpi(MPI_Send(&ping, 1, MPI_CHAR, peer, kPingTag, sync),
                                      "MPI_Send");
         ::tessera::detail::check_mpi(
             MPI_Recv(&s.remote_ns, 1, MPI_INT64_T, peer, kPingTag, sync, MPI_STATUS_IGNORE),
             "MPI_Recv");
-        s.received_ns = monotonic_ns();
+        s.received_ns = base::monotonic_ns();
       }
       const std::int64_t offset = estimate_offset(samples);
       ::tessera::detail::check_mpi(MPI_Send(&offset, 1, MPI_INT64_T, peer, kOffsetTag, sync),
@@ -52,7 +52,7 @@ std::int64_t measure_offset_to_root(MPI_Comm comm, int rounds) {
       char ping = 0;
       ::tessera::detail::check_mpi(
           MPI_Recv(&ping, 1, MPI_CHAR, 0, kPingTag, sync, MPI_STATUS_IGNORE), "MPI_Recv");
-      const std::int64_t now = monotonic_ns();
+      const std::int64_t now = base::monotonic_ns();
       ::tessera::detail::check_mpi(MPI_Send(&now, 1, MPI_INT64_T, 0, kPingTag, sync), "MPI_Send");
     }
     ::tessera::detail::check_mpi(

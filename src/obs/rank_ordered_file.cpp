@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "comm/check_mpi.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 namespace tessera::obs {
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "comm/check_mpi.hpp"
-#include "obs/chunked_buffer.hpp"
-#include "obs/intervals.hpp"
-#include "obs/task_time_table.hpp"
-#include "obs/tick_clock.hpp"
-#include "obs/worker_index_check.hpp"
+#include "record/chunked_buffer.hpp"
+#include "record/intervals.hpp"
+#include "record/task_time_table.hpp"
+#include "record/worker_index_check.hpp"
+#include "tessera/base/check_mpi.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 namespace tessera {
 
@@ -84,7 +84,7 @@ struct RankSums {
 
 struct RunStats::Impl {
   /// One per worker, on its own cache lines: written only by that worker. Times are
-  /// ticks (obs::fast_ticks), converted to nanoseconds in collect().
+  /// ticks (base::fast_ticks), converted to nanoseconds in collect().
   struct alignas(64) WorkerState {
     obs::TaskTimeTable names;
     obs::ChunkedBuffer<obs::Interval> spans;  // busy periods, for the overlap fraction
@@ -117,7 +117,7 @@ struct RunStats::Impl {
   StatsDetail detail;
   std::vector<std::unique_ptr<WorkerState>> workers;
   // Main thread only.
-  obs::TickReference reference = obs::TickReference::now();
+  base::TickReference reference = base::TickReference::now();
   // Completed operations, ticks. One overlapping the last entry is folded into it (the
   // overlap fraction needs only their union): memory grows with gaps in communication,
   // not with messages, and a fine-grained run takes no page fault per message.
@@ -147,12 +147,12 @@ StatsDetail RunStats::detail() const {
 }
 
 void RunStats::start() {
-  impl_->start_ticks = obs::fast_ticks();
+  impl_->start_ticks = base::fast_ticks();
   impl_->stop_ticks = -1;
 }
 
 void RunStats::stop() {
-  impl_->stop_ticks = obs::fast_ticks();
+  impl_->stop_ticks = base::fast_ticks();
 }
 
 void RunStats::on_submit(const TaskInfo&) {}
@@ -160,11 +160,11 @@ void RunStats::on_submit(const TaskInfo&) {}
 void RunStats::on_ready(const TaskInfo&, int) {}
 
 void RunStats::on_begin(const TaskInfo&, int worker) {
-  begin_at(worker, obs::fast_ticks());
+  begin_at(worker, base::fast_ticks());
 }
 
 void RunStats::on_end(const TaskInfo& task, int worker) {
-  end_at(task.name, worker, obs::fast_ticks());
+  end_at(task.name, worker, base::fast_ticks());
 }
 
 void RunStats::begin_at(int worker, std::int64_t ticks) {
@@ -230,8 +230,8 @@ nlohmann::json RunStats::collect(MPI_Comm comm) const {
   }
   // Intervals stay in ticks; lengths are converted once they are summed.
   const std::int64_t lo = s.start_ticks;
-  const std::int64_t hi = s.stop_ticks >= 0 ? s.stop_ticks : obs::fast_ticks();
-  const obs::TickCalibration clock(s.reference);
+  const std::int64_t hi = s.stop_ticks >= 0 ? s.stop_ticks : base::fast_ticks();
+  const base::TickCalibration clock(s.reference);
   const std::int64_t wall_ns = clock.duration_ns(std::max<std::int64_t>(hi - lo, 0));
   int rank = 0;
   ::tessera::detail::check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");

@@ -11,17 +11,17 @@
 #include <unordered_map>
 #include <vector>
 
-#include "comm/check_mpi.hpp"
 #include "obs/clock_sync.hpp"
-#include "obs/intervals.hpp"
-#include "obs/message_pairing.hpp"
-#include "obs/monotonic_clock.hpp"
 #include "obs/rank_ordered_file.hpp"
-#include "obs/task_event_text.hpp"
-#include "obs/task_records.hpp"
-#include "obs/tick_clock.hpp"
-#include "obs/trace_format.hpp"
-#include "obs/worker_index_check.hpp"
+#include "record/intervals.hpp"
+#include "record/message_pairing.hpp"
+#include "record/task_event_text.hpp"
+#include "record/task_records.hpp"
+#include "record/trace_format.hpp"
+#include "record/worker_index_check.hpp"
+#include "tessera/base/check_mpi.hpp"
+#include "tessera/base/monotonic_clock.hpp"
+#include "tessera/base/tick_clock.hpp"
 #include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
@@ -191,7 +191,7 @@ struct TraceRecorder::Impl {
   }
 
   /// This rank's stamps on the common time line: ns of rank 0's clock since origin.
-  obs::TraceTimeLine time_line(const obs::TickCalibration& clock) const {
+  obs::TraceTimeLine time_line(const base::TickCalibration& clock) const {
     return obs::TraceTimeLine(clock, clock_offset_ns + origin_ns);
   }
 
@@ -204,7 +204,7 @@ struct TraceRecorder::Impl {
   int size = 1;
   std::int64_t clock_offset_ns = 0;  // this rank's clock minus rank 0's
   std::int64_t origin_ns = 0;        // rank 0's clock when recording started
-  obs::TickReference reference = obs::TickReference::now();
+  base::TickReference reference = base::TickReference::now();
   std::vector<std::unique_ptr<WorkerLog>> workers;
   // Main thread only.
   EventBuffer<std::uint64_t> submits;  // packed records, see submit_words
@@ -218,7 +218,7 @@ struct TraceRecorder::Impl {
 TraceRecorder::TraceRecorder(int threads, MPI_Comm comm, RunStats* stats)
     : impl_(std::make_unique<Impl>(threads, stats)) {
   Impl& s = *impl_;
-  const std::int64_t local_start = obs::monotonic_ns();
+  const std::int64_t local_start = base::monotonic_ns();
   ::tessera::detail::check_mpi(MPI_Comm_rank(comm, &s.rank), "MPI_Comm_rank");
   ::tessera::detail::check_mpi(MPI_Comm_size(comm, &s.size), "MPI_Comm_size");
   s.clock_offset_ns = obs::measure_offset_to_root(comm);
@@ -251,12 +251,12 @@ void TraceRecorder::on_submit(const TaskInfo& task) {
 
 void TraceRecorder::on_ready(const TaskInfo& task, int worker) {
   obs::check_worker_index("TraceRecorder", worker, impl_->threads);
-  impl_->workers[worker]->ready.push_back(ReadyMark{task.id, obs::fast_ticks()});
+  impl_->workers[worker]->ready.push_back(ReadyMark{task.id, base::fast_ticks()});
 }
 
 void TraceRecorder::on_begin(const TaskInfo& task, int worker) {
   obs::check_worker_index("TraceRecorder", worker, impl_->threads);
-  const std::int64_t begin = obs::ordered_ticks();
+  const std::int64_t begin = base::ordered_ticks();
   Impl::WorkerLog& w = *impl_->workers[worker];
   w.running = task.id;
   w.begin_ticks = begin;
@@ -268,7 +268,7 @@ void TraceRecorder::on_end(const TaskInfo& task, int worker) {
   // Unordered is enough here: the counter is read before this call returns, hence
   // before the completion that releases successors becomes visible to them, and their
   // begin stamps are ordered after seeing it.
-  const std::int64_t end = obs::fast_ticks();
+  const std::int64_t end = base::fast_ticks();
   Impl::WorkerLog& w = *impl_->workers[worker];
   w.spans.push_back(TaskSpan{task.id, task.name, w.begin_ticks, end});
   w.running = 0;
@@ -280,14 +280,14 @@ void TraceRecorder::on_post(const CommEvent& event) {
   // MPI is posted by the main thread (worker 0), usually from a communication task's body.
   s.open_comm[event.id] = s.comm.size();
   s.comm.push_back(CommRecord{event.kind, event.peer, event.tag, event.bytes, event.id, event.name,
-                              s.workers[0]->running, obs::ordered_ticks(), -1});
+                              s.workers[0]->running, base::ordered_ticks(), -1});
 }
 
 void TraceRecorder::on_complete(const CommEvent& event) {
   Impl& s = *impl_;
   const auto it = s.open_comm.find(event.id);
   if (it == s.open_comm.end()) return;  // posted before this recorder was attached
-  s.comm[it->second].complete_ticks = obs::ordered_ticks();
+  s.comm[it->second].complete_ticks = base::ordered_ticks();
   s.open_comm.erase(it);
 }
 
@@ -362,8 +362,8 @@ void TraceRecorder::Impl::format_comm(fmt::memory_buffer& out, obs::TraceTimeLin
 
 void TraceRecorder::write(const std::string& path, MPI_Comm comm, Runtime* formatters) const {
   const Impl& s = *impl_;
-  const std::int64_t write_ticks = obs::ordered_ticks();
-  const obs::TickCalibration clock(s.reference);
+  const std::int64_t write_ticks = base::ordered_ticks();
+  const base::TickCalibration clock(s.reference);
   MPI_Comm out_comm = MPI_COMM_NULL;
   ::tessera::detail::check_mpi(MPI_Comm_dup(comm, &out_comm), "MPI_Comm_dup");
   struct CommFree {
@@ -473,7 +473,7 @@ void TraceRecorder::write(const std::string& path, MPI_Comm comm, Runtime* forma
                    "\n],\n\"tessera\":{{\"ranks\":{},\"clock\":\"{}\","
                    "\"threads\":[{}],"
                    "\"tasks_submitted\":[{}],\"clock_offset_ns\":[{}],\"lane_ns\":[{}]}}}}\n",
-                   size, obs::ticks_are_tsc() ? "tsc" : "steady",
+                   size, base::ticks_are_tsc() ? "tsc" : "steady",
                    column([](const RankSummary& r) { return r.threads; }),
                    column([](const RankSummary& r) { return r.tasks_submitted; }),
                    column([](const RankSummary& r) { return r.clock_offset_ns; }),

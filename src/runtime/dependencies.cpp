@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "obs/tick_clock.hpp"
 #include "runtime/run_at_submission.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 namespace tessera::detail {
 
@@ -39,9 +39,9 @@ void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const
       observer_->on_counted(name, 0);
       return;
     }
-    const std::int64_t begin_ticks = obs::fast_ticks();
+    const std::int64_t begin_ticks = base::fast_ticks();
     run_body(name, attributes, invoke, body);
-    observer_->on_executed(name, 0, begin_ticks, obs::fast_ticks());
+    observer_->on_executed(name, 0, begin_ticks, base::fast_ticks());
     return;
   }
   AccessInfo infos[kMaxDescribedAccesses];
@@ -53,10 +53,10 @@ void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const
   if (observe_ & kObserveSubmit) observer_->on_submit(info);
   if (observe_ & kObserveReady) observer_->on_ready(info, 0);
   if (observe_ & kObserveBegin) observer_->on_begin(info, 0);
-  const std::int64_t begin_ticks = (observe_ & kObserveExecuted) ? obs::fast_ticks() : 0;
+  const std::int64_t begin_ticks = (observe_ & kObserveExecuted) ? base::fast_ticks() : 0;
   run_body(name, attributes, invoke, body);
   if (observe_ & kObserveExecuted) {
-    observer_->on_executed(name, 0, begin_ticks, obs::fast_ticks());
+    observer_->on_executed(name, 0, begin_ticks, base::fast_ticks());
   } else if (observe_ & kObserveCounted) {
     observer_->on_counted(name, 0);
   }

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "obs/tick_clock.hpp"
 #include "runtime/wait_until.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 namespace tessera::detail {
 
@@ -51,7 +51,7 @@ Scheduler::Scheduler(const RuntimeOptions& options) : options_(options) {
   if (options_.wait_policy == WaitPolicy::environment) {
     options_.wait_policy = wait_policy_from_environment();
   }
-  compute_model_ = ComputeModel::from_environment();
+  if (options_.compute_hook) compute_model_ = options_.compute_hook();
   // More threads than cores: a spinning thread would keep the one with work off its core
   // (OpenMPI likewise yields when oversubscribed). The process's own threads count against
   // the cores its affinity mask allows (mpirun binds ranks to one core by default).
@@ -310,7 +310,7 @@ void Scheduler::execute_body(Task* task, Worker& self, bool straight_after) {
   // schedules, so the end of the one before serves as this one's begin.
   std::int64_t begin_ticks = 0;
   if (observe_ & kObserveExecuted) {
-    begin_ticks = straight_after && self.stamp_ticks != 0 ? self.stamp_ticks : obs::fast_ticks();
+    begin_ticks = straight_after && self.stamp_ticks != 0 ? self.stamp_ticks : base::fast_ticks();
   }
   TaskContext ctx(task, self.index, begin_ticks);
   // After a failure, bodies are skipped so the error surfaces quickly, except those of
@@ -332,7 +332,7 @@ void Scheduler::execute_body(Task* task, Worker& self, bool straight_after) {
   }
   if (!task->replay) task->body.reset();
   if (observe_ & kObserveExecuted) {
-    self.stamp_ticks = obs::fast_ticks();
+    self.stamp_ticks = base::fast_ticks();
     observer_->on_executed(task->name, self.index, begin_ticks, self.stamp_ticks);
   } else if (observe_ & kObserveCounted) {
     observer_->on_counted(task->name, self.index);

@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/compute_model.hpp"
 #include "runtime/owned_counter.hpp"
 #include "runtime/recorded_graph.hpp"
 #include "runtime/task.hpp"
@@ -274,7 +273,7 @@ class Scheduler {
 
   RuntimeOptions options_;
   // TESSERA_COMPUTE_CALIBRATE / TESSERA_COMPUTE_MODEL, or none (bodies timed as they run).
-  std::unique_ptr<ComputeModel> compute_model_;
+  std::unique_ptr<ComputeHook> compute_model_;
   bool single_thread_ = false;  // one thread: no thieves, no contention
   std::thread::id main_thread_;
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -6,15 +6,20 @@
 #include <thread>
 #include <utility>
 
-#include "obs/tick_clock.hpp"
-#include "runtime/compute_model.hpp"
 #include "runtime/scheduler.hpp"
+#include "tessera/base/tick_clock.hpp"
+#include "tessera/runtime/compute_hook.hpp"
 
 namespace tessera::detail {
 
-/// One round of an idle spin: tells the core this is a busy-wait.
+/// One round of an idle spin: tells the core this is a busy-wait (x86 `pause`, Arm `yield`;
+/// other targets spin without a hint).
 inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield" ::: "memory");
+#endif
 }
 
 template <class Pred>
@@ -22,7 +27,7 @@ void Scheduler::wait_until(Pred done) {
   // The caller may make MPI calls of its own next (a clock read, a blocking collective):
   // they happen once the work charged during the wait is done (modelled compute).
   struct FlushCharges {
-    ~FlushCharges() { ComputeModel::flush_charges(); }
+    ~FlushCharges() { flush_compute_charges(); }
   } flush_charges;
   Worker& self = *main_;
   std::uint64_t last_progress = ~std::uint64_t{0};
@@ -37,7 +42,7 @@ void Scheduler::wait_until(Pred done) {
   std::int64_t handled_from = 0;
   auto end_idle = [&] {
     if (idle) {
-      engine_->idle_wait((handled_from != 0 ? handled_from : obs::fast_ticks()) - idle_since);
+      engine_->idle_wait((handled_from != 0 ? handled_from : base::fast_ticks()) - idle_since);
       idle = false;
     }
   };
@@ -90,7 +95,7 @@ void Scheduler::wait_until(Pred done) {
     set_looking(self, true);
     if (lane.in_flight && !idle) {
       idle = true;
-      idle_since = obs::fast_ticks();
+      idle_since = base::fast_ticks();
     } else if (!lane.in_flight) {
       end_idle();
     }

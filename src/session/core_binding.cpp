@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "comm/check_mpi.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 namespace tessera::detail {
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "comm/check_mpi.hpp"
+#include "tessera/base/check_mpi.hpp"
 
 namespace tessera {
 

@@ -13,8 +13,9 @@
 #include <string_view>
 #include <thread>
 
-#include "comm/check_mpi.hpp"
 #include "session/core_binding.hpp"
+#include "tessera/base/check_mpi.hpp"
+#include "tessera/comm/compute_model.hpp"
 #include "tessera/obs/run_stats.hpp"
 #include "tessera/obs/trace_recorder.hpp"
 #include "tessera/option_registry.hpp"
@@ -321,6 +322,7 @@ void Session::start() {
     std::this_thread::sleep_for(std::chrono::seconds(2));
     MPI_Abort(MPI_COMM_WORLD, 3);
   };
+  ro.compute_hook = &compute_model_from_environment;
   runtime_ = std::make_unique<Runtime>(std::move(ro));
   comm_ = std::make_unique<Comm>(*runtime_, MPI_COMM_WORLD,
                                  options_.intranode == "mpi" ? Intranode::mpi : Intranode::rings);
@@ -482,23 +484,6 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   }
   if (trace_ && rank_ == 0) say("trace written to {}", options_.trace);
   return report;
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
-    out << text;
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write '{}'", tmp));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp);
-    throw std::runtime_error(
-        fmt::format("cannot rename '{}' to '{}': {}", tmp, path, ec.message()));
-  }
 }
 
 int run_guarded(const std::function<int()>& body) {

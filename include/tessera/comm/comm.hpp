@@ -58,7 +58,7 @@ struct CommEvent {
   std::size_t bytes;
   std::uint64_t id;  ///< per-rank operation counter
   const char* name;  ///< name of the task that posted it
-  /// When it was posted, in obs::fast_ticks units (see Observer::on_executed): observers
+  /// When it was posted, in base::fast_ticks units (see Observer::on_executed): observers
   /// time the request from it without a clock read or lookup of their own. A post from
   /// a task body carries the body's start stamp when the runtime took one.
   std::int64_t posted_ticks;
@@ -80,7 +80,7 @@ class CommObserver {
   virtual void on_post(const CommEvent& event) = 0;
   virtual void on_complete(const CommEvent& event) = 0;
   /// Time the main thread spent completing finished requests in the lane, per call, in
-  /// cycle-counter ticks (obs::fast_ticks units: cheap enough to read per completion).
+  /// cycle-counter ticks (base::fast_ticks units: cheap enough to read per completion).
   /// Polls that find nothing finished are waiting, not lane time.
   virtual void on_lane_time(std::int64_t ticks) = 0;
 };

@@ -57,7 +57,7 @@ class RunStats : public Observer, public CommObserver {
   void on_begin(const TaskInfo& task, int worker) override;
   void on_end(const TaskInfo& task, int worker) override;
   /// on_begin / on_end with a time stamp the caller already read from the obs tick clock
-  /// (obs::fast_ticks, see Observer::on_executed; same contract otherwise): TraceRecorder forwards
+  /// (base::fast_ticks, see Observer::on_executed; same contract otherwise): TraceRecorder forwards
   /// its own stamps here, so a traced task is stamped once for both observers.
   void begin_at(int worker, std::int64_t ticks);
   void end_at(const char* task_name, int worker, std::int64_t ticks);

@@ -70,7 +70,7 @@ class Observer {
   /// The task's body returned (its completion may still wait for bound requests).
   virtual void on_end(const TaskInfo& task, int worker) = 0;
   /// The body of task `name` ran on `worker` from `begin_ticks` to `end_ticks`, stamped by
-  /// the runtime with obs::fast_ticks, the library's cheap task clock (time-stamp-counter
+  /// the runtime with base::fast_ticks, the library's cheap task clock (time-stamp-counter
   /// cycles where the counter is invariant across CPUs, else steady-clock nanoseconds; only
   /// differences are meaningful, converted by the library's observers). Only with kObserveExecuted:
   /// one call and no TaskInfo per task, where on_begin + on_end cost two of each. When the

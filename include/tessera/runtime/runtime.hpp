@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/runtime/compute_hook.hpp"
 #include "tessera/runtime/detail/batch_body.hpp"
 #include "tessera/runtime/detail/task_body.hpp"
 #include "tessera/runtime/handle.hpp"
@@ -98,6 +99,10 @@ struct RuntimeOptions {
   WaitPolicy wait_policy = WaitPolicy::environment;
   /// How Runtime::replay spreads tasks over the threads.
   ReplaySchedule replay_schedule = ReplaySchedule::fixed;
+  /// Makes the hook that times or models task bodies (compute_hook.hpp), called once when
+  /// the runtime starts; nullptr = bodies are measured as they run. Session passes the comm
+  /// layer's compute_model_from_environment.
+  ComputeHookFactory compute_hook = nullptr;
 };
 
 /// Per-task options at submission. Implicitly constructible from a Priority.
@@ -155,7 +160,7 @@ class TaskContext {
       : task_(task), worker_(worker), begin_ticks_(begin_ticks) {}
   /// 0-based index of the executing thread (0 = main thread).
   int worker() const { return worker_; }
-  /// When the body started, in obs::fast_ticks units (see Observer::on_executed), if an
+  /// When the body started, in base::fast_ticks units (see Observer::on_executed), if an
   /// observer had the runtime stamp task bodies; 0 otherwise. Lets the communication
   /// layer stamp the operations a body posts without reading the clock again.
   std::int64_t begin_ticks() const { return begin_ticks_; }
@@ -185,7 +190,7 @@ class TaskContext {
 /// What one ProgressEngine::progress() call did.
 struct LaneProgress {
   bool in_flight = false;  ///< operations remain in flight
-  /// When the call's handling of finished operations began and ended, in obs::fast_ticks
+  /// When the call's handling of finished operations began and ended, in base::fast_ticks
   /// units; both 0 if it handled none or times nothing. The main thread's wait for them
   /// ended at `handled_from`; a task it runs straight after begins at `handled_to`.
   std::int64_t handled_from = 0;
@@ -209,7 +214,7 @@ class ProgressEngine {
   virtual void describe(std::ostream& out) const = 0;
   /// Told how long the main thread just spent polling with operations in flight and no
   /// task to run (time lost to waiting on communication), in cycle-counter ticks
-  /// (obs::fast_ticks units: reading them is cheap enough for every idle stretch).
+  /// (base::fast_ticks units: reading them is cheap enough for every idle stretch).
   virtual void idle_wait(std::int64_t ticks) { (void)ticks; }
 };
 

@@ -7,7 +7,7 @@
 
 #include "tessera/amr/forest.hpp"
 #include "tessera/amr/marking.hpp"
-#include "tessera/amr/objects.hpp"
+#include "miniamr/objects.hpp"
 
 namespace tessera {
 namespace {

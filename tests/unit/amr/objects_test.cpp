@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "tessera/amr/objects.hpp"
+#include "miniamr/objects.hpp"
 
 namespace tessera {
 namespace {

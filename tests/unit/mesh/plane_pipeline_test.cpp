@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "tessera/mesh/block_layout.hpp"
-#include "tessera/mesh/plane_pipeline.hpp"
+#include "jacobi7/plane_pipeline.hpp"
 
 namespace tessera {
 namespace {

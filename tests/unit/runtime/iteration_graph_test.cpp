@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "obs/tick_clock.hpp"
+#include "tessera/base/tick_clock.hpp"
 #include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
@@ -1153,11 +1153,11 @@ class CompletingLane : public ProgressEngine {
   explicit CompletingLane(Runtime& rt) : rt_(rt) {}
   LaneProgress progress() override {
     if (!held) return {};
-    LaneProgress lane{false, obs::fast_ticks(), 0};
+    LaneProgress lane{false, base::fast_ticks(), 0};
     rt_.complete(std::move(*held));
     held.reset();
     ++completions_;
-    lane.handled_to = obs::fast_ticks();
+    lane.handled_to = base::fast_ticks();
     handled_to.push_back(lane.handled_to);
     return lane;
   }

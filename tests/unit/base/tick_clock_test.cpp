@@ -1,5 +1,5 @@
 // Tick timestamps and their conversion to steady-clock nanoseconds.
-#include "obs/tick_clock.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace tessera::obs {
+namespace tessera::base {
 namespace {
 
 TEST(TickClock, TicksNeverGoBackwardsOnOneThread) {
@@ -66,4 +66,4 @@ TEST(TickCalibration, DurationsAreDifferencesOfConvertedTimes) {
 }
 
 }  // namespace
-}  // namespace tessera::obs
+}  // namespace tessera::base

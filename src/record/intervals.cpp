@@ -1,4 +1,4 @@
-#include "obs/intervals.hpp"
+#include "record/intervals.hpp"
 
 #include <algorithm>
 #include <functional>

@@ -1,6 +1,6 @@
 // Interval arithmetic behind the overlap fraction and the MPI trace lanes, checked
 // against brute force on a nanosecond grid.
-#include "obs/intervals.hpp"
+#include "record/intervals.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "obs/task_time_table.hpp"
+#include "record/task_time_table.hpp"
 
 #include <bit>
 

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "obs/task_records.hpp"
+#include "record/task_records.hpp"
 
 namespace tessera::obs {
 

@@ -6,7 +6,7 @@
 // distances; keep each operation separately rounded like the reference build does.
 #pragma GCC optimize("fp-contract=off")
 
-#include "tessera/amr/objects.hpp"
+#include "objects.hpp"
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Refinement objects of miniAMR (layer `amr`): moving, growing shapes whose surface or
+// Refinement objects of miniAMR (app code, apps/miniamr): moving, growing shapes whose surface or
 // volume decides where the mesh is refined. The intersection test reproduces the
 // reference miniAMR's arithmetic and comparisons exactly, including its known quirks
 // (see docs/apps/miniamr.md), because block counts must match the reference.

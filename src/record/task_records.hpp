@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "obs/chunked_buffer.hpp"
-#include "obs/tick_clock.hpp"
+#include "record/chunked_buffer.hpp"
+#include "tessera/base/tick_clock.hpp"
 #include "tessera/runtime/handle.hpp"
 
 namespace tessera::obs {
@@ -20,7 +20,7 @@ struct TaskSpan {
   std::int64_t end_ticks;
 };
 
-/// When a task became ready (all predecessors completed). Stamped with fast_ticks: it
+/// When a task became ready (all predecessors completed). Stamped with base::fast_ticks: it
 /// is taken before the task is queued, so it still precedes the ordered begin stamp.
 struct ReadyMark {
   std::uint64_t id;
@@ -62,12 +62,12 @@ inline std::size_t record_words(std::uint64_t counts) {
 class TraceTimeLine {
  public:
   /// `shift_ns`: this rank's clock offset to rank 0 plus the recording origin.
-  TraceTimeLine(const TickCalibration& clock, std::int64_t shift_ns)
+  TraceTimeLine(const base::TickCalibration& clock, std::int64_t shift_ns)
       : clock_(clock), shift_ns_(shift_ns) {}
   std::int64_t ns(std::int64_t ticks) const { return clock_.to_ns(ticks) - shift_ns_; }
 
  private:
-  const TickCalibration& clock_;
+  const base::TickCalibration& clock_;
   std::int64_t shift_ns_;
 };
 

@@ -12,9 +12,9 @@
 #include <x86intrin.h>
 #endif
 
-#include "obs/monotonic_clock.hpp"
+#include "tessera/base/monotonic_clock.hpp"
 
-namespace tessera::obs {
+namespace tessera::base {
 
 /// True when ticks are time-stamp-counter cycles rather than nanoseconds (decided once
 /// per process from /sys/devices/system/clocksource/clocksource0/current_clocksource
@@ -72,4 +72,4 @@ class TickCalibration {
   double ns_per_tick_ = 1.0;
 };
 
-}  // namespace tessera::obs
+}  // namespace tessera::base

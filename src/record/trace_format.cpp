@@ -1,4 +1,4 @@
-#include "obs/trace_format.hpp"
+#include "record/trace_format.hpp"
 
 namespace tessera::obs {
 

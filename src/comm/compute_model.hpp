@@ -5,6 +5,8 @@
 // it runs, so its kernels run slower than on a node whose ranks own their cores. Bodies
 // that state their work (TaskAttributes::work) can instead be timed on a warm 1-rank run
 // (calibration) and, in a simulation, charged from that table; they still run for real.
+// The runtime sees this model only through its ComputeHook interface
+// (tessera/runtime/compute_hook.hpp): it needs MPI and SimGrid, which the runtime does not.
 
 #include <cstdint>
 #include <map>
@@ -17,9 +19,12 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/comm/compute_model.hpp"
+#include "tessera/runtime/compute_hook.hpp"
+
 namespace tessera::detail {
 
-class ComputeModel {
+class ComputeModel final : public ComputeHook {
  public:
   /// From the environment: TESSERA_COMPUTE_CALIBRATE=FILE records the thread CPU time of
   /// every body with work > 0 on world rank 0 and writes its 10th percentile per (task name,
@@ -28,33 +33,29 @@ class ComputeModel {
   /// charges those bodies from such a file. nullptr when neither is set; a bad value throws
   /// std::invalid_argument naming the variable.
   static std::unique_ptr<ComputeModel> from_environment();
-  ~ComputeModel();
+  ~ComputeModel() override;
 
   /// Runs invoke(body): timed for the calibration, or charged from it (a body whose name the
   /// calibration lacks is timed as usual, and counted; a variant it lacks is charged as the
   /// name's lowest calibrated variant).
   void run(const char* name, std::int64_t work, std::int32_t variant, void (*invoke)(void*),
-           void* body);
+           void* body) override;
 
   /// For Runtime::compute_timing: "calibrating FILE" or "modelled from FILE (N bodies
   /// charged, M timed)" (", overheads charged" with TESSERA_COMPUTE_OVERHEADS=1).
-  std::string description() const;
-
-  /// The compute model of this process (of this simulated rank: SMPI gives each rank its
-  /// own globals), or nullptr: the hooks of the runtime's and the MPI calls' own work.
-  static ComputeModel* active() { return active_; }
+  std::string description() const override;
 
   /// Waits out the charges deferred since the last call in one simulated sleep (SMPI
   /// builds; nothing otherwise). While SMPI's own timing is off (smpi/simulate-computation
   /// :no, the calibrated and bound timings) charges are summed instead of executed one by
-  /// one: only MPI calls (and clock reads, obs::deferred_compute_seconds) observe a rank's
+  /// one: only MPI calls (and clock reads, base::deferred_compute_seconds) observe a rank's
   /// time, and SimGrid 3.32 pays per execution a walk of the actor's list of activities,
   /// which grows with every request completed by a test (docs/scaling-sim.md, "Cost").
-  /// Call on the MPI thread before every MPI call that can see simulated time, and before
-  /// the runtime returns to code that may make one.
-  static void flush_charges() {
+  /// Called (detail::flush_compute_charges) on the MPI thread before every MPI call that can
+  /// see simulated time, and before the runtime returns to code that may make one.
+  void flush_charges() override {
 #ifdef TESSERA_SMPI
-    if (active_ && active_->defer_) active_->flush();
+    if (defer_) flush();
 #endif
   }
 
@@ -64,12 +65,8 @@ class ComputeModel {
   /// per event from it. begin_overhead() starts one (a token for end_overhead);
   /// end_overhead(name, token) records it (calibrating, less the bodies and overheads timed
   /// inside it) or charges its calibrated time (modelled). OverheadScope wraps the pair.
-  struct OverheadToken {
-    double start = 0;  // calibrating: the clock at the start
-    double inner = 0;  // calibrating: what this thread had timed by then
-  };
-  OverheadToken begin_overhead() const;
-  void end_overhead(const char* name, const OverheadToken& token);
+  OverheadToken begin_overhead() const override;
+  void end_overhead(const char* name, const OverheadToken& token) override;
 
  private:
   enum class Mode { calibrate, model };
@@ -86,8 +83,6 @@ class ComputeModel {
   void flush();
   void record(const char* name, std::int32_t variant, std::int64_t work,
               double seconds);  // locked
-
-  static ComputeModel* active_;
 
   Mode mode_;
   std::string file_;
@@ -109,26 +104,6 @@ class ComputeModel {
   std::uint64_t overheads_charged_ = 0;
   // Bodies run on every worker thread: the tables and counts are shared.
   mutable std::mutex mutex_;
-};
-
-/// A scope timed (calibrating) or charged (modelled, with overheads) as one overhead of
-/// the active compute model; nothing without one. drop(): the scope was waiting, not work.
-class OverheadScope {
- public:
-  explicit OverheadScope(const char* name) : model_(ComputeModel::active()), name_(name) {
-    if (model_) token_ = model_->begin_overhead();
-  }
-  ~OverheadScope() {
-    if (model_) model_->end_overhead(name_, token_);
-  }
-  OverheadScope(const OverheadScope&) = delete;
-  OverheadScope& operator=(const OverheadScope&) = delete;
-  void drop() { model_ = nullptr; }
-
- private:
-  ComputeModel* model_;
-  const char* name_;
-  ComputeModel::OverheadToken token_;
 };
 
 }  // namespace tessera::detail

@@ -1,5 +1,5 @@
 // Trace text pieces: strings stay valid JSON, timestamps keep their nanoseconds.
-#include "obs/trace_format.hpp"
+#include "record/trace_format.hpp"
 
 #include <gtest/gtest.h>
 

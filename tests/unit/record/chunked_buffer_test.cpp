@@ -1,6 +1,6 @@
 // The per-thread event buffer: appends across chunk boundaries keep order and never
 // move earlier elements.
-#include "obs/chunked_buffer.hpp"
+#include "record/chunked_buffer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Per-name task time totals keyed by the name's address.
-#include "obs/task_time_table.hpp"
+#include "record/task_time_table.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/compute_model.hpp"
+#include "comm/compute_model.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -17,7 +17,7 @@
 #include <smpi/smpi.h>
 #include <xbt/config.h>
 
-#include "obs/monotonic_clock.hpp"
+#include "tessera/base/monotonic_clock.hpp"
 #endif
 
 namespace tessera::detail {
@@ -41,8 +41,6 @@ double clock_seconds() {
 }
 
 }  // namespace
-
-ComputeModel* ComputeModel::active_ = nullptr;
 
 std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
   const char* calibrate = std::getenv(kCalibrateVariable);
@@ -103,7 +101,8 @@ std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
 }
 
 ComputeModel::ComputeModel(Mode mode, std::string file) : mode_(mode), file_(std::move(file)) {
-  active_ = this;
+  // The hook of this process while it lives: OverheadScope and flush_compute_charges use it.
+  detail::active_compute_hook = this;
   if (mode_ != Mode::calibrate) return;
   // What two reads of the clock around nothing take is subtracted from every sample, or
   // the smallest bodies and overheads would be charged more than their cost.
@@ -117,7 +116,7 @@ ComputeModel::ComputeModel(Mode mode, std::string file) : mode_(mode), file_(std
 }
 
 ComputeModel::~ComputeModel() {
-  if (active_ == this) active_ = nullptr;
+  if (detail::active_compute_hook == this) detail::active_compute_hook = nullptr;
   if (mode_ != Mode::calibrate) return;
   try {
     write();
@@ -223,7 +222,7 @@ void ComputeModel::record(const char* name, std::int32_t variant, std::int64_t w
   timed_total += seconds + clock_cost_;
 }
 
-ComputeModel::OverheadToken ComputeModel::begin_overhead() const {
+ComputeHook::OverheadToken ComputeModel::begin_overhead() const {
   if (mode_ != Mode::calibrate) return {};
   return {clock_seconds(), timed_total};
 }
@@ -249,8 +248,8 @@ void ComputeModel::end_overhead(const char* name, const OverheadToken& token) {
 void ComputeModel::charge(double seconds) {
 #ifdef TESSERA_SMPI
   if (defer_ && std::this_thread::get_id() == owner_) {
-    obs::deferred_compute_seconds.store(
-        obs::deferred_compute_seconds.load(std::memory_order_relaxed) + seconds,
+    base::deferred_compute_seconds.store(
+        base::deferred_compute_seconds.load(std::memory_order_relaxed) + seconds,
         std::memory_order_relaxed);
     return;
   }
@@ -265,9 +264,9 @@ void ComputeModel::charge(double seconds) {
 void ComputeModel::flush() {
 #ifdef TESSERA_SMPI
   if (std::this_thread::get_id() != owner_) return;
-  const double seconds = obs::deferred_compute_seconds.load(std::memory_order_relaxed);
+  const double seconds = base::deferred_compute_seconds.load(std::memory_order_relaxed);
   if (seconds <= 0) return;
-  obs::deferred_compute_seconds.store(0, std::memory_order_relaxed);
+  base::deferred_compute_seconds.store(0, std::memory_order_relaxed);
   // The rank waits out its charged work on its host's timeline. A host runs one rank and
   // nothing else computes on it (SMPI's own timing is off), so an execution of these
   // seconds would end at the same simulated time; a sleep spares SimGrid 3.32's walk of the
@@ -325,3 +324,11 @@ void ComputeModel::run(const char* name, std::int64_t work, std::int32_t variant
 }
 
 }  // namespace tessera::detail
+
+namespace tessera {
+
+std::unique_ptr<ComputeHook> compute_model_from_environment() {
+  return detail::ComputeModel::from_environment();
+}
+
+}  // namespace tessera

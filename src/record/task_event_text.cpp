@@ -1,11 +1,11 @@
-#include "obs/task_event_text.hpp"
+#include "record/task_event_text.hpp"
 
 #include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
-#include "obs/trace_format.hpp"
+#include "record/trace_format.hpp"
 
 namespace tessera::obs {
 

@@ -1,4 +1,4 @@
-#include "obs/tick_clock.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -8,7 +8,7 @@
 #include <cpuid.h>
 #endif
 
-namespace tessera::obs {
+namespace tessera::base {
 
 namespace {
 
@@ -98,4 +98,4 @@ std::int64_t TickCalibration::duration_ns(std::int64_t ticks) const {
   return static_cast<std::int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
 }
 
-}  // namespace tessera::obs
+}  // namespace tessera::base

@@ -1,4 +1,4 @@
-#include "obs/message_pairing.hpp"
+#include "record/message_pairing.hpp"
 
 #include <algorithm>
 #include <map>

@@ -20,11 +20,11 @@
 extern "C" double simgrid_get_clock();  // simgrid/engine.h, without SimGrid's headers
 #endif
 
-namespace tessera::obs {
+namespace tessera::base {
 
 #ifdef TESSERA_SMPI
 /// Simulated seconds of computation charged to this rank (modelled compute) and not yet
-/// handed to SimGrid: runtime/compute_model.cpp defers charges to the rank's next MPI call,
+/// handed to SimGrid: comm/compute_model.cpp defers charges to the rank's next MPI call,
 /// so the rank's own time is SimGrid's clock plus these. One per simulated rank (SMPI
 /// gives each rank its own copy of the program's globals); written by the MPI thread only.
 inline std::atomic<double> deferred_compute_seconds{0};
@@ -52,4 +52,4 @@ inline std::int64_t monotonic_ns() {
 #endif
 }
 
-}  // namespace tessera::obs
+}  // namespace tessera::base

@@ -1,5 +1,5 @@
 // Matching sends with receives the way MPI's non-overtaking rule does.
-#include "obs/message_pairing.hpp"
+#include "record/message_pairing.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "obs/chunked_buffer.hpp"
+#include "record/chunked_buffer.hpp"
 
 #include <sys/mman.h>
 
