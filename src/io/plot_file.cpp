@@ -22,7 +22,7 @@
 #include <system_error>
 #include <utility>
 
-#include "comm/check_mpi.hpp"
+#include "tessera/base/check_mpi.hpp"
 #include "io/hdf5_objects.hpp"
 #include "io/raw_data_file.hpp"
 
@@ -365,7 +365,7 @@ PlotFiles write_plot_file(AmrMesh& mesh, const PlotOutput& o) {
   files.description = (dir / (stem(o) + ".xmf")).string();
   files.series = (dir / (o.prefix + ".xdmf")).string();
   // Hidden, and named after the step only: every rank must open the same file.
-  const std::string tmp = (dir / ("." + stem(o) + ".h5.tmp")).string();
+  const std::string tmp = (dir / fmt::format(".{}.h5.tmp", stem(o))).string();
 
   // Rank 0 gathers the block records: for /blocks and the XML.
   constexpr int kDoubles = sizeof(BlockRecord) / sizeof(double);
