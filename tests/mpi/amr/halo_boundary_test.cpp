@@ -138,6 +138,26 @@ TEST(HaloBoundaryTest, FlatAxisOfATwoDimensionalMeshHasNoGhosts) {
   options.halo.boundary[0] = BoundaryKind::reflecting;
   options.halo.vector_axis = {-1, 0, 1, -1, -1};
   run_case(options);
+  // Along the flat z axis: the blocks store no ghost layer, and an exchange writes nothing
+  // into the one layer of cells (every interior cell keeps its own value).
+  MeshRuntime rt;
+  AmrMesh mesh(rt.comm, rt.exec, options);
+  EXPECT_EQ(mesh.layout().ghost().z, 0);
+  EXPECT_EQ(mesh.layout().cells().z, 1);
+  fill_wide(mesh);
+  for (int g = 0; g < options.shape.groups(); ++g) mesh.exchange(g);
+  rt.exec.barrier();
+  const BlockShape& s = mesh.shape();
+  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
+    const auto base = amr_test::first_cell(s, mesh.place(b));
+    EXPECT_EQ(base[2], 0);
+    for (int v = 0; v < s.num_vars; ++v)
+      for (int j = 0; j < s.cells[1]; ++j)
+        for (int i = 0; i < s.cells[0]; ++i)
+          ASSERT_EQ(mesh.data(b)[mesh.layout().index(v, i, j, 0)],
+                    cell_value(0, base[0] + i, base[1] + j, 0, v))
+              << "block " << b << " cell " << i << "," << j << " var " << v;
+  }
 }
 
 TEST(HaloBoundaryTest, ShapesOutsideTheContractAreRejected) {
