@@ -2,7 +2,8 @@
 # Installs tessera from an existing build tree into a scratch prefix, moves the prefix (the
 # package must be relocatable: no path of the build machine in its CMake files), then
 # configures, builds and runs outside C++-only projects that use find_package(tessera):
-#  - consumer/: a small runtime program and examples/03_heat1d on 2 ranks (tessera::tessera);
+#  - consumer/: a small runtime program, examples/03_heat1d and examples/06_advection_amr
+#    (the adaptive-mesh driver, with a plot file) on 2 ranks (tessera::tessera);
 #  - runtime_consumer/: the same runtime program with find_package(tessera COMPONENTS
 #    runtime), which must not search MPI, p4est, HDF5 or CLI11 nor link MPI.
 set -euo pipefail
@@ -41,3 +42,8 @@ heat="$(mpirun -np 2 --oversubscribe "$work/consumer/heat1d" --steps 100 --quiet
 echo "$heat"
 grep -q "^03_heat1d: 256 cells, 100 steps: heat " <<<"$heat"
 grep -q "03_heat1d: dataflow on 2 rank(s) x 1 thread(s): .*, checksum [0-9a-f]\{16\}$" <<<"$heat"
+amr="$(cd "$work" && mpirun -np 2 --oversubscribe "$work/consumer/advection_amr" --t-end 0.05 \
+  --output-every 1000 --output-dir "$work/plots" --quiet)"
+echo "$amr"
+grep -q "06_advection_amr: dataflow on 2 rank(s) x 1 thread(s): .*, checksum [0-9a-f]\{16\}$" <<<"$amr"
+ls "$work/plots"/06_advection_amr_*.h5 >/dev/null
