@@ -3,7 +3,7 @@
 // field and writes four callbacks (initial state, refinement wish, time step, the stage's
 // task); tessera's AmrDriver does the rest: ghosts across level jumps, flux correction,
 // 2:1-balanced adaptation and repartition, the exact time-step minimum, replay, history,
-// plot files (--plot-every), checkpoints and restart (--checkpoint-every, --restart).
+// plot files (--output-every), checkpoints and restart (--checkpoint-every, --restart).
 #include <CLI/CLI.hpp>  // Session::cli() is a CLI11 parser: add options with its API
 #include <cmath>
 #include <vector>
