@@ -22,9 +22,14 @@
 #include "tessera/comm/comm.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
+#include "shared_temp_dir.hpp"
 
 namespace tessera {
 namespace {
+
+using io_test::remove_shared;
+using io_test::shared_temp_dir;
+using io_test::world_rank;
 
 namespace fs = std::filesystem;
 
@@ -37,32 +42,10 @@ double value_of(std::int64_t block, std::size_t i, int version) {
          version;
 }
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
 int world_size() {
   int s = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
-}
-
-// A fresh directory shared by all ranks (made by rank 0, name broadcast).
-std::string shared_temp_dir() {
-  char name[256] = {};
-  if (world_rank() == 0) {
-    std::string templ = (fs::temp_directory_path() / "tessera_ckpt_XXXXXX").string();
-    std::strncpy(name, templ.c_str(), sizeof(name) - 1);
-    if (mkdtemp(name) == nullptr) name[0] = '\0';
-  }
-  MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, MPI_COMM_WORLD);
-  return name;
-}
-
-void remove_shared(const std::string& dir) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (world_rank() == 0) fs::remove_all(dir);
 }
 
 // This rank's share of the blocks when `ranks` ranks hold them.
@@ -189,7 +172,7 @@ void expect_same_on_every_rank(const std::string& message) {
 }
 
 TEST(Checkpoint, WrittenOnThisRankCountReadsBackBitwiseOnEveryRankCount) {
-  const std::string dir = shared_temp_dir();
+  const std::string dir = shared_temp_dir("tessera_ckpt_");
   {
     Writing w(2);
     CheckpointWriter writer(w.comm, CheckpointOptions{.every = 1, .dir = dir, .keep = 2});
@@ -208,7 +191,7 @@ TEST(Checkpoint, WrittenOnThisRankCountReadsBackBitwiseOnEveryRankCount) {
 // where the file system allows it; the bits read back are the same on every rank count.
 TEST(Checkpoint, RowsNotAlignedToTheDiskWrittenDirectlyReadBackBitwise) {
   constexpr std::size_t kWide = 1000;
-  const std::string dir = shared_temp_dir();
+  const std::string dir = shared_temp_dir("tessera_ckpt_");
   std::int64_t direct = 0;
   {
     Writing w(2, kWide);
@@ -239,7 +222,7 @@ TEST(Checkpoint, RowsNotAlignedToTheDiskWrittenDirectlyReadBackBitwise) {
 }
 
 TEST(Checkpoint, WriteReadsTheFieldBetweenItsLastWriterAndTheNextOne) {
-  const std::string dir = shared_temp_dir();
+  const std::string dir = shared_temp_dir("tessera_ckpt_");
   {
     Writing w(3);
     CheckpointWriter writer(w.comm, CheckpointOptions{.every = 1, .dir = dir, .keep = 2});
@@ -257,7 +240,7 @@ TEST(Checkpoint, WriteReadsTheFieldBetweenItsLastWriterAndTheNextOne) {
 // The field data goes to disk on the writer's I/O thread after the write task; the file is
 // closed and renamed by the next checkpoint's write task, or by wait().
 TEST(Checkpoint, PublishedByTheNextCheckpointOrByWait) {
-  const std::string dir = shared_temp_dir();
+  const std::string dir = shared_temp_dir("tessera_ckpt_");
   const auto exists = [&](const char* name) { return fs::exists(dir + "/" + name); };
   {
     Writing w(2);
@@ -286,7 +269,7 @@ TEST(Checkpoint, PublishedByTheNextCheckpointOrByWait) {
 }
 
 TEST(Checkpoint, KeepsTheNewestKAndLatestIsTheNewestComplete) {
-  const std::string dir = shared_temp_dir();
+  const std::string dir = shared_temp_dir("tessera_ckpt_");
   {
     Writing w(2);
     CheckpointWriter writer(w.comm, CheckpointOptions{.every = 1, .dir = dir, .keep = 2});
@@ -317,7 +300,7 @@ TEST(Checkpoint, KeepsTheNewestKAndLatestIsTheNewestComplete) {
 }
 
 TEST(Checkpoint, BadCheckpointsGiveOneErrorNamingTheFileOnEveryRank) {
-  const std::string dir = shared_temp_dir();
+  const std::string dir = shared_temp_dir("tessera_ckpt_");
   {
     Writing w(1);
     CheckpointWriter writer(w.comm, CheckpointOptions{.every = 1, .dir = dir, .keep = 5});

@@ -17,39 +17,22 @@
 #include <vector>
 
 #include "../amr/mesh_fixture.hpp"
+#include "shared_temp_dir.hpp"
 
 // A namespace of its own: the MPI tests build as unity batches (checkpoint_test.cpp has
 // helpers of the same names).
 namespace tessera::plot_file_test {
 namespace {
 
+using io_test::remove_shared;
+using io_test::shared_temp_dir;
+using io_test::world_rank;
+
 namespace fs = std::filesystem;
 using amr_test::cell_value;
 using amr_test::fill_positions;
 using amr_test::MeshRuntime;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-// A fresh directory shared by all ranks (made by rank 0, name broadcast).
-std::string shared_temp_dir() {
-  char name[256] = {};
-  if (world_rank() == 0) {
-    std::string templ = (fs::temp_directory_path() / "tessera_plot_XXXXXX").string();
-    std::strncpy(name, templ.c_str(), sizeof(name) - 1);
-    if (mkdtemp(name) == nullptr) name[0] = '\0';
-  }
-  MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, MPI_COMM_WORLD);
-  return name;
-}
-
-void remove_shared(const std::string& dir) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (world_rank() == 0) fs::remove_all(dir);
-}
 
 AmrMeshOptions two_roots() {
   AmrMeshOptions options;
@@ -84,7 +67,7 @@ TEST(PlotFile, EveryCellOfEveryBlockWhereItsGeometrySays) {
   AmrMesh mesh(rt.comm, rt.exec, two_roots());
   split_first_block(rt, mesh);
   fill_positions(mesh);
-  const std::string dir = shared_temp_dir();
+  const std::string dir = shared_temp_dir("tessera_plot_");
   PlotOutput out;
   out.dir = dir;
   out.prefix = "t";
@@ -147,7 +130,7 @@ TEST(PlotFile, FailuresThrowOnEveryRankAndLeaveNothing) {
   MeshRuntime rt;
   AmrMesh mesh(rt.comm, rt.exec, two_roots());
   fill_positions(mesh);
-  const std::string dir = shared_temp_dir();
+  const std::string dir = shared_temp_dir("tessera_plot_");
   PlotOutput out;
   out.prefix = "t";
   out.variables = {{"a", 0}};
