@@ -164,6 +164,21 @@ int draw_hold(State& s) {
   return static_cast<int>(splitmix(s.rng) % static_cast<std::uint64_t>(s.settings.max_hold + 1));
 }
 
+// One poll of something MPI has completed (a request, a probe match), kept in `holds` under
+// `key`: true while its hold, drawn at its first poll, lasts (this poll withholds it).
+template <class Holds, class Key>
+bool withheld(State& s, Holds& holds, const Key& key) {
+  auto [it, fresh] = holds.try_emplace(key, 0);
+  if (fresh) {
+    it->second = draw_hold(s);
+    if (it->second > 0) ++s.held_completions;
+  }
+  if (it->second == 0) return false;
+  --it->second;
+  ++s.held_polls;
+  return true;
+}
+
 // One poll of one request: true when it is to be reported complete now, and then it has
 // been completed in MPI (request set as PMPI_Test sets it, status filled). `*code` gets an
 // MPI error code when MPI reports one.
@@ -180,15 +195,8 @@ bool poll_one(State& s, MPI_Request* request, MPI_Status* status, int* code) {
   MPI_Status peek;
   *code = PMPI_Request_get_status(*request, &done, &peek);
   if (*code != MPI_SUCCESS || !done) return false;
-  auto [it, fresh] = s.held.try_emplace(*request, 0);
-  if (fresh) it->second = draw_hold(s);
-  if (it->second > 0) {
-    --it->second;
-    ++s.held_polls;
-    if (fresh) ++s.held_completions;
-    return false;
-  }
-  s.held.erase(it);
+  if (withheld(s, s.held, *request)) return false;
+  s.held.erase(*request);
   int flag = 0;
   *code = PMPI_Test(request, &flag, status);
   if (*code != MPI_SUCCESS) return false;
@@ -258,16 +266,7 @@ int test_all(State& s, int count, MPI_Request requests[], int* flag, MPI_Status 
       all = false;
       continue;
     }
-    auto [it, fresh] = s.held.try_emplace(requests[i], 0);
-    if (fresh) {
-      it->second = draw_hold(s);
-      if (it->second > 0) ++s.held_completions;
-    }
-    if (it->second > 0) {
-      --it->second;
-      ++s.held_polls;
-      all = false;
-    }
+    if (withheld(s, s.held, requests[i])) all = false;
   }
   if (!all) return MPI_SUCCESS;
   for (int i = 0; i < count; ++i) {
@@ -282,17 +281,8 @@ int test_all(State& s, int count, MPI_Request requests[], int* flag, MPI_Status 
 // Iprobe's hold: true when the match (source and tag in `status`) is to be reported now.
 bool release_probe(State& s, MPI_Comm comm, const MPI_Status& status) {
   const ProbeKey key{comm, status.MPI_SOURCE, status.MPI_TAG};
-  auto [it, fresh] = s.probes.try_emplace(key, 0);
-  if (fresh) {
-    it->second = draw_hold(s);
-    if (it->second > 0) ++s.held_completions;
-  }
-  if (it->second > 0) {
-    --it->second;
-    ++s.held_polls;
-    return false;
-  }
-  s.probes.erase(it);
+  if (withheld(s, s.probes, key)) return false;
+  s.probes.erase(key);
   return true;
 }
 
