@@ -147,7 +147,7 @@ std::string create_file(const AmrMesh& mesh, const PlotOutput& o, const std::str
 
 // Every rank: writes its rows (blocks [first, first + local count)) of every field at
 // `offsets` into the file rank 0 created, and flushes them to disk. Cells are read through
-// BlockShape::index only, whatever order the blocks store them in. Returns "" or what
+// the mesh's BlockLayout::index, whatever order the blocks store them in. Returns "" or what
 // failed.
 std::string write_rows(AmrMesh& mesh, const PlotOutput& o, const std::string& path,
                        std::int64_t first, const std::vector<std::int64_t>& offsets) {
