@@ -41,6 +41,12 @@ void register_options(tessera::Session& session, Options& o) {
   registry.add("--derefine-below", o.derefine_below,
                "coarsen where it is below this (default 0.1)");
   registry.add("--adapt-every", o.adapt_every, "cycles between adaptations (default 5)");
+  registry.add("--refine-criterion", o.criterion_name,
+               "density-pressure (max relative gradient of density and pressure, default) | "
+               "pressure (Athena++'s blast criterion: max |grad p| dx / p, face ghosts too)");
+  registry.add("--derefine-count", o.derefine_count,
+               "a block merges only from the N-th consecutive check below --derefine-below "
+               "(Athena++'s derefine_count; default 1)");
   registry.add("--max-blocks-per-rank", o.max_blocks_per_rank,
                "most blocks a rank may hold with --max-level > 0 (the memory check counts "
                "them); 0 = automatic (default)");
@@ -188,6 +194,22 @@ void validate_options(tessera::Session& session, Options& o) {
       std::isfinite(o.derefine_below) && o.derefine_below >= 0 && o.derefine_below < o.refine_above,
       "--derefine-below", fmt::format("must be in [0, --refine-above), got {}", o.derefine_below));
   require(o.adapt_every >= 1, "--adapt-every", fmt::format("must be >= 1, got {}", o.adapt_every));
+  if (o.criterion_name == "density-pressure") {
+    o.criterion = Criterion::density_pressure;
+  } else if (o.criterion_name == "pressure") {
+    o.criterion = Criterion::pressure;
+  } else {
+    session.fail("--refine-criterion",
+                 fmt::format("must be density-pressure or pressure, got '{}'", o.criterion_name));
+  }
+  require(o.derefine_count >= 1, "--derefine-count",
+          fmt::format("must be >= 1, got {}", o.derefine_count));
+  // Neither is stored in a checkpoint (nor are the running counts): a restart would
+  // continue with another criterion.
+  const bool plain = o.criterion == Criterion::density_pressure && o.derefine_count == 1;
+  require(plain || (o.checkpoint.every == 0 && !o.checkpoint.restarting()),
+          o.criterion == Criterion::density_pressure ? "--derefine-count" : "--refine-criterion",
+          "is not stored in checkpoints: not allowed with --checkpoint-every or --restart");
   require(o.max_blocks_per_rank >= 0, "--max-blocks-per-rank",
           fmt::format("must be >= 0, got {}", o.max_blocks_per_rank));
   require(o.output_every >= 0, "--output-every",

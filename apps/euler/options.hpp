@@ -16,6 +16,8 @@ enum class Reconstruct { pcm, plm };
 enum class Riemann { hllc, hlle };
 /// How a block's VL2 stage is submitted: one task, or a task per piece (driver.hpp).
 enum class StageTasks { fused, split };
+/// The refinement indicator --refine-criterion selects (refinement.hpp).
+enum class Criterion { density_pressure, pressure };
 
 struct Options {
   int dim = 2;
@@ -34,6 +36,8 @@ struct Options {
   double refine_above = 0.5;
   double derefine_below = 0.1;
   int adapt_every = 5;
+  std::string criterion_name = "density-pressure";
+  int derefine_count = 1;
   /// Block slots one rank may hold with --max-level > 0; 0 = automatic (memory_needed.hpp).
   long long max_blocks_per_rank = 0;
   std::string history;
@@ -60,6 +64,7 @@ struct Options {
   int axis = 0;
   Reconstruct reconstruct = Reconstruct::plm;
   Riemann riemann = Riemann::hllc;
+  Criterion criterion = Criterion::density_pressure;
   StageTasks stage_tasks = StageTasks::split;  ///< auto: split for blocks of >= 4096 cells
   std::array<int, 3> cells{1, 1, 1};           ///< level-0 cells of the domain (1 on a flat z)
   std::array<int, 3> block_cells{1, 1, 1};     ///< cells per block (1 on a flat z)

@@ -3,7 +3,7 @@
 // cycle (VL2): stage 0 exchanges the ghosts of U and computes U* = U - dt/2 div F(U) with
 // PCM fluxes; stage 1 exchanges the ghosts of U* and computes U = U - dt div F(U*) with the
 // chosen reconstruction; the driver corrects the fluxes at coarse-fine faces, reduces the
-// CFL step, adapts the mesh with the density / pressure criterion (refinement.hpp), writes
+// CFL step, adapts the mesh with the --refine-criterion of refinement.hpp, writes
 // checkpoints of U and replays the recorded cycle.
 // A block's stage is one task (--stage-tasks fused) or a task per piece (split; auto
 // splits blocks of at least kSplitStageCells cells) on per-block buffers: primitives
@@ -21,6 +21,7 @@
 #include "hydro.hpp"
 #include "options.hpp"
 #include "problems.hpp"
+#include "refinement.hpp"
 #include "tessera/driver/amr_driver.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
 
@@ -79,6 +80,7 @@ class Solver : public tessera::AmrSolver {
     std::array<tessera::Handle, 3> term_handles;
   };
   std::vector<StageBuffers> stage_buffers_;
+  DerefinementDelay derefinement_delay_;  // with --derefine-count > 1
   double sod_l1_ = -1;
   double sedov_radius_ = -1, sedov_analytic_ = -1;
 };
