@@ -14,13 +14,6 @@ namespace {
 
 using Size = std::size_t;
 
-std::vector<double> transposed(const std::vector<double>& m, int n) {
-  std::vector<double> t(m.size());
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) t[static_cast<Size>(j * n + i)] = m[static_cast<Size>(i * n + j)];
-  return t;
-}
-
 /// The inverse of an n x n matrix by Gauss–Jordan elimination with partial pivoting.
 std::vector<double> inverse(std::vector<double> m, int n) {
   std::vector<double> inv(m.size(), 0.0);

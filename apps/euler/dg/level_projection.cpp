@@ -8,14 +8,6 @@ namespace euler::dg {
 
 namespace {
 
-std::vector<double> transposed(const std::vector<double>& m, int n) {
-  std::vector<double> t(m.size());
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      t[static_cast<std::size_t>(j * n + i)] = m[static_cast<std::size_t>(i * n + j)];
-  return t;
-}
-
 /// out = op_{rank-1} ... op_0 in, with op_a = ops[bit a of child]; the last axis writes or
 /// adds to out.
 void apply_per_axis(const std::array<std::vector<double>, 2>& ops,

@@ -1,10 +1,19 @@
 #include "tensor_ops.hpp"
 
 #include <cmath>
+#include <cstddef>
 
 #include "small_gemm.hpp"
 
 namespace euler::dg {
+
+std::vector<double> transposed(const std::vector<double>& m, int n) {
+  std::vector<double> t(m.size());
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      t[static_cast<std::size_t>(j * n + i)] = m[static_cast<std::size_t>(i * n + j)];
+  return t;
+}
 
 void apply_along_axis(const double* op, const double* op_transposed, int n, int rank, int axis,
                       const double* in, double* out, bool accumulate, int count) {

@@ -5,6 +5,8 @@
 // a tensor of rank dim, one of its faces a tensor of rank dim - 1: the face normal to `axis`
 // lists the element's other axes in ascending order.
 
+#include <vector>
+
 namespace euler::dg {
 
 /// n^rank.
@@ -13,6 +15,9 @@ inline int tensor_size(int n, int rank) {
   for (int r = 0; r < rank; ++r) s *= n;
   return s;
 }
+
+/// The transpose of an n x n row-major matrix.
+std::vector<double> transposed(const std::vector<double>& m, int n);
 
 /// out = op applied along `axis` of `in` (op: n x n, row-major, out_i = sum_j op_ij in_j on
 /// every line along the axis); with `accumulate`, out += that. `op_transposed` is op's
