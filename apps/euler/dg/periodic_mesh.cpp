@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "element_error.hpp"
 #include "element_projection.hpp"
 #include "tensor_ops.hpp"
 
@@ -154,42 +155,22 @@ State PeriodicMesh::totals() const {
 
 PeriodicMesh::Errors PeriodicMesh::density_errors(
     const std::function<State(const std::array<double, 3>&)>& exact) const {
-  const int n = ops_.n, dim = spec_.dim;
-  const NodalBasis quad(spec_.order + 2);  // order + 3 points
-  const int m = quad.size();
-  const auto interp = ops_.basis.interpolation(quad.points());  // [q * n + j]
-  const int nodes = tensor_size(n, dim), qnodes = tensor_size(m, dim);
-  double volume = 1, domain = 1;
-  for (int a = 0; a < dim; ++a) {
-    volume *= dx_[static_cast<Size>(a)];
+  const ElementError error(ops_.basis, spec_.dim);
+  double domain = 1;
+  for (int a = 0; a < spec_.dim; ++a)
     domain *= spec_.box.hi[static_cast<Size>(a)] - spec_.box.lo[static_cast<Size>(a)];
-  }
+  std::array<double, 3> corner_offset{};
+  for (int a = 0; a < spec_.dim; ++a)
+    corner_offset[static_cast<Size>(a)] = ops_.basis.points()[0] * dx_[static_cast<Size>(a)];
   double l1 = 0, l2 = 0;
   for (std::int64_t e = 0; e < elements_; ++e) {
-    const double* rho = u_.data() + static_cast<Size>(e) * element_size_;  // variable 0
-    const auto corner = node_position(e, 0);
-    for (int qn = 0; qn < qnodes; ++qn) {
-      std::array<int, 3> qi{};
-      double wt = volume;
-      std::array<double, 3> x{};
-      for (int a = 0, r = qn; a < dim; ++a, r /= m) {
-        const auto ua = static_cast<Size>(a);
-        qi[ua] = r % m;
-        wt *= quad.weights()[static_cast<Size>(qi[ua])];
-        x[ua] = corner[ua] +
-                (quad.points()[static_cast<Size>(qi[ua])] - ops_.basis.points()[0]) * dx_[ua];
-      }
-      double value = 0;
-      for (int node = 0; node < nodes; ++node) {
-        double b = 1;
-        for (int a = 0, r = node; a < dim; ++a, r /= n)
-          b *= interp[static_cast<Size>(qi[static_cast<Size>(a)] * n + r % n)];
-        value += b * rho[node];
-      }
-      const double err = value - exact(x)[0];
-      l1 += wt * std::abs(err);
-      l2 += wt * err * err;
-    }
+    auto corner = node_position(e, 0);
+    for (int a = 0; a < spec_.dim; ++a)
+      corner[static_cast<Size>(a)] -= corner_offset[static_cast<Size>(a)];
+    const auto sums = error.integrate(u_.data() + static_cast<Size>(e) * element_size_, corner, dx_,
+                                      [&](const std::array<double, 3>& x) { return exact(x)[0]; });
+    l1 += sums[0];
+    l2 += sums[1];
   }
   return {l1 / domain, std::sqrt(l2 / domain)};
 }
