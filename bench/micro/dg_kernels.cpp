@@ -15,6 +15,7 @@
 
 #include "euler/dg/ader_element.hpp"
 #include "euler/dg/element_projection.hpp"
+#include "euler/dg/small_gemm.hpp"
 #include "euler/dg/smooth_problems.hpp"
 #include "euler/dg/tensor_ops.hpp"
 
@@ -95,7 +96,8 @@ int main(int argc, char** argv) {
     }
   }
   const double peak = fma_peak(seconds);
-  std::printf("fma peak: %.2f GFLOP/s (one core)\n", peak);
+  std::printf("fma peak: %.2f GFLOP/s (one core); small products: %s\n", peak,
+              small_gemm_uses_libxsmm() ? "libxsmm" : "hand-written kernel");
   std::printf("%5s %5s %10s %12s %9s %12s %9s\n", "order", "picard", "pred us", "pred GFLOP/s",
               "pred/pk", "corr GFLOP/s", "corr/pk");
   for (const int p : orders) {
