@@ -56,6 +56,9 @@ void validate_dg_options(tessera::Session& session, Options& o) {
   require(o.output_every == 0, "--output-every",
           "must be 0 with --scheme dg (no plot files of DG polynomials)");
   require(o.lineout.empty(), "--lineout", "is not available with --scheme dg");
+  // The driver's history rows sum every component as a cell value: for DG nodal values,
+  // which are not the conserved integrals (the report's totals_start / totals_end are).
+  require(o.history.empty(), "--history", "is not available with --scheme dg");
   for (const char* fv_only : {"--reconstruct", "--stage-tasks", "--axis"})
     require(!given.given(fv_only), fv_only, "needs --scheme fv");
   require(o.progress_every >= 1, "--progress-every",

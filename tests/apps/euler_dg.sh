@@ -71,4 +71,5 @@ expect_error 1 euler --riemann --scheme dg --riemann hlle
 expect_error 1 euler --boundary --scheme dg --boundary outflow
 expect_error 1 euler --max-level --scheme dg --max-level 1
 expect_error 1 euler --reconstruct --scheme dg --reconstruct pcm
+expect_error 1 euler --history --scheme dg --history "$tmp/h.csv"
 echo "euler_dg: PASS"
