@@ -347,8 +347,16 @@ dg::State DgSolver::integrals(tessera::AmrDriver& driver) {
   return total;
 }
 
-void DgSolver::started(tessera::AmrDriver& driver, bool /*restarted*/) {
-  start_ = integrals(driver);
+void DgSolver::started(tessera::AmrDriver& driver, bool restarted) {
+  if (!restarted) start_ = integrals(driver);
+}
+
+nlohmann::json DgSolver::checkpoint_state() const {
+  return {{"dg_totals_start", start_}};
+}
+
+void DgSolver::restore_state(const nlohmann::json& state) {
+  state.at("dg_totals_start").get_to(start_);
 }
 
 void DgSolver::finished(tessera::AmrDriver& driver) {

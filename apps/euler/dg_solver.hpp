@@ -47,6 +47,10 @@ class DgSolver : public tessera::AmrSolver {
   void submit_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx) override;
   void describe_fault(tessera::AmrDriver& driver) override;
   void started(tessera::AmrDriver& driver, bool restarted) override;
+  /// The start integrals travel in checkpoints, so that a restarted run's drift is the
+  /// uninterrupted run's.
+  nlohmann::json checkpoint_state() const override;
+  void restore_state(const nlohmann::json& state) override;
   void finished(tessera::AmrDriver& driver) override;
   nlohmann::json report(const tessera::AmrDriver& driver) const override;
 

@@ -11,6 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 run() { run_app euler "$@"; }
 invariant() { fields "$1" checksum totals_end time cycles l1_rho l2_rho; }
+with_start() { fields "$1" totals_start dg_conserved_drift; }
 
 wave3d=(--scheme dg --order 3 --problem density-wave --dim 3 --cells 4 4 4 --block-cells 2 2 2
   --max-cycles 3)
@@ -39,6 +40,8 @@ run vortex_first 2 "${vortex[@]}" --max-cycles 10 \
   --checkpoint-every 10 --checkpoint-dir "$tmp/ck"
 run vortex_restarted 3 --threads 2 --restart latest --checkpoint-dir "$tmp/ck" --max-cycles 20
 expect_same vortex_np1 vortex_restarted
+expect_same vortex_np1 vortex_restarted with_start
+
 echo "ok: the restart on 3 ranks ends with the uninterrupted run's bits"
 
 # Convergence of the app: p = 3, 4 -> 8 elements per axis (2-D density wave, t = 0.1).
