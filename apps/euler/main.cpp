@@ -1,5 +1,9 @@
 // euler: compressible Euler equations on tessera's adaptive block mesh (VL2 + PLM + HLLC, the
-// scheme Athena++ runs by default), a solver on the driver. See docs/apps/euler.md.
+// scheme Athena++ runs by default; or ADER-DG with --scheme dg), a solver on the driver. See
+// docs/apps/euler.md.
+#include <memory>
+
+#include "dg_solver.hpp"
 #include "options.hpp"
 #include "solver.hpp"
 #include "tessera/session.hpp"
@@ -12,15 +16,23 @@ int main(int argc, char** argv) {
   session.start();
   auto restart = euler::open_restart(session, options);
   euler::validate_options(session, options);
-  const tessera::AmrDriverOptions driver_options =
-      euler::driver_options(options, euler::make_geometry(options), session.size());
+  const bool dg = options.scheme_name == "dg";
+  const tessera::AmrDriverOptions driver_options = euler::driver_options(
+      options, dg ? euler::dg_geometry(options) : euler::make_geometry(options), session.size());
+  const int threads = session.runtime().threads();
   session.check_memory(
       options.max_level > 0 ? "--cells/--block-cells/--max-level/--max-blocks-per-rank"
                             : "--cells/--block-cells",
-      euler::memory_needed(options, driver_options, session.size(), session.runtime().threads()));
+      dg ? euler::dg_memory_needed(options, driver_options, session.size(), threads)
+         : euler::memory_needed(options, driver_options, session.size(), threads));
   return tessera::run_guarded([&] {
-    euler::Solver solver(session, options);
-    tessera::AmrDriver driver(session, solver, driver_options, std::move(restart));
+    std::unique_ptr<tessera::AmrSolver> solver;
+    if (dg) {
+      solver = std::make_unique<euler::DgSolver>(session, options);
+    } else {
+      solver = std::make_unique<euler::Solver>(session, options);
+    }
+    tessera::AmrDriver driver(session, *solver, driver_options, std::move(restart));
     const int code = driver.run();
     if (code != 0) return code;
     session.finish(driver.json());

@@ -82,6 +82,9 @@ void register_options(tessera::Session& session, Options& o) {
   registry.add("--sedov-pressure", o.sedov_pressure, "sedov: ambient pressure (1e-5)");
   registry.add("--kh-density-contrast", o.kh_density_contrast,
                "kh: density jump across the shear layers, drho/rho (1)");
+  registry.add("--scheme", o.scheme_name,
+               "fv (finite volumes, VL2) | dg (ADER-DG, docs/apps/euler.md) (default fv)");
+  registry.add("--order", o.order, "dg: polynomial degree 1..9 (default 3)");
   tessera::declare_checkpoint_options(registry, o.checkpoint, "cycles");
 }
 
@@ -106,6 +109,10 @@ void validate_options(tessera::Session& session, Options& o) {
     o.cells[static_cast<std::size_t>(a)] = c;
     o.block_cells[static_cast<std::size_t>(a)] = b;
   }
+  require(o.scheme_name == "fv" || o.scheme_name == "dg", "--scheme",
+          fmt::format("must be fv or dg, got '{}'", o.scheme_name));
+  if (o.scheme_name == "dg") return validate_dg_options(session, o);
+  require(!session.option_registry().given("--order"), "--order", "needs --scheme dg");
   if (o.problem_name == "sod") {
     o.problem = Problem::sod;
   } else if (o.problem_name == "blast") {

@@ -58,6 +58,9 @@ struct Options {
   double sedov_pressure = 1e-5;
   double kh_density_contrast = 1;
   tessera::CheckpointOptions checkpoint;  ///< --checkpoint-every (cycles), --restart, ...
+  // --scheme dg (dg_options.cpp): ADER-DG of degree --order.
+  std::string scheme_name = "fv";
+  int order = 3;
 
   // Derived by validate_options.
   Problem problem = Problem::sod;
@@ -79,6 +82,9 @@ inline constexpr int kGhost = 2;
 inline constexpr long long kSplitStageCells = 4096;
 
 void register_options(tessera::Session& session, Options& o);
+/// --scheme dg's part of validate_options (dg_options.cpp): the DG problems, --order,
+/// --riemann rusanov | hllc, and what the DG scheme cannot run yet.
+void validate_dg_options(tessera::Session& session, Options& o);
 /// Fails through session.fail (one line naming the option, exit 2 on every rank) on bad
 /// input; fills the derived fields and the problem defaults (gamma, t_end).
 void validate_options(tessera::Session& session, Options& o);

@@ -113,6 +113,7 @@ void each_problem_option(O& o, F&& f) {
   f("--blast-radius", o.blast_radius), f("--blast-pressure", o.blast_pressure);
   f("--blast-pressure-ratio", o.blast_pressure_ratio), f("--sedov-energy", o.sedov_energy);
   f("--sedov-pressure", o.sedov_pressure), f("--kh-density-contrast", o.kh_density_contrast);
+  f("--scheme", o.scheme_name), f("--order", o.order);
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+// Validation of euler --scheme dg's options (validate_options hands over after the mesh
+// options): one line naming the option and the allowed values, on every rank, before any work.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "dg/nodal_basis.hpp"
+#include "options.hpp"
+#include "tessera/option_registry.hpp"
+
+namespace euler {
+
+void validate_dg_options(tessera::Session& session, Options& o) {
+  const auto require = [&](bool ok, const char* option, const std::string& message) {
+    if (!ok) session.fail(option, message);
+  };
+  const tessera::OptionRegistry& given = session.option_registry();
+  require(o.order >= dg::kMinOrder && o.order <= dg::kMaxOrder, "--order",
+          fmt::format("must be in {}..{} with --scheme dg, got {}", dg::kMinOrder, dg::kMaxOrder,
+                      o.order));
+  // The DG defaults of options whose fv default differs. A restart took the checkpoint's
+  // values, which are the resolved ones (problem_options is stored after validation).
+  const bool fresh = !o.checkpoint.restarting();
+  if (fresh && !given.given("--problem")) o.problem_name = "density-wave";
+  require(o.problem_name == "density-wave" || o.problem_name == "isentropic-vortex" ||
+              o.problem_name == "smooth-blobs",
+          "--problem",
+          fmt::format("must be density-wave, isentropic-vortex or smooth-blobs with --scheme dg "
+                      "(no limiter: shocks are out of its scope), got '{}'",
+                      o.problem_name));
+  require(o.problem_name != "isentropic-vortex" || o.dim == 2, "--problem",
+          "isentropic-vortex is a 2-D problem: use --dim 2");
+  require(o.problem_name != "smooth-blobs" || o.dim == 3, "--problem",
+          "smooth-blobs is a 3-D problem: use --dim 3");
+  if (o.gamma == 0) o.gamma = 1.4;
+  require(o.gamma == 1.4 || o.problem_name != "isentropic-vortex", "--gamma",
+          fmt::format("must be 1.4 for isentropic-vortex (its exact solution), got {}", o.gamma));
+  require(std::isfinite(o.gamma) && o.gamma > 1 && o.gamma <= 10, "--gamma",
+          fmt::format("must be in (1, 10], got {}", o.gamma));
+  require(std::isfinite(o.cfl) && o.cfl > 0 && o.cfl < 1, "--cfl",
+          fmt::format("must be in (0, 1), got {}", o.cfl));
+  if (o.t_end == 0) o.t_end = o.problem_name == "smooth-blobs" ? 0.1 : 0.5;
+  require(std::isfinite(o.t_end) && o.t_end > 0, "--t-end",
+          fmt::format("must be > 0, got {}", o.t_end));
+  require(o.max_cycles >= 0, "--max-cycles", fmt::format("must be >= 0, got {}", o.max_cycles));
+  if (fresh && !given.given("--riemann")) o.riemann_name = "rusanov";
+  require(o.riemann_name == "rusanov" || o.riemann_name == "hllc", "--riemann",
+          fmt::format("must be rusanov or hllc with --scheme dg, got '{}'", o.riemann_name));
+  require(o.boundary_name == "problem" || o.boundary_name == "periodic", "--boundary",
+          fmt::format("must be problem or periodic with --scheme dg (its problems are "
+                      "periodic), got '{}'",
+                      o.boundary_name));
+  require(o.max_level == 0, "--max-level",
+          fmt::format("must be 0 with --scheme dg (DG runs on the uniform mesh only), got {}",
+                      o.max_level));
+  require(o.output_every == 0, "--output-every",
+          "must be 0 with --scheme dg (no plot files of DG polynomials)");
+  require(o.lineout.empty(), "--lineout", "is not available with --scheme dg");
+  // The driver's history rows sum every component as a cell value: for DG nodal values,
+  // which are not the conserved integrals (the report's totals_start / totals_end are).
+  require(o.history.empty(), "--history", "is not available with --scheme dg");
+  for (const char* fv_only : {"--reconstruct", "--stage-tasks", "--axis"})
+    require(!given.given(fv_only), fv_only, "needs --scheme fv");
+  require(o.progress_every >= 1, "--progress-every",
+          fmt::format("must be >= 1, got {}", o.progress_every));
+  require(o.max_comm_tasks >= 0, "--max-comm-tasks",
+          fmt::format("must be >= 0, got {}", o.max_comm_tasks));
+  require(o.max_blocks_per_rank >= 0, "--max-blocks-per-rank",
+          fmt::format("must be >= 0, got {}", o.max_blocks_per_rank));
+  require(o.adapt_every >= 1, "--adapt-every", fmt::format("must be >= 1, got {}", o.adapt_every));
+}
+
+}  // namespace euler
