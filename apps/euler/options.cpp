@@ -77,6 +77,7 @@ void register_options(tessera::Session& session, Options& o) {
   registry.add("--kh-density-contrast", o.kh_density_contrast,
                "kh: density jump across the shear layers, drho/rho (1)");
   tessera::declare_checkpoint_options(registry, o.checkpoint, "cycles");
+  tessera::declare_balance_options(registry, o.balance, false);
 }
 
 void validate_options(tessera::Session& session, Options& o) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/balance_options.hpp"
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/session.hpp"
 
@@ -54,6 +55,7 @@ struct Options {
   double sedov_pressure = 1e-5;
   double kh_density_contrast = 1;
   tessera::CheckpointOptions checkpoint;  ///< --checkpoint-every (cycles), --restart, ...
+  tessera::BalanceOptions balance;        ///< --balance
 
   // Derived by validate_options.
   Problem problem = Problem::sod;

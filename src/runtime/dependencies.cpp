@@ -43,7 +43,7 @@ void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const
     run_body(name, attributes, invoke, body);
     const std::int64_t end_ticks = base::fast_ticks();
     observer_->on_executed(name, 0, begin_ticks, end_ticks);
-    charge_cost(attributes.cost_slot, 0, end_ticks - begin_ticks, attributes.work);
+    charge_cost(cost_slot_of(attributes), 0, end_ticks - begin_ticks, attributes.work);
     return;
   }
   AccessInfo infos[kMaxDescribedAccesses];
@@ -60,7 +60,7 @@ void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const
   if (observe_ & kObserveExecuted) {
     const std::int64_t end_ticks = base::fast_ticks();
     observer_->on_executed(name, 0, begin_ticks, end_ticks);
-    charge_cost(attributes.cost_slot, 0, end_ticks - begin_ticks, attributes.work);
+    charge_cost(cost_slot_of(attributes), 0, end_ticks - begin_ticks, attributes.work);
   } else if (observe_ & kObserveCounted) {
     observer_->on_counted(name, 0);
   }

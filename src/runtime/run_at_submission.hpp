@@ -28,7 +28,7 @@ inline bool Scheduler::run_at_submission(const char* name, std::span<const Acces
   // nothing to wait for, and the next access recycles the group (link_records).
   Worker& self = *main_;
   const std::uint64_t id = ++submitted_;
-  if (costs_ && attributes.cost_slot >= 0 && !(observe_ & kObserveExecuted)) {
+  if (costs_ && cost_slot_of(attributes) >= 0 && !(observe_ & kObserveExecuted)) {
     // Timed for the cost table only (an observer that stamps bodies charges it itself).
     const std::int64_t begin_ticks = base::fast_ticks();
     if (observe_) {
@@ -36,7 +36,7 @@ inline bool Scheduler::run_at_submission(const char* name, std::span<const Acces
     } else {
       run_body(name, attributes, invoke, body);
     }
-    charge_cost(attributes.cost_slot, 0, base::fast_ticks() - begin_ticks, attributes.work);
+    charge_cost(cost_slot_of(attributes), 0, base::fast_ticks() - begin_ticks, attributes.work);
   } else if (observe_) {
     run_observed(id, name, accesses, attributes, invoke, body);
   } else {

@@ -175,6 +175,9 @@ void Runtime::set_cost_table(CostTable* table) {
   }
   scheduler_->set_cost_table(table);
 }
+void Runtime::set_submission_cost_slot(std::int32_t slot) {
+  scheduler_->set_submission_cost_slot(slot);
+}
 void Runtime::set_progress_engine(ProgressEngine* engine) {
   scheduler_->set_progress_engine(engine);
 }

@@ -122,7 +122,7 @@ Task* Scheduler::new_task(const char* name, const TaskAttributes& attributes) {
   t->order_key = attributes.order;
   t->work = attributes.work;
   t->work_variant = attributes.work_variant;
-  t->cost_slot = attributes.cost_slot;
+  t->cost_slot = cost_slot_of(attributes);
   t->id = ++submitted_;
   return t;
 }

@@ -86,6 +86,11 @@ class Scheduler {
   }
   void set_progress_engine(ProgressEngine* engine) { engine_ = engine; }
   void set_cost_table(CostTable* table) { costs_ = table; }
+  void set_submission_cost_slot(std::int32_t slot) { submission_cost_slot_ = slot; }
+  /// A task's cost slot: its own, else the one set for submissions.
+  std::int32_t cost_slot_of(const TaskAttributes& attributes) const {
+    return attributes.cost_slot >= 0 ? attributes.cost_slot : submission_cost_slot_;
+  }
   std::uint64_t tasks_completed() const;
   std::uint64_t bodies_run() const;
   std::uint64_t tasks_submitted() const { return submitted_; }
@@ -310,7 +315,8 @@ class Scheduler {
   Observer* observer_ = nullptr;
   unsigned observe_ = 0;  // observer_->events(), or 0 without an observer
   ProgressEngine* engine_ = nullptr;
-  CostTable* costs_ = nullptr;  // Runtime::set_cost_table
+  CostTable* costs_ = nullptr;              // Runtime::set_cost_table
+  std::int32_t submission_cost_slot_ = -1;  // Runtime::set_submission_cost_slot
 
   std::mutex error_mutex_;
   std::exception_ptr error_;

@@ -13,4 +13,5 @@ expect_error 1 jacobi7 --balance-every --balance-every -2
 expect_error 2 mg --balance --balance cost --class S
 expect_error 1 poisson --balance --balance cost
 expect_error 1 mg --balance --balance none --class S
+expect_error 1 euler --balance --balance blocks
 echo "balance_errors: PASS"

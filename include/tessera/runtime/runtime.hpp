@@ -374,6 +374,10 @@ class Runtime {
   /// their elapsed time to; nullptr detaches. Main thread only, while no task is in flight.
   /// Throws std::invalid_argument when the table has fewer threads than the runtime.
   void set_cost_table(CostTable* table);
+  /// Tasks submitted (or recorded) from now on whose attributes name no cost slot get
+  /// `slot` (-1: none again). Lets a framework charge whatever a callback submits for a
+  /// block to that block without the callback knowing. Main thread only.
+  void set_submission_cost_slot(std::int32_t slot);
   /// Attaches the engine the main thread drives while waiting; nullptr detaches.
   void set_progress_engine(ProgressEngine* engine);
 

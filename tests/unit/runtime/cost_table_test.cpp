@@ -130,6 +130,27 @@ TEST(CostTable, ReplayedTasksKeepTheirSlot) {
   check_costs({.threads = 2, .replay_schedule = ReplaySchedule::balanced}, true, true);
 }
 
+TEST(CostTable, TheSubmissionSlotChargesTasksThatNameNone) {
+  for (const bool sequential : {false, true}) {
+    Runtime rt({.threads = sequential ? 1 : 2, .sequential = sequential});
+    CostTable table(rt.threads(), 3);
+    rt.set_cost_table(&table);
+    const Handle h = rt.create_handle("h");
+    rt.set_submission_cost_slot(2);
+    rt.submit("block 2", {readwrite(h)}, [] {});
+    TaskAttributes own;
+    own.cost_slot = 0;
+    own.work = 5;
+    rt.submit(
+        "block 0", {readwrite(h)}, [](TaskContext&) {}, own);
+    rt.set_submission_cost_slot(-1);
+    rt.submit("none", {readwrite(h)}, [] {});
+    rt.wait_all();
+    rt.set_cost_table(nullptr);
+    EXPECT_EQ(table.close_window().work, (std::vector<double>{5, 0, 1})) << sequential;
+  }
+}
+
 TEST(CostTable, DecayedWindowsKeepAFractionOfThePreviousSums) {
   CostTable table(2, 3);
   table.add(0, 0, 1000, 4);
