@@ -251,7 +251,14 @@ bool AmrDriver::adapt_mesh() {
             ? 0.0
             : cost_window_.work_done / static_cast<double>(cost_window_.seconds.size()));
     const double speed = cost_window_.speed();
-    mesh.rebalance(cost_balanced_counts(session_.comm().mpi(), block_costs, speed));
+    // Before the first cycle (the initial refinement) nothing is measured: split by count.
+    double fastest = speed;
+    MPI_Allreduce(MPI_IN_PLACE, &fastest, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
+    if (fastest > 0) {
+      mesh.rebalance(cost_balanced_counts(session_.comm().mpi(), block_costs, speed));
+    } else {
+      mesh.rebalance();
+    }
   } else {
     mesh.rebalance();
   }

@@ -80,11 +80,15 @@ std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, std::span<const do
     for (int b = 0; b < counts[r]; ++b) cost_sum += costs[static_cast<std::size_t>(displs[r] + b)];
     measured_blocks += counts[r];
   }
-  const double mean_cost = measured_blocks > 0 && cost_sum > 0 ? cost_sum / measured_blocks : 1.0;
+  if (measured == 0 || !(cost_sum > 0)) {
+    // Nothing measured anywhere: the partition stays as it is.
+    return std::vector<std::int64_t>(counts.begin(), counts.end());
+  }
+  const double mean_cost = cost_sum / measured_blocks;
   std::vector<double> speeds(static_cast<std::size_t>(ranks), 1.0);
   for (int r = 0; r < ranks; ++r) {
-    if (measured > 0) speeds[r] = all[r].speed > 0 ? all[r].speed : speed_sum / measured;
-    if (all[r].speed > 0 && cost_sum > 0) continue;
+    speeds[r] = all[r].speed > 0 ? all[r].speed : speed_sum / measured;
+    if (all[r].speed > 0) continue;
     for (int b = 0; b < counts[r]; ++b) costs[static_cast<std::size_t>(displs[r] + b)] = mean_cost;
   }
   return weighted_split(costs, speeds);

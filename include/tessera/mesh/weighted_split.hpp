@@ -27,7 +27,8 @@ std::vector<std::int64_t> weighted_split(std::span<const double> costs,
 /// Gathers every rank's block costs (`local_costs`, this rank's blocks in curve order)
 /// and speed and returns weighted_split's block count per rank, the same on every rank. A
 /// rank that measured nothing (speed 0) is given the mean measured speed and its blocks
-/// the mean measured cost; with no measurement anywhere the split is by block count.
+/// the mean measured cost; with no measurement anywhere the counts stay those of the
+/// current partition (local_costs.size() per rank).
 std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, std::span<const double> local_costs,
                                                double local_speed);
 

@@ -62,6 +62,15 @@ TEST(CostBalance, RanksThatMeasuredNothingGetTheMeans) {
   EXPECT_EQ(counts, std::vector<std::int64_t>(static_cast<std::size_t>(ranks), 4));
 }
 
+TEST(CostBalance, WithNoMeasurementThePartitionStays) {
+  const int ranks = world_size(), me = world_rank();
+  // Uneven current counts: rank r holds r + 1 blocks, none measured.
+  const std::vector<double> costs(static_cast<std::size_t>(me + 1), 0.0);
+  std::vector<std::int64_t> expected(static_cast<std::size_t>(ranks));
+  std::iota(expected.begin(), expected.end(), std::int64_t{1});
+  EXPECT_EQ(cost_balanced_counts(MPI_COMM_WORLD, costs, 0.0), expected);
+}
+
 TEST(CostBalance, BlockMigrationMovesEveryBlockToItsNewOwner) {
   const int ranks = world_size(), me = world_rank();
   Runtime runtime{RuntimeOptions{.threads = 2}};
