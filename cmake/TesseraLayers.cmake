@@ -8,6 +8,7 @@
 #     a symbolic link), so "tessera/<upper layer>/x.hpp" is not found;
 #   - its own private headers only (layers/private/NAME/NAME -> src/NAME), as "NAME/x.hpp".
 # The top-level public headers (tessera/session.hpp, memory_check.hpp, restart.hpp,
+# balance_options.hpp,
 # option_registry.hpp) belong to the session layer; tessera/tessera.hpp to the umbrella
 # target tessera::tessera.
 # A layer without sources is an interface library, so new layers can start empty.
@@ -24,7 +25,8 @@ function(tessera_layer name)
          SYMBOLIC)
   endif()
   if(name STREQUAL "session")
-    foreach(header session.hpp memory_check.hpp restart.hpp option_registry.hpp)
+    foreach(header session.hpp memory_check.hpp restart.hpp option_registry.hpp
+                   balance_options.hpp)
       if(EXISTS ${PROJECT_SOURCE_DIR}/include/tessera/${header})
         file(CREATE_LINK ${PROJECT_SOURCE_DIR}/include/tessera/${header}
              ${public_root}/tessera/${header} SYMBOLIC)

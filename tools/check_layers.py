@@ -39,6 +39,7 @@ NO_MPI = {"runtime", "record", "exec"}
 MPI_CHECK_HEADER = "include/tessera/base/check_mpi.hpp"
 TOP_LEVEL_HEADERS = {"session.hpp": "session", "memory_check.hpp": "session",
                      "restart.hpp": "session", "option_registry.hpp": "session",
+                     "balance_options.hpp": "session",
                      "tessera.hpp": "tessera"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 

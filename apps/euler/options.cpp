@@ -86,6 +86,7 @@ void register_options(tessera::Session& session, Options& o) {
                "fv (finite volumes, VL2) | dg (ADER-DG, docs/apps/euler.md) (default fv)");
   registry.add("--order", o.order, "dg: polynomial degree 1..9 (default 3)");
   tessera::declare_checkpoint_options(registry, o.checkpoint, "cycles");
+  tessera::declare_balance_options(registry, o.balance, false);
 }
 
 void validate_options(tessera::Session& session, Options& o) {

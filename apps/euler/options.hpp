@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/balance_options.hpp"
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/session.hpp"
 
@@ -61,6 +62,7 @@ struct Options {
   // --scheme dg (dg_options.cpp): ADER-DG of degree --order.
   std::string scheme_name = "fv";
   int order = 3;
+  tessera::BalanceOptions balance;        ///< --balance
 
   // Derived by validate_options.
   Problem problem = Problem::sod;

@@ -49,6 +49,7 @@ tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, 
   d.separate_buffers = o.separate_buffers;
   d.max_level = o.max_level;
   d.adapt_every = o.adapt_every;
+  d.balance = o.balance.balance;
   d.block_slots = tessera::amr_block_slots_per_rank(d, o.max_blocks_per_rank, ranks);
   d.cfl = o.cfl;
   d.t_end = o.t_end;

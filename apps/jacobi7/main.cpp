@@ -33,19 +33,22 @@
 #include "face_sources.hpp"
 #include "jacobi_kernels.hpp"
 #include "options.hpp"
+#include "plane_pipeline.hpp"
 #include "poisson_problem.hpp"
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
 #include "tessera/io/checkpoint_report.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/mesh/block_field.hpp"
+#include "tessera/mesh/block_migration.hpp"
 #include "tessera/mesh/halo_exchange.hpp"
 #include "tessera/mesh/halo_plan.hpp"
-#include "plane_pipeline.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/wavefront_order.hpp"
+#include "tessera/mesh/weighted_split.hpp"
 #include "tessera/option_registry.hpp"
 #include "tessera/restart.hpp"
+#include "tessera/runtime/cost_table.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::jacobi7 {
@@ -87,7 +90,8 @@ struct CheckResult {
 
 class Solver {
  public:
-  Solver(Session& session, const Options& options, const UniformMesh& mesh)
+  Solver(Session& session, const Options& options, const UniformMesh& mesh,
+         CheckpointWriter* writer)
       : session_(session),
         options_(options),
         mesh_(mesh),
@@ -103,7 +107,8 @@ class Solver {
         order_by_iteration_(session.options().exec == ExecModel::dataflow),
         // Depth 1 reuses nothing across iterations: it keeps the streaming choice.
         output_stores_(options.wavefront_depth > 1 ? OutputStores::cached
-                                                   : sweep_output_stores(u_)) {
+                                                   : sweep_output_stores(u_)),
+        writer_(writer) {
     if (options.wavefront_depth > 0)
       wavefront_ = std::make_unique<WavefrontOrder>(mesh, options.wavefront_depth);
     const Int3 n = u_.layout().cells();
@@ -134,9 +139,6 @@ class Solver {
           runtime.create_reduction_handle("residual", &check.residual, add_exact);
       check.error_handle = runtime.create_reduction_handle("error", &check.error, add_exact);
     }
-    // Made now: its constructor is a blocking collective, unsafe once messages fly.
-    if (options.checkpoint.every > 0)
-      writer_ = std::make_unique<CheckpointWriter>(session.comm(), options.checkpoint);
     for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
       for (int w = 0; w < lookahead_; ++w) {
         sweep_done_.push_back(runtime.create_handle(fmt::format("sweep-done[{}:{}]", b, w)));
@@ -165,8 +167,8 @@ class Solver {
     first_iteration_ = static_cast<int>(reader.header().step);
   }
 
-  /// Submits the whole solve; returns the seconds the iterations took (max over ranks).
-  double iterate() {
+  /// Submits the tasks computing f (once per solver, before its first iteration).
+  void setup() {
     Exec& exec = session_.exec();
     exec.begin_phase("setup");
     // A tile reads f on its grown block: f's ghosts are filled once, f never changes.
@@ -179,16 +181,20 @@ class Solver {
           });
     }
     exec.barrier();
-    MPI_Barrier(MPI_COMM_WORLD);
-    // MPI's clock: simulated time when the run is simulated with SimGrid SMPI.
-    const double start = MPI_Wtime();
+  }
+
+  /// Submits iterations up to `stop` (exclusive) and waits for every task; the check in
+  /// flight is validated, so another solver can continue from this one.
+  void iterate_until(int stop) {
+    Exec& exec = session_.exec();
     const bool sweep = options_.work != "halo";
     // Tiles of --time-tile iterations start at multiples of it (after a restart from another
     // step the first one is shorter), so checks and checkpoints fall on tile boundaries.
     const int tile = options_.time_tile;
     int tiles = 0;
-    for (int it = first_iteration_; it < options_.iters; ++tiles) {
-      const int depth = std::min(tile - it % tile, options_.iters - it);
+    int it = first_iteration_;
+    for (; it < stop; ++tiles) {
+      const int depth = std::min(tile - it % tile, stop - it);
       if (sweep && tiles >= lookahead_) wait_for_sweeps(tiles - lookahead_);
       if (options_.work == "compute") {
         halo_.exchange_local(*u_now_);
@@ -211,15 +217,16 @@ class Solver {
       it += depth;
       if (options_.checkpoint.due(it)) submit_checkpoint(it);
     }
+    first_iteration_ = std::max(first_iteration_, it);
     if (writer_) {
       exec.begin_phase("checkpoint");
       writer_->wait();
       exec.end_phase();
     }
     session_.runtime().wait_all();
-    double seconds = MPI_Wtime() - start;
-    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return seconds;
+    if (stop < options_.iters && checks_submitted_ > 0) {
+      validate(checks_[(checks_submitted_ - 1) % 2]);
+    }
   }
 
   /// Residual and error of the final iterate (after all earlier checks were printed).
@@ -255,7 +262,22 @@ class Solver {
   }
 
   const std::vector<CheckResult>& history() const { return history_; }
-  const CheckpointWriter* writer() const { return writer_.get(); }
+  /// Continues from `previous` (a solver of the same problem on another partition of the
+  /// blocks): submits the tasks moving its current u into this solver's u (BlockMigration)
+  /// and takes its check history and iteration. Waits for them. Every rank, main thread,
+  /// both solvers idle (after iterate_until).
+  std::int64_t continue_from(Solver& previous, const TagSpace& tags) {
+    std::int64_t sent = 0;
+    {
+      const BlockMigration migration(session_.comm(), *previous.u_now_, u_, tags);
+      sent = migration.blocks_sent();
+      session_.runtime().wait_all();
+    }
+    copy_columns(u_, u_faces_);
+    history_ = previous.history_;
+    first_iteration_ = previous.first_iteration_;
+    return sent;
+  }
   const HaloPlan& plan() const { return plan_; }
 
  private:
@@ -476,6 +498,7 @@ class Solver {
           write(v.interior(b)), write(sweep_done_[b * lookahead_ + tile % lookahead_])};
       TaskAttributes attributes(priority, {block.id, it});
       attributes.work = static_cast<std::int64_t>(cells_per_block()) * depth;  // modelled
+      attributes.cost_slot = b;  // measured for --balance cost
       runtime.submit(
           "jacobi.tile", std::span<const Access>(accesses),
           [pipeline = &pipeline_for(b, depth), layout = &u.layout(), c, in = u.data(b),
@@ -510,6 +533,7 @@ class Solver {
       }
       attributes.work = static_cast<std::int64_t>(cells_per_block());  // modelled compute
       attributes.work_variant = sweep_variant(b);
+      attributes.cost_slot = b;  // measured for --balance cost
       runtime.submit(
           "jacobi", std::span<const Access>(accesses_),
           [layout = &u.layout(), c, in = u.data(b), faces = &faces_of(u)[b], rhs = f_.data(b),
@@ -613,8 +637,8 @@ class Solver {
   std::unique_ptr<WavefrontOrder> wavefront_;
   std::map<int, std::unique_ptr<PlanePipeline>> pipelines_;  // by depth and boundary faces
   OutputStores output_stores_;
-  int first_iteration_ = 0;  // the restart's step, or 0
-  std::unique_ptr<CheckpointWriter> writer_;
+  int first_iteration_ = 0;   // the restart's step, or 0
+  CheckpointWriter* writer_;  // run()'s, when checkpoints are written
 };
 
 // What one rank allocates: the mesh with fields u, v, f (halo of u only), and per block the
@@ -659,14 +683,18 @@ int run(int argc, char** argv) {
     session.fail("--blocks/--block-cells", e.what());
   }
 
-  Solver solver(session, options, *mesh);
+  // Made now: its constructor is a blocking collective, unsafe once messages fly.
+  std::unique_ptr<CheckpointWriter> writer;
+  if (options.checkpoint.every > 0)
+    writer = std::make_unique<CheckpointWriter>(session.comm(), options.checkpoint);
+  auto solver = std::make_unique<Solver>(session, options, *mesh, writer.get());
   CheckpointRestore restored;
   restored.restarted_from = restart ? restart->header().step : -1;
   const std::int64_t restarted_from = restored.restarted_from;
   if (restart) {
     const auto read_start = std::chrono::steady_clock::now();
     try {
-      solver.restore(*restart);
+      solver->restore(*restart);
     } catch (const CheckpointError& e) {
       session.fail(e.option(), e.what());
     } catch (const nlohmann::json::exception& e) {
@@ -688,9 +716,49 @@ int run(int argc, char** argv) {
       n.x, n.y, n.z, blocks.x, blocks.y, blocks.z, cells.x, cells.y, cells.z, options.iters,
       to_string(session.options().exec), session.size(), session.runtime().threads());
   session.set_phase("iterations");
-  const double solve_s = solver.iterate();
-  const CheckResult last = solver.final_check();
-  const double checksum = solver.checksum();
+  // --balance cost: the sweeps' measured time per block decides the next partition.
+  const BalanceOptions& balance = options.balance;
+  CostTable costs(session.runtime().threads(), static_cast<std::size_t>(mesh->local_block_count()));
+  if (balance.cost()) session.runtime().set_cost_table(&costs);
+  const TagSpace migration_tags = session.comm().allocate_tags("migration", 1);
+  std::int64_t repartitions = 0, blocks_moved = 0;
+  solver->setup();
+  MPI_Barrier(MPI_COMM_WORLD);
+  // MPI's clock: simulated time when the run is simulated with SimGrid SMPI.
+  const double start = MPI_Wtime();
+  const int first = std::max<int>(0, static_cast<int>(std::max<std::int64_t>(0, restarted_from)));
+  int next_balance = balance.cost() ? first + balance.after : options.iters;
+  int done_until = first;
+  while (done_until < options.iters) {
+    const int stop = std::min(next_balance, options.iters);
+    solver->iterate_until(stop);
+    done_until = stop;
+    if (stop >= options.iters) break;
+    next_balance = stop + balance.every;
+    // Every task is done: the window holds the sweeps since the last repartition.
+    const CostWindow window = costs.close_window();
+    const std::vector<std::int64_t> counts = cost_balanced_counts(
+        MPI_COMM_WORLD, window, static_cast<std::size_t>(mesh->local_block_count()));
+    ++repartitions;
+    if (counts == mesh->counts()) continue;
+    session.runtime().set_cost_table(nullptr);
+    auto next_mesh = std::make_unique<UniformMesh>(blocks, cells, options.time_tile, session.rank(),
+                                                   session.size(), Periodicity{}, counts);
+    auto next = std::make_unique<Solver>(session, options, *next_mesh, writer.get());
+    next->setup();
+    long long moved = next->continue_from(*solver, migration_tags);
+    MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    blocks_moved += moved;
+    solver = std::move(next);
+    mesh = std::move(next_mesh);
+    costs.reset(static_cast<std::size_t>(mesh->local_block_count()));
+    session.runtime().set_cost_table(&costs);
+  }
+  double solve_s = MPI_Wtime() - start;
+  MPI_Allreduce(MPI_IN_PLACE, &solve_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  session.runtime().set_cost_table(nullptr);
+  const CheckResult last = solver->final_check();
+  const double checksum = solver->checksum();
 
   // Iterations this run did (a restarted run starts at the checkpoint's step).
   const std::int64_t done =
@@ -705,7 +773,7 @@ int run(int argc, char** argv) {
       bandwidth / 1e9);
 
   nlohmann::json history = nlohmann::json::array();
-  for (const CheckResult& c : solver.history()) {
+  for (const CheckResult& c : solver->history()) {
     history.push_back({{"iteration", c.iteration}, {"residual", c.residual}, {"error", c.error}});
   }
   nlohmann::json fields = {
@@ -732,7 +800,12 @@ int run(int argc, char** argv) {
       {"cell_updates_per_s", updates_per_s},
       {"bytes_per_cell_update", kBytesPerCellUpdate},
       {"effective_bandwidth_gbs", bandwidth / 1e9},
-      {"checkpoint", checkpoint_report(solver.writer(), restored)},
+      {"checkpoint", checkpoint_report(writer.get(), restored)},
+      {"balance",
+       {{"mode", balance.balance},
+        {"repartitions", repartitions},
+        {"blocks_moved", blocks_moved},
+        {"local_blocks", mesh->local_block_count()}}},
   };
   session.finish(std::move(fields));
   return 0;

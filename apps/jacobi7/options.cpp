@@ -69,6 +69,7 @@ void declare_options(OptionRegistry& registry, Options& o) {
            "(all for x faces only) | none (pack and unpack tasks); same results")
       ->check(CLI::IsMember({"none", "x", "receive", "all"}));
   declare_checkpoint_options(registry, o.checkpoint, "iterations");
+  declare_balance_options(registry, o.balance, true);
 }
 
 std::uint8_t fused_axes(const Options& o) {

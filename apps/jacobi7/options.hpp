@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/balance_options.hpp"
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/mesh/box.hpp"
 #include "tessera/mesh/halo_plan.hpp"
@@ -31,6 +32,7 @@ struct Options {
   int time_tile = 1;        // iterations per block task (PlanePipeline); 1: one sweep each
   std::string fused_packing = "receive";  // none | x | receive | all (fused_axes)
   CheckpointOptions checkpoint;
+  BalanceOptions balance;  // --balance, --balance-after, --balance-every
 };
 
 /// Declares every jacobi7 option (and the checkpoint options) in `registry`, bound to `o`.

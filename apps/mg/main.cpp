@@ -25,6 +25,7 @@
 #include "npb_problem.hpp"
 #include "npb_random.hpp"
 #include "square_sum.hpp"
+#include "tessera/balance_options.hpp"
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
@@ -48,6 +49,7 @@ struct Options {
   bool replay = true;
   bool staged_halo = false;
   CheckpointOptions checkpoint;
+  BalanceOptions balance;  // --balance: only count, the blocks cannot move
 };
 
 /// The problem-defining options as a restart stores and checks them (resolved values).
@@ -86,6 +88,7 @@ void declare_options(OptionRegistry& registry, Options& o) {
       "exchange ghosts in three axis stages as NPB's comm3 (6 messages per block and 3 "
       "latencies instead of 26 messages and 1; the same results)");
   declare_checkpoint_options(registry, o.checkpoint, "iterations");
+  declare_balance_options(registry, o.balance, false);
 }
 
 bool is_power_of_two(int n) {
@@ -335,6 +338,7 @@ int run(int argc, char** argv) {
   // --replay-schedule says otherwise.
   session.cli().get_option("--replay-schedule")->default_val("balanced");
   session.start();
+  refuse_cost_balance(session, options.balance, "mg");
 
   if (options.class_name.size() != 1 || !class_definition(options.class_name[0])) {
     session.fail("--class",

@@ -27,6 +27,7 @@
 #include "multigrid.hpp"
 #include "residual_monitor.hpp"
 #include "sine_problem.hpp"
+#include "tessera/balance_options.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
 #include "tessera/io/checkpoint_report.hpp"
@@ -55,6 +56,7 @@ struct Options {
   int levels = 0;  // 0: as many as the grid allows
   CycleOptions cycle{.pre_sweeps = 2, .post_sweeps = 2, .coarse_iterations = 0};
   CheckpointOptions checkpoint;
+  BalanceOptions balance;  // --balance: only count, the blocks cannot move
 };
 
 /// Declares poisson's options. The grid, the exact solution, the solver and its
@@ -117,6 +119,7 @@ void declare_options(OptionRegistry& registry, Options& o) {
       registry, o.checkpoint,
       "iterations (V-cycles with --solver mg), at the first residual check at or "
       "after each multiple");
+  declare_balance_options(registry, o.balance, false);
 }
 
 // Checks a per-axis option: as many values as dimensions, each in [lo, hi_of(axis)].
@@ -216,6 +219,7 @@ int run(int argc, char** argv) {
   Options options;
   declare_options(session.option_registry(), options);
   session.start();
+  refuse_cost_balance(session, options.balance, "poisson");
   // A restart takes the problem options from the checkpoint; options given must agree.
   std::unique_ptr<CheckpointReader> restart = open_restart(session, options.checkpoint, "poisson");
   validate(session, options);

@@ -12,6 +12,7 @@
 #include "tessera/base/tick_clock.hpp"
 
 #include "tessera/runtime/compute_hook.hpp"
+#include "tessera/runtime/cost_table.hpp"
 #include "tessera/runtime/handle.hpp"
 #include "tessera/runtime/memory_estimate.hpp"
 #include "tessera/runtime/observer.hpp"
@@ -38,6 +39,8 @@
 #include "tessera/mesh/level_transfer.hpp"
 #include "tessera/mesh/morton.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
+#include "tessera/mesh/weighted_split.hpp"
+#include "tessera/mesh/block_migration.hpp"
 #include "tessera/mesh/wavefront_order.hpp"
 
 #include "tessera/amr/block_store.hpp"
@@ -57,6 +60,7 @@
 #include "tessera/obs/run_stats.hpp"
 #include "tessera/obs/trace_recorder.hpp"
 
+#include "tessera/balance_options.hpp"
 #include "tessera/memory_check.hpp"
 #include "tessera/restart.hpp"
 #include "tessera/session.hpp"

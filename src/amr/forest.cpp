@@ -150,6 +150,22 @@ PartitionResult Forest::partition(std::span<const std::int64_t> weights) {
   return transfers_since(old_offsets, shipped);
 }
 
+PartitionResult Forest::partition_given(std::span<const std::int64_t> counts) {
+  std::int64_t sum = 0;
+  bool negative = false;
+  for (const std::int64_t c : counts) {
+    negative = negative || c < 0;
+    sum += c;
+  }
+  if (counts.size() != static_cast<std::size_t>(size()) || negative || sum != global_count())
+    throw std::invalid_argument(
+        "Forest::partition_given: one count >= 0 per rank, summing to the block count, expected");
+  const std::vector<std::int64_t> old_offsets = t_.global_offsets;
+  const std::int64_t shipped = backend_->partition_given(counts);
+  backend_->describe(t_);
+  return transfers_since(old_offsets, shipped);
+}
+
 PartitionResult Forest::gather_families() {
   const std::vector<std::int64_t> old_offsets = t_.global_offsets;
   std::vector<std::int64_t> counts(static_cast<std::size_t>(size()));

@@ -280,6 +280,13 @@ std::int64_t AmrMesh::rebalance() {
   return moves.global_moved;
 }
 
+std::int64_t AmrMesh::rebalance(std::span<const std::int64_t> counts) {
+  exec_.barrier();
+  const PartitionResult moves = forest_->partition_given(counts);
+  migrate(moves);
+  return moves.global_moved;
+}
+
 std::int64_t AmrMesh::gather_families() {
   exec_.barrier();
   const PartitionResult moves = forest_->gather_families();

@@ -16,6 +16,7 @@
 #include "tessera/driver/mesh_checkpoint.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/io/plot_file.hpp"
+#include "tessera/mesh/weighted_split.hpp"
 
 namespace tessera {
 
@@ -114,7 +115,16 @@ AmrDriver::AmrDriver(Session& session, AmrSolver& solver, AmrDriverOptions optio
     writer_ = std::make_unique<CheckpointWriter>(session.comm(), options_.checkpoint);
 }
 
-AmrDriver::~AmrDriver() = default;
+AmrDriver::~AmrDriver() {
+  if (costs_) {
+    try {
+      session_.runtime().wait_all();  // no body may add to the table once it is gone
+    } catch (...) {
+      // A destructor must not throw; the error was the caller's to collect with a wait.
+    }
+    session_.runtime().set_cost_table(nullptr);
+  }
+}
 
 SolverBlock AmrDriver::block(std::int32_t i) {
   SolverBlock v{i, &mesh_->shape(), &mesh_->place(i), mesh_->data(i), {}};
@@ -160,6 +170,10 @@ void AmrDriver::initialize() {
     }
   }
   mesh_ = std::make_unique<AmrMesh>(session_.comm(), exec, mo);
+  if (options_.balance == "cost") {
+    costs_ = std::make_unique<CostTable>(session_.runtime().threads());
+    session_.runtime().set_cost_table(costs_.get());
+  }
   dt_handle_ = session_.runtime().create_handle("driver.dt");
   replay_ = options_.replay && exec.model() == ExecModel::dataflow;
   blocks_changed();
@@ -177,6 +191,7 @@ void AmrDriver::initialize() {
 
 void AmrDriver::blocks_changed() {
   const auto blocks = static_cast<std::size_t>(mesh_->local_block_count());
+  if (costs_) costs_->reset(blocks);
   estimates_.assign(blocks, StepEstimate{});
   wishes_.assign(blocks, 0);
   for (std::size_t b = estimate_handles_.size(); b < blocks; ++b)
@@ -194,6 +209,10 @@ bool AmrDriver::adapt_mesh() {
   Exec& exec = session_.exec();
   AmrMesh& mesh = *mesh_;
   exec.begin_phase("adapt");
+  if (costs_) {
+    exec.barrier();  // no body adds to the table while it is read
+    cost_window_ = costs_->close_window();
+  }
   // Families of siblings on one rank (a merge needs them); usually nothing moves.
   if (mesh.gather_families() > 0) cycle_graph_.reset();  // new plans: record again
   blocks_changed();
@@ -223,7 +242,26 @@ bool AmrDriver::adapt_mesh() {
   const AdaptCounts counts = mesh.adapt(marks);
   split_ += counts.split;
   merged_ += counts.merged;
-  mesh.rebalance();
+  if (costs_) {
+    // Blocks are equal in cells: each costs this rank's mean over the window, and the
+    // ranks' measured speeds decide their shares.
+    const std::vector<double> block_costs(
+        static_cast<std::size_t>(mesh.local_block_count()),
+        cost_window_.seconds.empty()
+            ? 0.0
+            : cost_window_.work_done / static_cast<double>(cost_window_.seconds.size()));
+    const double speed = cost_window_.speed();
+    // Before the first cycle (the initial refinement) nothing is measured: split by count.
+    double fastest = speed;
+    MPI_Allreduce(MPI_IN_PLACE, &fastest, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
+    if (fastest > 0) {
+      mesh.rebalance(cost_balanced_counts(session_.comm().mpi(), block_costs, speed));
+    } else {
+      mesh.rebalance();
+    }
+  } else {
+    mesh.rebalance();
+  }
   exec.barrier();
   ++adaptations_;
   // The memory check counted options_.block_slots; a run that needs more stops here.
@@ -270,8 +308,11 @@ void AmrDriver::submit_stage(int stage) {
       ctx.flux_handle = flux->fluxes_handle(b);
     }
     ctx.priority = mesh.is_skeleton(b) ? exec.skeleton_priority() : Priority::normal;
+    // --balance cost: what the solver submits for the block is the block's cost.
+    if (costs_) session_.runtime().set_submission_cost_slot(b);
     solver_.submit_stage(*this, ctx);
   }
+  if (costs_) session_.runtime().set_submission_cost_slot(-1);
   // Coarse blocks next to finer ones take the fine fluxes on those faces.
   if (flux != nullptr)
     flux->submit(spec.update, stage % 2, &step_, spec.dt_factor, options_.domain.dx, exec);
@@ -291,8 +332,11 @@ void AmrDriver::submit_scan() {
     std::vector<Access> block_acc;
     for (int g = 0; g < state_fields_; ++g) block_acc.push_back(read(mesh.interior(b, g)));
     block_acc.push_back(write(h));
-    runtime.submit("time_step", std::span<const Access>(block_acc),
-                   [this, view = block(b), out] { *out = solver_.time_step(view); });
+    TaskAttributes attributes;
+    if (costs_) attributes.cost_slot = b;
+    runtime.submit(
+        "time_step", std::span<const Access>(block_acc),
+        [this, view = block(b), out] { *out = solver_.time_step(view); }, attributes);
     acc.push_back(read(h));
   }
   acc.push_back(write(dt_handle_));
@@ -388,8 +432,8 @@ void AmrDriver::write_output() {
     }
   }
   const PlotFiles files = write_plot_file(*mesh_, out);
-  session_.progress("{}: wrote {} ({} bytes of cell data in {:.3f} s)", session_.app(),
-                    files.data, files.field_bytes, files.seconds);
+  session_.progress("{}: wrote {} ({} bytes of cell data in {:.3f} s)", session_.app(), files.data,
+                    files.field_bytes, files.seconds);
 }
 
 void AmrDriver::restore() {
@@ -553,6 +597,7 @@ nlohmann::json AmrDriver::json() const {
   j["zone_cycles"] = zone_updates_;
   j["max_level"] = options_.max_level;
   j["adaptations"] = adaptations_;
+  j["balance"] = options_.balance;
   j["blocks_by_level"] = level_counts_;
   j["face_balanced"] = !unbalanced_;  // checked after every adaptation
   j["blocks_split"] = split_;

@@ -17,6 +17,10 @@ std::string int3_text(Int3 v) {
 
 UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks,
                          Periodicity periodic)
+    : UniformMesh(blocks, block_cells, ghost, rank, ranks, periodic, {}) {}
+
+UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks,
+                         Periodicity periodic, std::span<const std::int64_t> counts)
     : blocks_(blocks), block_cells_(block_cells), rank_(rank), ranks_(ranks), curve_({1, 1, 1}) {
   periodic_ = {periodic.x && !is_flat(0), periodic.y && !is_flat(1), periodic.z && !is_flat(2)};
   for (int a = 0; a < 3; ++a) {
@@ -48,8 +52,23 @@ UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int
   curve_ = MortonGrid(blocks);
 
   const std::int64_t n = global_block_count();
-  first_local_curve_index_ = balanced_range_begin(n, ranks, rank);
-  const std::int64_t end = balanced_range_begin(n, ranks, rank + 1);
+  if (!counts.empty()) {
+    if (counts.size() != static_cast<std::size_t>(ranks)) {
+      throw std::invalid_argument("block counts: " + std::to_string(counts.size()) + " given for " +
+                                  std::to_string(ranks) + " ranks");
+    }
+    range_begins_.assign(1, 0);
+    for (const std::int64_t c : counts) {
+      if (c < 0) throw std::invalid_argument("block counts must be >= 0");
+      range_begins_.push_back(range_begins_.back() + c);
+    }
+    if (range_begins_.back() != n) {
+      throw std::invalid_argument("block counts sum to " + std::to_string(range_begins_.back()) +
+                                  ", the mesh has " + std::to_string(n) + " blocks");
+    }
+  }
+  first_local_curve_index_ = range_begin(rank);
+  const std::int64_t end = range_begin(rank + 1);
   const std::vector<Int3> coords = curve_.blocks_in_range(first_local_curve_index_, end);
   local_.reserve(coords.size());
   for (std::size_t i = 0; i < coords.size(); ++i) {
@@ -68,7 +87,7 @@ UniformMesh::UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int
       block.neighbour_local[index] = kNotLocal;
       if (nb != kNoBlock) {
         const std::int64_t position = curve_index(nb);
-        block.neighbour_rank[index] = balanced_range_owner(n, ranks_, position);
+        block.neighbour_rank[index] = owner_of_position(position);
         if (position >= first_local_curve_index_ && position < end) {
           block.neighbour_local[index] =
               static_cast<LocalBlockIndex>(position - first_local_curve_index_);
@@ -122,7 +141,25 @@ Int3 UniformMesh::block_coord(GlobalBlockId id) const {
 }
 
 int UniformMesh::owner(GlobalBlockId id) const {
-  return balanced_range_owner(global_block_count(), ranks_, curve_index(id));
+  return owner_of_position(curve_index(id));
+}
+
+int UniformMesh::owner_of_position(std::int64_t position) const {
+  if (range_begins_.empty()) return balanced_range_owner(global_block_count(), ranks_, position);
+  // The last rank whose range begins at or before the position (empty ranges skipped).
+  const auto it = std::upper_bound(range_begins_.begin(), range_begins_.end(), position);
+  return static_cast<int>(it - range_begins_.begin()) - 1;
+}
+
+std::int64_t UniformMesh::range_begin(int r) const {
+  if (range_begins_.empty()) return balanced_range_begin(global_block_count(), ranks_, r);
+  return range_begins_[static_cast<std::size_t>(r)];
+}
+
+std::vector<std::int64_t> UniformMesh::counts() const {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(ranks_));
+  for (int r = 0; r < ranks_; ++r) out[r] = range_begin(r + 1) - range_begin(r);
+  return out;
 }
 
 GlobalBlockId UniformMesh::neighbour(Int3 coord, Direction d) const {

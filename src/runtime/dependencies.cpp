@@ -41,7 +41,9 @@ void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const
     }
     const std::int64_t begin_ticks = base::fast_ticks();
     run_body(name, attributes, invoke, body);
-    observer_->on_executed(name, 0, begin_ticks, base::fast_ticks());
+    const std::int64_t end_ticks = base::fast_ticks();
+    observer_->on_executed(name, 0, begin_ticks, end_ticks);
+    charge_cost(cost_slot_of(attributes), 0, end_ticks - begin_ticks, attributes.work);
     return;
   }
   AccessInfo infos[kMaxDescribedAccesses];
@@ -56,7 +58,9 @@ void Scheduler::run_observed(std::uint64_t id, const char* name, std::span<const
   const std::int64_t begin_ticks = (observe_ & kObserveExecuted) ? base::fast_ticks() : 0;
   run_body(name, attributes, invoke, body);
   if (observe_ & kObserveExecuted) {
-    observer_->on_executed(name, 0, begin_ticks, base::fast_ticks());
+    const std::int64_t end_ticks = base::fast_ticks();
+    observer_->on_executed(name, 0, begin_ticks, end_ticks);
+    charge_cost(cost_slot_of(attributes), 0, end_ticks - begin_ticks, attributes.work);
   } else if (observe_ & kObserveCounted) {
     observer_->on_counted(name, 0);
   }

@@ -4,6 +4,7 @@
 // throttle or sequential mode runs them at once, so every call saved counts.
 
 #include "runtime/scheduler.hpp"
+#include "tessera/base/tick_clock.hpp"
 
 namespace tessera::detail {
 
@@ -27,7 +28,16 @@ inline bool Scheduler::run_at_submission(const char* name, std::span<const Acces
   // nothing to wait for, and the next access recycles the group (link_records).
   Worker& self = *main_;
   const std::uint64_t id = ++submitted_;
-  if (observe_) {
+  if (costs_ && cost_slot_of(attributes) >= 0 && !(observe_ & kObserveExecuted)) {
+    // Timed for the cost table only (an observer that stamps bodies charges it itself).
+    const std::int64_t begin_ticks = base::fast_ticks();
+    if (observe_) {
+      run_observed(id, name, accesses, attributes, invoke, body);
+    } else {
+      run_body(name, attributes, invoke, body);
+    }
+    charge_cost(cost_slot_of(attributes), 0, base::fast_ticks() - begin_ticks, attributes.work);
+  } else if (observe_) {
     run_observed(id, name, accesses, attributes, invoke, body);
   } else {
     run_body(name, attributes, invoke, body);

@@ -167,6 +167,17 @@ void Runtime::complete(CompletionToken token) {
 void Runtime::set_observer(Observer* observer) {
   scheduler_->set_observer(observer);
 }
+void Runtime::set_cost_table(CostTable* table) {
+  if (table && table->threads() < options_.threads) {
+    throw std::invalid_argument(
+        fmt::format("set_cost_table: the table has {} thread rows, the runtime {} threads",
+                    table->threads(), options_.threads));
+  }
+  scheduler_->set_cost_table(table);
+}
+void Runtime::set_submission_cost_slot(std::int32_t slot) {
+  scheduler_->set_submission_cost_slot(slot);
+}
 void Runtime::set_progress_engine(ProgressEngine* engine) {
   scheduler_->set_progress_engine(engine);
 }

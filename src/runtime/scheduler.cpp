@@ -122,6 +122,7 @@ Task* Scheduler::new_task(const char* name, const TaskAttributes& attributes) {
   t->order_key = attributes.order;
   t->work = attributes.work;
   t->work_variant = attributes.work_variant;
+  t->cost_slot = cost_slot_of(attributes);
   t->id = ++submitted_;
   return t;
 }
@@ -306,18 +307,23 @@ void Scheduler::execute_body(Task* task, Worker& self, bool straight_after) {
     AccessInfo scratch[1];
     observer_->on_begin(info_of(task, {scratch, 0}), self.index);
   }
+  Task& source = task->replay ? *task->replay->graph.nodes[task->node].task : *task;
+  // A body naming a cost slot is timed for the cost table: with the observer's stamps when
+  // it takes them, else with a read of its own at each end.
+  const bool costed = costs_ && source.cost_slot >= 0;
   // A clock read costs ~35 cycles (rdtsc); between back-to-back tasks the thread only
   // schedules, so the end of the one before serves as this one's begin.
   std::int64_t begin_ticks = 0;
   if (observe_ & kObserveExecuted) {
     begin_ticks = straight_after && self.stamp_ticks != 0 ? self.stamp_ticks : base::fast_ticks();
+  } else if (costed) {
+    begin_ticks = base::fast_ticks();
   }
-  TaskContext ctx(task, self.index, begin_ticks);
+  TaskContext ctx(task, self.index, (observe_ & kObserveExecuted) ? begin_ticks : 0);
   // After a failure, bodies are skipped so the error surfaces quickly, except those of
   // communication tasks: peers wait for their messages and would otherwise hang.
   if (task->main_only || !failed_.load(std::memory_order_relaxed)) {
     try {
-      Task& source = task->replay ? *task->replay->graph.nodes[task->node].task : *task;
       if (compute_model_ && source.work > 0) {
         auto call = [&] { source.body(ctx); };
         compute_model_->run(
@@ -334,8 +340,13 @@ void Scheduler::execute_body(Task* task, Worker& self, bool straight_after) {
   if (observe_ & kObserveExecuted) {
     self.stamp_ticks = base::fast_ticks();
     observer_->on_executed(task->name, self.index, begin_ticks, self.stamp_ticks);
-  } else if (observe_ & kObserveCounted) {
-    observer_->on_counted(task->name, self.index);
+    if (costed)
+      charge_cost(source.cost_slot, self.index, self.stamp_ticks - begin_ticks, source.work);
+  } else {
+    if (costed) {
+      charge_cost(source.cost_slot, self.index, base::fast_ticks() - begin_ticks, source.work);
+    }
+    if (observe_ & kObserveCounted) observer_->on_counted(task->name, self.index);
   }
   if (observe_ & kObserveEnd) {
     AccessInfo scratch[1];

@@ -85,6 +85,12 @@ class Scheduler {
     observe_ = observer ? observer->events() : 0u;
   }
   void set_progress_engine(ProgressEngine* engine) { engine_ = engine; }
+  void set_cost_table(CostTable* table) { costs_ = table; }
+  void set_submission_cost_slot(std::int32_t slot) { submission_cost_slot_ = slot; }
+  /// A task's cost slot: its own, else the one set for submissions.
+  std::int32_t cost_slot_of(const TaskAttributes& attributes) const {
+    return attributes.cost_slot >= 0 ? attributes.cost_slot : submission_cost_slot_;
+  }
   std::uint64_t tasks_completed() const;
   std::uint64_t bodies_run() const;
   std::uint64_t tasks_submitted() const { return submitted_; }
@@ -209,6 +215,10 @@ class Scheduler {
   /// it would be with a node.
   void run_observed(std::uint64_t id, const char* name, std::span<const Access> accesses,
                     const TaskAttributes& attributes, void (*invoke)(void*), void* body);
+  /// Adds a body's elapsed ticks to its cost slot, if it names one and a table is attached.
+  void charge_cost(std::int32_t slot, int worker, std::int64_t ticks, std::int64_t work) {
+    if (costs_ && slot >= 0) costs_->add(worker, slot, ticks, work > 0 ? work : 1);
+  }
   /// run_at_submission's body run, capturing what it throws.
   void run_body(const char* name, const TaskAttributes& attributes, void (*invoke)(void*),
                 void* body);
@@ -305,6 +315,8 @@ class Scheduler {
   Observer* observer_ = nullptr;
   unsigned observe_ = 0;  // observer_->events(), or 0 without an observer
   ProgressEngine* engine_ = nullptr;
+  CostTable* costs_ = nullptr;              // Runtime::set_cost_table
+  std::int32_t submission_cost_slot_ = -1;  // Runtime::set_submission_cost_slot
 
   std::mutex error_mutex_;
   std::exception_ptr error_;

@@ -119,6 +119,7 @@ struct Task {
   std::uint8_t work_variant = 0;  // TaskAttributes::work_variant (in the padding here)
   std::int64_t order_key = 0;     // its value
   std::int64_t work = 0;          // TaskAttributes::work
+  std::int32_t cost_slot = -1;    // TaskAttributes::cost_slot
   AccessRecord inline_records[kInlineAccesses];
   std::unique_ptr<AccessRecord[]> extra_records;
   // A replayed task (an instance of a recorded node) runs its node's body and releases

@@ -210,6 +210,13 @@ class Forest {
   /// the caller. Rebuilds the ghost layer and the neighbour tables.
   PartitionResult partition(std::span<const std::int64_t> weights = {});
 
+  /// Collective. Repartitions along the SFC so that rank r holds the next counts[r] blocks
+  /// (size() entries summing to global_count(), e.g. from weighted_split); families of
+  /// sibling leaves may then be split between ranks (gather_families() undoes that).
+  /// Returns which ranges move; block data must be moved by the caller. Throws
+  /// std::invalid_argument on counts of the wrong size or sum.
+  PartitionResult partition_given(std::span<const std::int64_t> counts);
+
   /// Collective. Moves the few blocks needed so that no family of sibling leaves is split
   /// between ranks (a merge can complete a family whose siblings live on another rank);
   /// the partition is otherwise kept. Returns which ranges move (usually none).

@@ -124,6 +124,9 @@ class AmrMesh {
   /// about as many blocks, and submits the tasks moving block interiors. Returns the
   /// number of blocks that changed rank, over all ranks.
   std::int64_t rebalance();
+  /// The same with rank r holding the next counts[r] blocks of the curve (a cost balance,
+  /// weighted_split); see Forest::partition_given.
+  std::int64_t rebalance(std::span<const std::int64_t> counts);
 
   /// Collective. Waits for every task and moves the few blocks needed so that no family
   /// of sibling leaves is split between ranks (see Forest::gather_families); call before

@@ -24,6 +24,7 @@
 #include "tessera/driver/domain.hpp"
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/runtime/cost_table.hpp"
 #include "tessera/runtime/memory_estimate.hpp"
 #include "tessera/session.hpp"
 
@@ -45,6 +46,9 @@ struct AmrDriverOptions {
   bool separate_buffers = false;
   int max_level = 0;
   int adapt_every = 5;
+  /// --balance (tessera/balance_options.hpp): how the repartition after each adaptation
+  /// cuts the curve; "cost" measures each rank's speed over the cycles since the last one.
+  std::string balance = "count";
   /// Block slots a rank may use (the memory check counted them); exceeding it stops the run
   /// with an error naming slots_option and max_level_option. 0: no limit.
   long long block_slots = 0;
@@ -149,6 +153,8 @@ class AmrDriver {
   std::vector<StageSpec> stages_;
   int state_fields_ = 0;
   std::unique_ptr<AmrMesh> mesh_;
+  std::unique_ptr<CostTable> costs_;      // --balance cost: per local block
+  CostWindow cost_window_;                // what costs_ measured before the adaptation
   std::vector<StepEstimate> estimates_;   // per local block
   std::vector<Handle> estimate_handles_;  // per local block slot
   std::vector<std::int8_t> wishes_;       // per local block

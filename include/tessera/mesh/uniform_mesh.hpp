@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "tessera/mesh/block_index.hpp"
@@ -75,6 +76,12 @@ class UniformMesh {
   /// has none.
   UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks,
               Periodicity periodic = {});
+  /// The same mesh with rank r owning the next `counts[r]` blocks of the curve (a cost
+  /// balance, weighted_split) instead of a count-balanced range. Throws
+  /// std::invalid_argument when counts has not `ranks` entries, one is negative, or they do
+  /// not sum to the global block count. O(ranks) memory besides the local blocks.
+  UniformMesh(Int3 blocks, Int3 block_cells, int ghost, int rank, int ranks, Periodicity periodic,
+              std::span<const std::int64_t> counts);
 
   /// The bytes one of `ranks` ranks needs for a mesh of these arguments (validated or not)
   /// holding `field_variables` doubles per cell over all its fields, exchanging halos of
@@ -108,9 +115,15 @@ class UniformMesh {
   Int3 block_coord(GlobalBlockId id) const;
   /// Position of a block along the Morton curve through all blocks; O(log blocks).
   std::int64_t curve_index(GlobalBlockId id) const { return curve_.position(block_coord(id)); }
-  /// The rank owning a block: ranks own contiguous, count-balanced ranges of the curve;
-  /// O(log blocks).
+  /// The rank owning a block: ranks own contiguous ranges of the curve, count-balanced
+  /// unless the mesh was built from counts; O(log blocks + log ranks).
   int owner(GlobalBlockId id) const;
+  /// The rank owning curve position `position` (0 <= position < global_block_count()).
+  int owner_of_position(std::int64_t position) const;
+  /// The first curve position of rank r's range (r = ranks() gives the block count).
+  std::int64_t range_begin(int r) const;
+  /// Blocks per rank, as the counts constructor takes them.
+  std::vector<std::int64_t> counts() const;
   /// The neighbour of block `coord` in direction d (wrapped on periodic axes), or kNoBlock
   /// outside the domain.
   GlobalBlockId neighbour(Int3 coord, Direction d) const;
@@ -147,6 +160,8 @@ class UniformMesh {
   int ranks_;
   Periodicity periodic_;
   MortonGrid curve_;
+  // ranks + 1 curve positions when built from counts; empty for the count-balanced split.
+  std::vector<std::int64_t> range_begins_;
   std::vector<MeshBlock> local_;
   std::int64_t first_local_curve_index_ = 0;
 };

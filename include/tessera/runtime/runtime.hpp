@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tessera/runtime/compute_hook.hpp"
+#include "tessera/runtime/cost_table.hpp"
 #include "tessera/runtime/detail/batch_body.hpp"
 #include "tessera/runtime/detail/task_body.hpp"
 #include "tessera/runtime/handle.hpp"
@@ -116,6 +117,11 @@ struct TaskAttributes {
   /// calibrates and charges per (name, variant, work). 0 when all are alike. One byte, in
   /// the padding after main_thread_only: a larger field made every submission slower.
   std::uint8_t work_variant = 0;
+  /// The slot of the runtime's CostTable (Runtime::set_cost_table) that this body's
+  /// elapsed time and work are added to, e.g. the local index of the block it works on;
+  /// -1 = none. Four bytes, in the padding before `order`: the struct does not grow.
+  /// A recorded task keeps its slot in every replayed iteration.
+  std::int32_t cost_slot = -1;
   /// A key that orders this task among the other ready tasks that have one: of those, the
   /// runtime starts the one with the smallest key first (ties in submission order), after
   /// communication, high-priority and unordered ready tasks. A stencil gives its sweeps
@@ -364,6 +370,14 @@ class Runtime {
   /// Attaches an observer; nullptr detaches. Main thread only, while no task is in flight
   /// (before the first submit, or after wait_all).
   void set_observer(Observer* observer);
+  /// Attaches the table that task bodies naming a cost slot (TaskAttributes::cost_slot) add
+  /// their elapsed time to; nullptr detaches. Main thread only, while no task is in flight.
+  /// Throws std::invalid_argument when the table has fewer threads than the runtime.
+  void set_cost_table(CostTable* table);
+  /// Tasks submitted (or recorded) from now on whose attributes name no cost slot get
+  /// `slot` (-1: none again). Lets a framework charge whatever a callback submits for a
+  /// block to that block without the callback knowing. Main thread only.
+  void set_submission_cost_slot(std::int32_t slot);
   /// Attaches the engine the main thread drives while waiting; nullptr detaches.
   void set_progress_engine(ProgressEngine* engine);
 

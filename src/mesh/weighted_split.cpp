@@ -1,0 +1,105 @@
+#include "tessera/mesh/weighted_split.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "tessera/base/check_mpi.hpp"
+
+namespace tessera {
+
+std::vector<std::int64_t> weighted_split(std::span<const double> costs,
+                                         std::span<const double> speeds) {
+  if (speeds.empty()) throw std::invalid_argument("weighted_split: no part to split into");
+  double speed_sum = 0;
+  for (double s : speeds) {
+    if (!(s > 0) || !std::isfinite(s))
+      throw std::invalid_argument("weighted_split: speeds must be finite and > 0");
+    speed_sum += s;
+  }
+  const std::size_t n = costs.size();
+  std::vector<double> prefix(n + 1, 0.0);  // prefix[k]: cost of blocks 0 .. k - 1
+  for (std::size_t b = 0; b < n; ++b) {
+    if (!(costs[b] >= 0) || !std::isfinite(costs[b]))
+      throw std::invalid_argument("weighted_split: costs must be finite and >= 0");
+    prefix[b + 1] = prefix[b] + costs[b];
+  }
+  const double total = prefix[n];
+  const std::size_t parts = speeds.size();
+  std::vector<std::int64_t> counts(parts, 0);
+  std::size_t previous = 0;
+  double speed_before = 0;
+  for (std::size_t r = 0; r + 1 < parts; ++r) {
+    speed_before += speeds[r];
+    const double target = total * (speed_before / speed_sum);
+    // The first boundary at or past the target, or the one before it when that is nearer.
+    std::size_t cut = static_cast<std::size_t>(
+        std::lower_bound(prefix.begin() + static_cast<std::ptrdiff_t>(previous), prefix.end(),
+                         target) -
+        prefix.begin());
+    if (cut > n) cut = n;
+    if (cut > previous && target - prefix[cut - 1] <= prefix[cut] - target) --cut;
+    counts[r] = static_cast<std::int64_t>(cut - previous);
+    previous = cut;
+  }
+  counts[parts - 1] = static_cast<std::int64_t>(n - previous);
+  return counts;
+}
+
+std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, std::span<const double> local_costs,
+                                               double local_speed) {
+  int ranks = 0;
+  TESSERA_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  struct RankCosts {
+    double speed;
+    double blocks;
+  };
+  const RankCosts mine{local_speed > 0 && std::isfinite(local_speed) ? local_speed : 0.0,
+                       static_cast<double>(local_costs.size())};
+  std::vector<RankCosts> all(static_cast<std::size_t>(ranks));
+  TESSERA_MPI_CHECK(MPI_Allgather(&mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, comm));
+  std::vector<int> counts(static_cast<std::size_t>(ranks)), displs(static_cast<std::size_t>(ranks));
+  std::size_t blocks = 0;
+  for (int r = 0; r < ranks; ++r) {
+    counts[r] = static_cast<int>(all[r].blocks);
+    displs[r] = static_cast<int>(blocks);
+    blocks += static_cast<std::size_t>(all[r].blocks);
+  }
+  std::vector<double> costs(blocks);
+  TESSERA_MPI_CHECK(MPI_Allgatherv(local_costs.data(), static_cast<int>(local_costs.size()),
+                                   MPI_DOUBLE, costs.data(), counts.data(), displs.data(),
+                                   MPI_DOUBLE, comm));
+  // Ranks that measured nothing get the mean of those that did.
+  double speed_sum = 0, cost_sum = 0, measured_blocks = 0;
+  int measured = 0;
+  for (int r = 0; r < ranks; ++r) {
+    if (all[r].speed <= 0) continue;
+    ++measured;
+    speed_sum += all[r].speed;
+    for (int b = 0; b < counts[r]; ++b) cost_sum += costs[static_cast<std::size_t>(displs[r] + b)];
+    measured_blocks += counts[r];
+  }
+  if (measured == 0 || !(cost_sum > 0)) {
+    // Nothing measured anywhere: the partition stays as it is.
+    return std::vector<std::int64_t>(counts.begin(), counts.end());
+  }
+  const double mean_cost = cost_sum / measured_blocks;
+  std::vector<double> speeds(static_cast<std::size_t>(ranks), 1.0);
+  for (int r = 0; r < ranks; ++r) {
+    speeds[r] = all[r].speed > 0 ? all[r].speed : speed_sum / measured;
+    if (all[r].speed > 0) continue;
+    for (int b = 0; b < counts[r]; ++b) costs[static_cast<std::size_t>(displs[r] + b)] = mean_cost;
+  }
+  return weighted_split(costs, speeds);
+}
+
+std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, const CostWindow& window,
+                                               std::size_t local_blocks) {
+  std::vector<double> costs(local_blocks, 0.0);
+  for (std::size_t b = 0; b < local_blocks && b < window.seconds.size(); ++b)
+    costs[b] = window.normalized_cost(b);
+  return cost_balanced_counts(comm, costs, window.speed());
+}
+
+}  // namespace tessera
