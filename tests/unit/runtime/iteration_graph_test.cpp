@@ -1051,7 +1051,7 @@ void replay_observed_body(Observer& observer) {
 }
 
 // Wants only begin and end.
-class SpanObserver : public Observer {
+class SpanCountingObserver : public Observer {
  public:
   unsigned events() const override { return kObserveBegin | kObserveEnd; }
   void on_submit(const TaskInfo&) override { ADD_FAILURE() << "on_submit not wanted"; }
@@ -1062,7 +1062,7 @@ class SpanObserver : public Observer {
 };
 
 TEST(IterationGraph, ObserverWantingOnlySpansGetsOnlySpans) {
-  SpanObserver obs;
+  SpanCountingObserver obs;
   replay_observed_body(obs);
   EXPECT_EQ(obs.begun.load(), 33);
   EXPECT_EQ(obs.ended.load(), 33);
