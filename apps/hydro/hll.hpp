@@ -11,11 +11,13 @@
 namespace hydro {
 
 /// The primitive state on one side of a face, velocities split into the face normal
-/// `un` and the two transverse components. `c` is the sound speed (the caller chooses
-/// whether it comes from the EOS or from reconstruction), `er` the radiation energy
-/// density (0 without radiation).
+/// `un` and the two transverse components. `c` is the sound speed and `eint` the internal
+/// energy per volume: the caller chooses whether they come from the EOS or from their own
+/// reconstruction, as HARD does (eint < 0: from p by the EOS). `er` is the radiation
+/// energy density (0 without radiation).
 struct FaceState {
   double rho = 1, un = 0, ut1 = 0, ut2 = 0, p = 1, c = 1, er = 0;
+  double eint = -1;
 };
 
 /// Fluxes across a face of the conserved rho, rho u (normal, transverse 1 and 2), the
@@ -24,9 +26,9 @@ struct FaceFlux {
   double mass = 0, momentum_n = 0, momentum_t1 = 0, momentum_t2 = 0, energy = 0, radiation = 0;
 };
 
-/// Total energy per volume of a face state.
+/// Total energy per volume of a face state: eint (or p's by the EOS) + rho |u|^2 / 2.
 inline double total_energy(const FaceState& s, const IdealGas& gas) {
-  return gas.internal_energy_density(s.p) +
+  return (s.eint >= 0 ? s.eint : gas.internal_energy_density(s.p)) +
          0.5 * s.rho * (s.un * s.un + s.ut1 * s.ut1 + s.ut2 * s.ut2);
 }
 

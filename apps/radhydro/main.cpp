@@ -1,0 +1,511 @@
+// radhydro: radiation hydrodynamics as FleCSI's HARD runs it, on tessera's uniform block
+// mesh (docs/apps/radhydro.md). The hydro part is HARD's scheme: WENO5-Z reconstruction
+// of the primitives, HLL fluxes with Davis speeds, Heun / SSP-RK2 in time, 3 ghost layers.
+//
+// A cycle: the dt from the previous cycle's reduction; ghost exchange of U, the domain
+// boundaries, stage 1 (S = U + dt K(U)) per block; exchange of S, boundaries, stage 2
+// (U = (U + S + dt K(S)) / 2) per block, which also scans the new U for the next dt; the
+// max reduction over ranks. Every kernel is a task on one block, so the cycle runs the
+// same under bsp, forkjoin and dataflow and gives the same bits on any rank and thread count.
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "block_kernels.hpp"
+#include "options.hpp"
+#include "problems.hpp"
+#include "tessera/base/atomic_file.hpp"
+#include "tessera/io/block_field_checkpoint.hpp"
+#include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_report.hpp"
+#include "tessera/io/checkpoint_writer.hpp"
+#include "tessera/mesh/block_field.hpp"
+#include "tessera/mesh/halo_exchange.hpp"
+#include "tessera/mesh/halo_plan.hpp"
+#include "tessera/mesh/uniform_mesh.hpp"
+#include "tessera/option_registry.hpp"
+#include "tessera/restart.hpp"
+#include "tessera/session.hpp"
+
+namespace radhydro {
+namespace {
+
+using namespace tessera;
+
+// Exit status of a run stopped by a non-positive density or pressure (2 is bad input).
+constexpr int kStopped = 3;
+
+// The largest signal speed and a fault flag, reduced by max over blocks and ranks.
+using SpeedAndFault = std::array<double, 2>;
+
+/// The mesh, the state and the tasks of one run.
+class Simulation {
+ public:
+  Simulation(Session& session, const Options& o)
+      : session_(session),
+        o_(o),
+        scheme_(make_scheme(o)),
+        problem_(o.problem, o.dim, o.axis, scheme_.gas, length()),
+        mesh_(make_mesh(session, o)),
+        u_(mesh_, session.runtime(), "U", scheme_.nvars),
+        s_(mesh_, session.runtime(), "S", scheme_.nvars),
+        plan_(mesh_, HaloOptions{}),
+        halo_(plan_, scheme_.nvars, session.comm(), session.exec(), "halo") {
+    const int blocks = mesh_.local_block_count();
+    faces_.resize(blocks);
+    corners_.resize(blocks);
+    faults_.assign(2 * blocks, CellFault{});
+    for (LocalBlockIndex b = 0; b < blocks; ++b) {
+      const MeshBlock& mb = mesh_.local_block(b);
+      const Int3 origin = mesh_.cell_origin(mb);
+      for (int a = 0; a < 3; ++a) corners_[b][a] = origin[a] * scheme_.dx[a];
+      for (int a = 0; a < o.dim; ++a) {
+        for (int side = 0; side < 2; ++side) {
+          const bool edge = side == 0 ? mb.coord[a] == 0 : mb.coord[a] == mesh_.blocks()[a] - 1;
+          const Boundary bc = o.boundary[2 * a + side];
+          if (edge && bc != Boundary::periodic) faces_[b][2 * a + side] = bc;
+        }
+      }
+    }
+    speed_handle_ = session.runtime().create_reduction_handle(
+        "max-speed", &speed_, [](SpeedAndFault& total, const SpeedAndFault& part) {
+          total[0] = std::fmax(total[0], part[0]);
+          total[1] = std::fmax(total[1], part[1]);
+        });
+  }
+
+  static double length() { return 1.0; }
+  const Scheme& scheme() const { return scheme_; }
+  const UniformMesh& mesh() const { return mesh_; }
+  BlockField& state() { return u_; }
+  std::int64_t cells() const { return product(mesh_.cells()); }
+
+  /// Sets the initial state (tasks; no wait).
+  void submit_initial() {
+    session_.exec().begin_phase("init");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit(
+          "init", {write(u_.interior(b))},
+          [this, b, u = u_.data(b)] {
+            fill_initial(u_.layout(), scheme_, problem_, corners_[b], u);
+          },
+          attributes(b));
+    }
+    session_.exec().end_phase();
+  }
+
+  /// Scans U for the signal speed (the first cycle's dt; a restart's). Collective; waits.
+  /// Returns false if a cell is not physical (printed).
+  bool scan(int cycle, double t) {
+    speed_ = {0, 0};
+    session_.exec().begin_phase("scan");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit(
+          "scan", {read(u_.interior(b)), reduce(speed_handle_)},
+          [this, b, u = u_.data(b), h = speed_handle_](TaskContext& ctx) {
+            CellFault& fault = faults_[2 * b + 1];
+            fault = {};
+            const double speed = max_signal_speed(u_.layout(), scheme_, u, fault);
+            SpeedAndFault& slot = ctx.reduction_slot<SpeedAndFault>(h);
+            slot[0] = std::fmax(slot[0], speed);
+            if (fault.bad) slot[1] = 1;
+          },
+          attributes(b));
+    }
+    session_.exec().end_phase();
+    return finish_reduction(cycle, t);
+  }
+
+  /// The next dt: cfl min dx / the largest signal speed, clipped to t_end - t.
+  double next_dt(double t) const {
+    double dx = scheme_.dx[0];
+    for (int a = 1; a < o_.dim; ++a) dx = std::fmin(dx, scheme_.dx[a]);
+    const double dt = o_.cfl * dx / speed_[0];
+    return t + dt >= o_.t_end ? o_.t_end - t : dt;
+  }
+
+  /// One cycle of dt; waits for its max reduction. Returns false if it produced a cell
+  /// that is not physical (printed by the ranks that own it).
+  bool cycle(double dt, int cycle, double t) {
+    speed_ = {0, 0};
+    submit_stage(u_, s_, nullptr, dt, 0);
+    submit_stage(s_, u_, &u_, dt, 1);
+    return finish_reduction(cycle, t);
+  }
+
+  /// Totals and checksum of U over all ranks (collective; waits).
+  struct Sums {
+    std::array<double, 6> totals{};
+    double checksum = 0;
+  };
+  Sums sums() {
+    BlockSums all;
+    const Handle h = session_.runtime().create_reduction_handle(
+        "sums", &all, [](BlockSums& total, const BlockSums& part) {
+          for (std::size_t v = 0; v < total.totals.size(); ++v) total.totals[v].add(part.totals[v]);
+          total.checksum.add(part.checksum);
+        });
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit(
+          "sums", {read(u_.interior(b)), reduce(h)}, [this, u = u_.data(b), h](TaskContext& ctx) {
+            add_sums(u_.layout(), scheme_, u, ctx.reduction_slot<BlockSums>(h));
+          });
+    }
+    for (auto& total : all.totals) session_.comm().iallreduce_sum(h, &total);
+    session_.comm().iallreduce_sum(h, &all.checksum);
+    session_.runtime().wait_for(h);
+    Sums out;
+    for (std::size_t v = 0; v < out.totals.size(); ++v) out.totals[v] = all.totals[v].value();
+    out.checksum = all.checksum.value();
+    return out;
+  }
+
+  /// The mean |error| over all cells of rho, the velocity along the axis and p against the
+  /// problem's reference at t (collective; waits).
+  std::optional<std::array<double, 3>> errors(double t) {
+    if (!problem_.has_reference()) return std::nullopt;
+    std::array<ExactSum, 3> all;
+    const Handle h = session_.runtime().create_reduction_handle(
+        "errors", &all, [](std::array<ExactSum, 3>& total, const std::array<ExactSum, 3>& part) {
+          for (int q = 0; q < 3; ++q) total[q].add(part[q]);
+        });
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit("errors", {read(u_.interior(b)), reduce(h)},
+                                [this, b, t, u = u_.data(b), h](TaskContext& ctx) {
+                                  add_errors(u_.layout(), scheme_, problem_, corners_[b], t, u,
+                                             ctx.reduction_slot<std::array<ExactSum, 3>>(h));
+                                });
+    }
+    for (auto& e : all) session_.comm().iallreduce_sum(h, &e);
+    session_.runtime().wait_for(h);
+    std::array<double, 3> out;
+    for (int q = 0; q < 3; ++q) out[q] = all[q].value() / static_cast<double>(cells());
+    return out;
+  }
+
+  /// Rank 0 writes the lineout CSV along x through the domain centre (collective; all
+  /// tasks must be done).
+  void write_lineout(const std::string& file) {
+    const Int3 cells = mesh_.cells();
+    const int jc = cells.y / 2, kc = cells.z / 2;
+    std::vector<double> rows;
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      const Int3 origin = mesh_.cell_origin(b);
+      const Int3 n = mesh_.block_cells();
+      if (jc < origin.y || jc >= origin.y + n.y || kc < origin.z || kc >= origin.z + n.z) continue;
+      for (int i = 0; i < n.x; ++i) {
+        const CellPrimitive w =
+            cell_primitive(u_.layout(), scheme_, u_.data(b), i, jc - origin.y, kc - origin.z);
+        rows.insert(rows.end(), {corners_[b][0] + (i + 0.5) * scheme_.dx[0], w.rho, w.vx, w.vy,
+                                 w.vz, w.p, w.temperature, w.er});
+      }
+    }
+    int count = static_cast<int>(rows.size());
+    std::vector<int> counts(session_.size()), offsets(session_.size());
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int total = 0;
+    for (int r = 0; r < session_.size(); ++r) {
+      offsets[r] = total;
+      total += counts[r];
+    }
+    std::vector<double> all(session_.rank() == 0 ? total : 0);
+    MPI_Gatherv(rows.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
+                MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (session_.rank() != 0) return;
+    std::vector<std::array<double, 8>> lines(total / 8);
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(8 * l), 8, lines[l].begin());
+    }
+    std::sort(lines.begin(), lines.end());
+    std::string csv = "x,rho,vx,vy,vz,p,T,Er\n";
+    for (const auto& l : lines) csv += fmt::format("{:.17g}\n", fmt::join(l, ","));
+    write_file_atomically(file, csv);
+  }
+
+ private:
+  static Scheme make_scheme(const Options& o) {
+    Scheme s;
+    s.gas = {o.gamma, o.mu};
+    s.nvars = kHydroVars;
+    s.dim = o.dim;
+    s.hard_faces = o.face_state == "hard";
+    for (int a = 0; a < o.dim; ++a) s.dx[a] = length() / o.cells[a];
+    return s;
+  }
+
+  static UniformMesh make_mesh(Session& session, const Options& o) {
+    Int3 blocks{1, 1, 1}, block_cells{1, 1, 1};
+    Periodicity periodic;
+    bool* wrap[3] = {&periodic.x, &periodic.y, &periodic.z};
+    for (int a = 0; a < o.dim; ++a) {
+      blocks[a] = o.cells[a] / o.block_cells[a];
+      block_cells[a] = o.block_cells[a];
+      *wrap[a] = o.boundary[2 * a] == Boundary::periodic;
+    }
+    return UniformMesh(blocks, block_cells, kGhost, session.rank(), session.size(), periodic);
+  }
+
+  TaskAttributes attributes(LocalBlockIndex b) const {
+    const MeshBlock& mb = mesh_.local_block(b);
+    return TaskAttributes(
+        mb.is_skeleton(HaloShape::faces) ? session_.exec().skeleton_priority() : Priority::normal,
+        {mb.id});
+  }
+
+  // Ghosts of `field`: the exchange with the neighbour blocks, then the domain faces.
+  void fill_ghosts(BlockField& field) {
+    halo_.exchange(field);
+    session_.exec().begin_phase("boundary");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      const auto& faces = faces_[b];
+      if (std::none_of(faces.begin(), faces.end(), [](const auto& f) { return f.has_value(); })) {
+        continue;
+      }
+      session_.runtime().submit(
+          "boundary", {read(field.interior(b)), readwrite(field.ghosts(b))},
+          [this, &faces, u = field.data(b), layout = &field.layout()] {
+            fill_boundaries(*layout, scheme_, faces, u);
+          },
+          attributes(b));
+    }
+    session_.exec().end_phase();
+  }
+
+  // Stage `stage` (0: dst = src + dt K(src); 1: dst = (base + src + dt K(src)) / 2, and
+  // the signal-speed scan of dst).
+  void submit_stage(BlockField& src, BlockField& dst, BlockField* base, double dt, int stage) {
+    fill_ghosts(src);
+    session_.exec().begin_phase(stage == 0 ? "stage1" : "stage2");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      std::vector<Access> access{read(src.interior(b)), read(src.ghosts(b)),
+                                 stage == 0 ? write(dst.interior(b)) : readwrite(dst.interior(b)),
+                                 reduce(speed_handle_)};
+      session_.runtime().submit(
+          stage == 0 ? "stage1" : "stage2", std::span<const Access>(access),
+          [this, b, dt, stage, src = src.data(b), dst = dst.data(b),
+           base = base ? base->data(b) : nullptr, h = speed_handle_](TaskContext& ctx) {
+            double speed = 0;
+            CellFault& fault = faults_[2 * b + stage];
+            fault = hydro_stage(
+                {&u_.layout(), &scheme_, src, base, dst, dt, stage == 1 ? &speed : nullptr});
+            SpeedAndFault& slot = ctx.reduction_slot<SpeedAndFault>(h);
+            slot[0] = std::fmax(slot[0], speed);
+            if (fault.bad) slot[1] = 1;
+          },
+          attributes(b));
+    }
+    session_.exec().end_phase();
+  }
+
+  // The max reduction over ranks, then the faults: false (and the faulting blocks
+  // printed by their ranks) if any.
+  bool finish_reduction(int cycle, double t) {
+    session_.comm().iallreduce(speed_handle_, speed_.data(), 2, MPI_DOUBLE, MPI_MAX);
+    session_.runtime().wait_for(speed_handle_);
+    if (speed_[1] == 0 && speed_[0] > 0 && std::isfinite(speed_[0])) return true;
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      for (int stage = 0; stage < 2; ++stage) {
+        const CellFault& f = faults_[2 * b + stage];
+        if (!f.bad) continue;
+        std::fprintf(stderr,
+                     "radhydro: error: cycle %d (t = %.9g): non-positive density or pressure "
+                     "(rho = %.6g, p = %.6g) in %s of block %lld, cell (%d, %d, %d) (rank %d)\n",
+                     cycle, t, f.rho, f.p, stage == 0 ? "stage 1" : "stage 2 (or the scan)",
+                     static_cast<long long>(mesh_.local_block(b).id), f.cell[0], f.cell[1],
+                     f.cell[2], session_.rank());
+        break;
+      }
+    }
+    if (speed_[1] == 0 && session_.rank() == 0) {
+      std::fprintf(stderr, "radhydro: error: cycle %d (t = %.9g): the signal speed is %g\n", cycle,
+                   t, speed_[0]);
+    }
+    return false;
+  }
+
+  Session& session_;
+  const Options& o_;
+  Scheme scheme_;
+  Problem problem_;
+  UniformMesh mesh_;
+  BlockField u_, s_;
+  HaloPlan plan_;
+  HaloExchange halo_;
+  std::vector<std::array<std::optional<Boundary>, 6>> faces_;
+  std::vector<Corner> corners_;
+  // Per block: the faults of stage 1 and of stage 2 (or the scan).
+  std::vector<CellFault> faults_;
+  SpeedAndFault speed_{};
+  Handle speed_handle_;
+};
+
+nlohmann::json totals_json(const Simulation::Sums& s, bool radiation) {
+  nlohmann::json j = {{"mass", s.totals[0]},
+                      {"momentum", {s.totals[1], s.totals[2], s.totals[3]}},
+                      {"energy", s.totals[4] + (radiation ? s.totals[5] : 0.0)},
+                      {"gas_energy", s.totals[4]}};
+  if (radiation) j["radiation_energy"] = s.totals[5];
+  return j;
+}
+
+int run(int argc, char** argv) {
+  Session session(argc, argv, "radhydro",
+                  "radiation hydrodynamics as HARD: WENO5-Z + HLL + SSP-RK2 hydro");
+  Options o;
+  declare_options(session.option_registry(), o);
+  session.start();
+  std::unique_ptr<CheckpointReader> restart = open_restart(session, o.checkpoint, "radhydro");
+  validate(session, o);
+
+  std::unique_ptr<Simulation> sim;
+  try {
+    sim = std::make_unique<Simulation>(session, o);
+  } catch (const std::invalid_argument& e) {
+    session.fail("--cells/--block-cells", e.what());
+  }
+  const bool radiation = false;
+  session.progress(
+      "radhydro: {} {}-D along {}, cells {}, blocks of {}, {} on {} rank(s) x {} "
+      "thread(s)",
+      o.problem, o.dim, o.axis_name, fmt::join(o.cells, " x "), fmt::join(o.block_cells, " x "),
+      to_string(session.exec().model()), session.size(), session.runtime().threads());
+
+  sim->submit_initial();
+  session.exec().barrier();
+  session.set_phase("run");
+  Simulation::Sums start_sums = sim->sums();
+  std::unique_ptr<CheckpointWriter> writer;
+  if (o.checkpoint.every > 0) {
+    writer = std::make_unique<CheckpointWriter>(session.comm(), o.checkpoint);
+  }
+  int cycle = 0;
+  double t = 0;
+  CheckpointRestore restored;
+  if (restart) {
+    const auto read_start = std::chrono::steady_clock::now();
+    try {
+      read_whole_blocks(*restart, "U", sim->state());
+      cycle = static_cast<int>(restart->header().step);
+      t = restart->header().time;
+      const auto& st = restart->header().state;
+      for (int v = 0; v < 6; ++v) start_sums.totals[v] = st.at("totals_start").at(v).get<double>();
+      start_sums.checksum = st.at("checksum_start").get<double>();
+    } catch (const CheckpointError& e) {
+      session.fail(e.option(), e.what());
+    } catch (const nlohmann::json::exception& e) {
+      session.fail("--restart",
+                   fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
+    }
+    restored.restore_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
+    restored.read_s = restart->read_seconds();
+    restored.read_phases_s = restart->read_phase_seconds();
+    restored.restarted_from = cycle;
+    session.progress("radhydro: restarted from {} (cycle {}, t = {:.9g}) on {} rank(s)",
+                     restart->file(), cycle, t, session.size());
+    restart.reset();
+  }
+  int checkpointed = cycle;
+  const auto submit_checkpoint = [&] {
+    CheckpointHeader header;
+    header.app = "radhydro";
+    header.problem = session.option_registry().problem();
+    header.step = cycle;
+    header.time = t;
+    header.state = {{"totals_start", start_sums.totals}, {"checksum_start", start_sums.checksum}};
+    writer->submit(header, checkpoint_blocks(sim->mesh()), {whole_block_field("U", sim->state())});
+    session.progress("radhydro: checkpoint of cycle {} submitted", cycle);
+    checkpointed = cycle;
+  };
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double loop_start = MPI_Wtime();
+  const int first_cycle = cycle;
+  bool ok = sim->scan(cycle, t);
+  double dt = 0;
+  while (ok && t < o.t_end && (o.max_cycles == 0 || cycle < o.max_cycles)) {
+    dt = sim->next_dt(t);
+    ok = sim->cycle(dt, cycle + 1, t);
+    if (!ok) break;
+    t = t + dt >= o.t_end ? o.t_end : t + dt;
+    ++cycle;
+    if (cycle % o.progress_every == 0) {
+      session.progress("cycle {:>6}  t {:.6e}  dt {:.6e}", cycle, t, dt);
+    }
+    if (writer && cycle / o.checkpoint.every > checkpointed / o.checkpoint.every) {
+      submit_checkpoint();
+    }
+  }
+  if (writer) writer->wait();
+  double loop_s = MPI_Wtime() - loop_start;
+  MPI_Allreduce(MPI_IN_PLACE, &loop_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (!ok) return kStopped;
+
+  const Simulation::Sums end_sums = sim->sums();
+  const auto errors = sim->errors(t);
+  if (!o.lineout.empty()) {
+    session.exec().barrier();
+    sim->write_lineout(o.lineout);
+  }
+  const double zone_cycles =
+      static_cast<double>(sim->cells()) * (cycle - first_cycle) / std::fmax(loop_s, 1e-300);
+  nlohmann::json fields = {
+      {"checksum", hex_bits(end_sums.checksum)},
+      {"checksum_value", end_sums.checksum},
+      {"problem", o.problem},
+      {"dim", o.dim},
+      {"axis", o.axis_name},
+      {"cells", o.cells},
+      {"block_cells", o.block_cells},
+      {"radiation", radiation},
+      {"face_state", o.face_state},
+      {"gamma", o.gamma},
+      {"mu", o.mu},
+      {"cfl", o.cfl},
+      {"t_end", o.t_end},
+      {"cycles", cycle},
+      {"t", t},
+      {"t_hex", hex_bits(t)},
+      {"dt_last", dt},
+      {"loop_s", loop_s},
+      {"zone_cycles_per_s", zone_cycles},
+      {"totals_start", totals_json(start_sums, radiation)},
+      {"totals_end", totals_json(end_sums, radiation)},
+      {"totals_end_hex",
+       {hex_bits(end_sums.totals[0]), hex_bits(end_sums.totals[1]), hex_bits(end_sums.totals[2]),
+        hex_bits(end_sums.totals[3]), hex_bits(end_sums.totals[4])}},
+      {"checkpoint", checkpoint_report(writer.get(), restored)},
+  };
+  if (errors) {
+    fields["l1_rho"] = (*errors)[0];
+    fields["l1_vx"] = (*errors)[1];
+    fields["l1_p"] = (*errors)[2];
+  }
+  session.say(
+      "radhydro: {} {}-D {} cells, {} cycles to t = {:.6g}: checksum {}{}; {:.3g} "
+      "zone-cycles/s",
+      o.problem, o.dim, sim->cells(), cycle, t, hex_bits(end_sums.checksum),
+      errors ? fmt::format(", L1 rho {:.4e} v {:.4e} p {:.4e}", (*errors)[0], (*errors)[1],
+                           (*errors)[2])
+             : std::string(),
+      zone_cycles);
+  session.finish(std::move(fields));
+  return 0;
+}
+
+}  // namespace
+}  // namespace radhydro
+
+int main(int argc, char** argv) {
+  return tessera::run_guarded([&] { return radhydro::run(argc, argv); });
+}
