@@ -58,7 +58,7 @@ void fill_initial(const BlockLayout& layout, const Scheme& scheme, const Problem
           kinetic += 0.5 * w.rho * w.v[a] * w.v[a];
         }
         u[layout.index(kEnergy, i, j, k)] = scheme.gas.internal_energy_density(w.p) + kinetic;
-        if (scheme.nvars > kEr) u[layout.index(kEr, i, j, k)] = 0;
+        if (scheme.nvars > kEr) u[layout.index(kEr, i, j, k)] = w.er;
       }
     }
   }

@@ -24,6 +24,7 @@
 #include "block_kernels.hpp"
 #include "options.hpp"
 #include "problems.hpp"
+#include "radiation_kernels.hpp"
 #include "tessera/base/atomic_file.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
@@ -55,16 +56,36 @@ class Simulation {
       : session_(session),
         o_(o),
         scheme_(make_scheme(o)),
-        problem_(o.problem, o.dim, o.axis, scheme_.gas, length()),
+        problem_(o.problem, o.dim, o.axis, scheme_.gas, Problem::defaults(o.problem).length,
+                 o.kappa),
         mesh_(make_mesh(session, o)),
         u_(mesh_, session.runtime(), "U", scheme_.nvars),
         s_(mesh_, session.runtime(), "S", scheme_.nvars),
         plan_(mesh_, HaloOptions{}),
         halo_(plan_, scheme_.nvars, session.comm(), session.exec(), "halo") {
+    rad_ = {.kappa = o.kappa,
+            .exchange = o.exchange_on,
+            .limiter = o.limiter_on,
+            .theta = o.rad_theta,
+            .omega = 0.8};
+    if (o.radiation_on) {
+      erad_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad", 1);
+      erad2_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad2", 1);
+      coef_ = std::make_unique<BlockField>(mesh_, session.runtime(), "rad-system", kDiffusionVars,
+                                           GhostCells::none);
+      rad_halo_ =
+          std::make_unique<HaloExchange>(plan_, 1, session.comm(), session.exec(), "rad-halo");
+      residual_handle_ = session.runtime().create_reduction_handle(
+          "rad-residual", &residual_sums_,
+          [](std::array<ExactSum, 2>& total, const std::array<ExactSum, 2>& part) {
+            total[0].add(part[0]);
+            total[1].add(part[1]);
+          });
+    }
     const int blocks = mesh_.local_block_count();
     faces_.resize(blocks);
     corners_.resize(blocks);
-    faults_.assign(2 * blocks, CellFault{});
+    faults_.assign(3 * blocks, CellFault{});
     for (LocalBlockIndex b = 0; b < blocks; ++b) {
       const MeshBlock& mb = mesh_.local_block(b);
       const Int3 origin = mesh_.cell_origin(mb);
@@ -84,7 +105,6 @@ class Simulation {
         });
   }
 
-  static double length() { return 1.0; }
   const Scheme& scheme() const { return scheme_; }
   const UniformMesh& mesh() const { return mesh_; }
   BlockField& state() { return u_; }
@@ -113,7 +133,7 @@ class Simulation {
       session_.runtime().submit(
           "scan", {read(u_.interior(b)), reduce(speed_handle_)},
           [this, b, u = u_.data(b), h = speed_handle_](TaskContext& ctx) {
-            CellFault& fault = faults_[2 * b + 1];
+            CellFault& fault = faults_[3 * b + 1];
             fault = {};
             const double speed = max_signal_speed(u_.layout(), scheme_, u, fault);
             SpeedAndFault& slot = ctx.reduction_slot<SpeedAndFault>(h);
@@ -126,18 +146,21 @@ class Simulation {
     return finish_reduction(cycle, t);
   }
 
-  /// The next dt: cfl min dx / the largest signal speed, clipped to t_end - t.
+  /// The next dt: cfl min dx / the largest signal speed, clipped to --max-dt and to
+  /// t_end - t.
   double next_dt(double t) const {
     double dx = scheme_.dx[0];
     for (int a = 1; a < o_.dim; ++a) dx = std::fmin(dx, scheme_.dx[a]);
-    const double dt = o_.cfl * dx / speed_[0];
+    double dt = o_.cfl * dx / speed_[0];
+    if (o_.max_dt > 0) dt = std::fmin(dt, o_.max_dt);
     return t + dt >= o_.t_end ? o_.t_end - t : dt;
   }
 
   /// One cycle of dt; waits for its max reduction. Returns false if it produced a cell
-  /// that is not physical (printed by the ranks that own it).
+  /// that is not physical or the radiation solve did not converge (printed).
   bool cycle(double dt, int cycle, double t) {
     speed_ = {0, 0};
+    if (erad_ && !radiation_step(dt, cycle, t)) return false;
     submit_stage(u_, s_, nullptr, dt, 0);
     submit_stage(s_, u_, &u_, dt, 1);
     return finish_reduction(cycle, t);
@@ -193,6 +216,55 @@ class Simulation {
     return out;
   }
 
+  /// Radiation solver statistics: sweeps over all cycles, the most in one cycle, the last
+  /// cycle's relative residual.
+  std::int64_t rad_sweeps_total() const { return rad_sweeps_total_; }
+  int rad_sweeps_max() const { return rad_sweeps_max_; }
+  double rad_residual() const { return rad_residual_; }
+
+  /// The mean over all cells of |T - T_ref| / T_ref and |E_r - E_ref| / (E_ref's peak)
+  /// against the radiation reference at t (collective; waits).
+  std::optional<std::array<double, 2>> radiation_errors(double t) {
+    if (!erad_ || !problem_.has_radiation_reference()) return std::nullopt;
+    problem_.prepare(t);
+    std::array<ExactSum, 2> all;
+    const Handle h = session_.runtime().create_reduction_handle(
+        "rad-errors", &all,
+        [](std::array<ExactSum, 2>& total, const std::array<ExactSum, 2>& part) {
+          total[0].add(part[0]);
+          total[1].add(part[1]);
+        });
+    const double half = 0.5 * Problem::defaults(o_.problem).length;
+    const double scale = problem_.name() == "gaussian-pulse"
+                             ? problem_.radiation_reference({half, half, half}, 0)[1]
+                             : problem_.radiation_reference({}, t)[1];
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit(
+          "rad-errors", {read(u_.interior(b)), reduce(h)},
+          [this, b, t, scale, u = u_.data(b), h](TaskContext& ctx) {
+            auto& sums = ctx.reduction_slot<std::array<ExactSum, 2>>(h);
+            const Int3 n = u_.layout().cells();
+            for (int k = 0; k < n.z; ++k) {
+              for (int j = 0; j < n.y; ++j) {
+                for (int i = 0; i < n.x; ++i) {
+                  const std::array<double, 3> x{corners_[b][0] + (i + 0.5) * scheme_.dx[0],
+                                                corners_[b][1] + (j + 0.5) * scheme_.dx[1],
+                                                corners_[b][2] + (k + 0.5) * scheme_.dx[2]};
+                  const auto ref = problem_.radiation_reference(x, t);
+                  const CellPrimitive w = cell_primitive(u_.layout(), scheme_, u, i, j, k);
+                  sums[0].add(std::abs(w.temperature - ref[0]) / ref[0]);
+                  sums[1].add(std::abs(w.er - ref[1]) / scale);
+                }
+              }
+            }
+          });
+    }
+    for (auto& e : all) session_.comm().iallreduce_sum(h, &e);
+    session_.runtime().wait_for(h);
+    return std::array<double, 2>{all[0].value() / static_cast<double>(cells()),
+                                 all[1].value() / static_cast<double>(cells())};
+  }
+
   /// Rank 0 writes the lineout CSV along x through the domain centre (collective; all
   /// tasks must be done).
   void write_lineout(const std::string& file) {
@@ -236,10 +308,11 @@ class Simulation {
   static Scheme make_scheme(const Options& o) {
     Scheme s;
     s.gas = {o.gamma, o.mu};
-    s.nvars = kHydroVars;
+    s.nvars = o.radiation_on ? kHydroVars + 1 : kHydroVars;
     s.dim = o.dim;
     s.hard_faces = o.face_state == "hard";
-    for (int a = 0; a < o.dim; ++a) s.dx[a] = length() / o.cells[a];
+    const double length = Problem::defaults(o.problem).length;
+    for (int a = 0; a < o.dim; ++a) s.dx[a] = length / o.cells[a];
     return s;
   }
 
@@ -263,8 +336,9 @@ class Simulation {
   }
 
   // Ghosts of `field`: the exchange with the neighbour blocks, then the domain faces.
-  void fill_ghosts(BlockField& field) {
-    halo_.exchange(field);
+  void fill_ghosts(BlockField& field) { fill_ghosts(field, halo_, scheme_); }
+  void fill_ghosts(BlockField& field, HaloExchange& halo, const Scheme& scheme) {
+    halo.exchange(field);
     session_.exec().begin_phase("boundary");
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       const auto& faces = faces_[b];
@@ -273,8 +347,8 @@ class Simulation {
       }
       session_.runtime().submit(
           "boundary", {read(field.interior(b)), readwrite(field.ghosts(b))},
-          [this, &faces, u = field.data(b), layout = &field.layout()] {
-            fill_boundaries(*layout, scheme_, faces, u);
+          [&scheme, &faces, u = field.data(b), layout = &field.layout()] {
+            fill_boundaries(*layout, scheme, faces, u);
           },
           attributes(b));
     }
@@ -295,7 +369,7 @@ class Simulation {
           [this, b, dt, stage, src = src.data(b), dst = dst.data(b),
            base = base ? base->data(b) : nullptr, h = speed_handle_](TaskContext& ctx) {
             double speed = 0;
-            CellFault& fault = faults_[2 * b + stage];
+            CellFault& fault = faults_[3 * b + stage];
             fault = hydro_stage(
                 {&u_.layout(), &scheme_, src, base, dst, dt, stage == 1 ? &speed : nullptr});
             SpeedAndFault& slot = ctx.reduction_slot<SpeedAndFault>(h);
@@ -307,6 +381,112 @@ class Simulation {
     session_.exec().end_phase();
   }
 
+  // The radiation step before the hydro stages: per block, the diffusion system from U^n;
+  // Jacobi sweeps (a fixed count, or until the relative residual reaches
+  // --rad-tolerance); E_r back into U and the implicit exchange per cell. False if the
+  // solve did not converge (printed on rank 0); exchange faults reach the cycle's fault
+  // flag.
+  bool radiation_step(double dt, int cycle, double t) {
+    fill_ghosts(u_);
+    Exec& exec = session_.exec();
+    exec.begin_phase("rad-setup");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      std::vector<Access> access{read(u_.ghosts(b)), read(u_.interior(b)),
+                                 write(coef_->interior(b)), write(erad_->interior(b))};
+      session_.runtime().submit(
+          "rad-setup", std::span<const Access>(access),
+          [this, u = u_.data(b), coef = coef_->data(b), e = erad_->data(b), dt] {
+            setup_diffusion(u_.layout(), scheme_, rad_, dt, u, coef_->layout(), coef);
+            finish_setup(u_.layout(), u, coef_->layout(), coef, erad_->layout(), e);
+          },
+          attributes(b));
+    }
+    exec.end_phase();
+    Scheme one = scheme_;
+    one.nvars = 1;
+    int sweeps = 0;
+    double residual = o_.rad_sweeps > 0 ? 0 : rad_residual_check(one);
+    const int limit = o_.rad_sweeps > 0 ? o_.rad_sweeps : o_.rad_max_iterations;
+    while (sweeps < limit && (o_.rad_sweeps > 0 || residual > o_.rad_tolerance)) {
+      fill_ghosts(*erad_, *rad_halo_, one);
+      exec.begin_phase("rad-sweep");
+      for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+        session_.runtime().submit(
+            "rad-sweep",
+            {read(coef_->interior(b)), read(erad_->interior(b)), read(erad_->ghosts(b)),
+             write(erad2_->interior(b))},
+            [this, coef = coef_->data(b), in = erad_->data(b), out = erad2_->data(b)] {
+              jacobi_sweep(erad_->layout(), coef_->layout(), coef, rad_.omega, scheme_.dim, in,
+                           out);
+            },
+            attributes(b));
+      }
+      exec.end_phase();
+      std::swap(erad_, erad2_);
+      ++sweeps;
+      if (o_.rad_sweeps == 0) residual = rad_residual_check(one);
+    }
+    if (o_.rad_sweeps > 0) residual = rad_residual_check(one);
+    rad_sweeps_total_ += sweeps;
+    rad_sweeps_max_ = std::max(rad_sweeps_max_, sweeps);
+    rad_residual_ = residual;
+    if (o_.rad_sweeps == 0 && residual > o_.rad_tolerance) {
+      if (session_.rank() == 0) {
+        std::fprintf(stderr,
+                     "radhydro: error: cycle %d (t = %.9g): the radiation solve reached the "
+                     "relative residual %.6e, not --rad-tolerance %g, within "
+                     "--rad-max-iterations %d\n",
+                     cycle, t, residual, o_.rad_tolerance, o_.rad_max_iterations);
+      }
+      return false;
+    }
+    exec.begin_phase("rad-store");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      std::vector<Access> access{read(erad_->interior(b)), readwrite(u_.interior(b)),
+                                 reduce(speed_handle_)};
+      session_.runtime().submit(
+          "rad-store", std::span<const Access>(access),
+          [this, b, dt, e = erad_->data(b), u = u_.data(b), h = speed_handle_](TaskContext& ctx) {
+            store_radiation(erad_->layout(), e, u_.layout(), u);
+            CellFault& fault = faults_[3 * b + 2];
+            fault = {};
+            if (rad_.exchange && !exchange_energy(u_.layout(), scheme_, rad_, dt, u, fault)) {
+              ctx.reduction_slot<SpeedAndFault>(h)[1] = 1;
+            }
+          },
+          attributes(b));
+    }
+    exec.end_phase();
+    return true;
+  }
+
+  // ||(b - A E) / diag(A)|| / ||E|| of the current iterate over all ranks (collective;
+  // waits).
+  double rad_residual_check(const Scheme& one) {
+    fill_ghosts(*erad_, *rad_halo_, one);
+    session_.exec().begin_phase("rad-residual");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit(
+          "rad-residual",
+          {read(coef_->interior(b)), read(erad_->interior(b)), read(erad_->ghosts(b)),
+           reduce(residual_handle_)},
+          [this, coef = coef_->data(b), e = erad_->data(b),
+           h = residual_handle_](TaskContext& ctx) {
+            auto& sums = ctx.reduction_slot<std::array<ExactSum, 2>>(h);
+            add_residual_squares(erad_->layout(), coef_->layout(), coef, scheme_.dim, e, sums[0],
+                                 sums[1]);
+          },
+          attributes(b));
+    }
+    session_.exec().end_phase();
+    session_.comm().iallreduce_sum(residual_handle_, &residual_sums_[0]);
+    session_.comm().iallreduce_sum(residual_handle_, &residual_sums_[1]);
+    session_.runtime().wait_for(residual_handle_);
+    const double r = residual_sums_[0].value(), b = residual_sums_[1].value();
+    residual_sums_ = {};
+    return b > 0 ? std::sqrt(r / b) : std::sqrt(r);
+  }
+
   // The max reduction over ranks, then the faults: false (and the faulting blocks
   // printed by their ranks) if any.
   bool finish_reduction(int cycle, double t) {
@@ -314,13 +494,16 @@ class Simulation {
     session_.runtime().wait_for(speed_handle_);
     if (speed_[1] == 0 && speed_[0] > 0 && std::isfinite(speed_[0])) return true;
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
-      for (int stage = 0; stage < 2; ++stage) {
-        const CellFault& f = faults_[2 * b + stage];
+      for (int stage : {2, 0, 1}) {
+        const CellFault& f = faults_[3 * b + stage];
         if (!f.bad) continue;
         std::fprintf(stderr,
-                     "radhydro: error: cycle %d (t = %.9g): non-positive density or pressure "
+                     "radhydro: error: cycle %d (t = %.9g): non-positive density, pressure or E_r "
                      "(rho = %.6g, p = %.6g) in %s of block %lld, cell (%d, %d, %d) (rank %d)\n",
-                     cycle, t, f.rho, f.p, stage == 0 ? "stage 1" : "stage 2 (or the scan)",
+                     cycle, t, f.rho, f.p,
+                     stage == 2   ? "the radiation exchange"
+                     : stage == 0 ? "stage 1"
+                                  : "stage 2 (or the scan)",
                      static_cast<long long>(mesh_.local_block(b).id), f.cell[0], f.cell[1],
                      f.cell[2], session_.rank());
         break;
@@ -343,10 +526,19 @@ class Simulation {
   HaloExchange halo_;
   std::vector<std::array<std::optional<Boundary>, 6>> faces_;
   std::vector<Corner> corners_;
-  // Per block: the faults of stage 1 and of stage 2 (or the scan).
+  // Per block: the faults of stage 1, of stage 2 (or the scan), of the radiation exchange.
   std::vector<CellFault> faults_;
   SpeedAndFault speed_{};
   Handle speed_handle_;
+  Radiation rad_;
+  // Radiation: the Jacobi iterates (swapped after each sweep), the system per block.
+  std::unique_ptr<BlockField> erad_, erad2_, coef_;
+  std::unique_ptr<HaloExchange> rad_halo_;
+  std::array<ExactSum, 2> residual_sums_;
+  Handle residual_handle_;
+  std::int64_t rad_sweeps_total_ = 0;
+  int rad_sweeps_max_ = 0;
+  double rad_residual_ = 0;
 };
 
 nlohmann::json totals_json(const Simulation::Sums& s, bool radiation) {
@@ -373,7 +565,7 @@ int run(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     session.fail("--cells/--block-cells", e.what());
   }
-  const bool radiation = false;
+  const bool radiation = o.radiation_on;
   session.progress(
       "radhydro: {} {}-D along {}, cells {}, blocks of {}, {} on {} rank(s) x {} "
       "thread(s)",
@@ -453,6 +645,7 @@ int run(int argc, char** argv) {
 
   const Simulation::Sums end_sums = sim->sums();
   const auto errors = sim->errors(t);
+  const auto rad_errors = sim->radiation_errors(t);
   if (!o.lineout.empty()) {
     session.exec().barrier();
     sim->write_lineout(o.lineout);
@@ -486,10 +679,36 @@ int run(int argc, char** argv) {
         hex_bits(end_sums.totals[3]), hex_bits(end_sums.totals[4])}},
       {"checkpoint", checkpoint_report(writer.get(), restored)},
   };
+  if (radiation) {
+    fields["kappa"] = o.kappa;
+    fields["rad_solver"] = o.rad_solver;
+    fields["rad_sweeps"] = o.rad_sweeps;
+    fields["rad_tolerance"] = o.rad_tolerance;
+    fields["rad_theta"] = o.rad_theta;
+    fields["exchange"] = o.exchange_on;
+    fields["flux_limiter"] = o.limiter_on ? "lp" : "none";
+    fields["rad_iterations"] = sim->rad_sweeps_total();
+    fields["rad_iterations_per_cycle"] =
+        cycle > first_cycle ? static_cast<double>(sim->rad_sweeps_total()) / (cycle - first_cycle)
+                            : 0.0;
+    fields["rad_iterations_max"] = sim->rad_sweeps_max();
+    fields["rad_residual"] = sim->rad_residual();
+    fields["totals_end_hex"].push_back(hex_bits(end_sums.totals[5]));
+  }
+  if (rad_errors) {
+    fields["l1_t"] = (*rad_errors)[0];
+    fields["l1_er"] = (*rad_errors)[1];
+  }
   if (errors) {
     fields["l1_rho"] = (*errors)[0];
     fields["l1_vx"] = (*errors)[1];
     fields["l1_p"] = (*errors)[2];
+  }
+  if (rad_errors) {
+    session.say(
+        "radhydro: radiation: {} sweeps in all, residual {:.3e}; L1 T {:.4e} E_r {:.4e} "
+        "(relative)",
+        sim->rad_sweeps_total(), sim->rad_residual(), (*rad_errors)[0], (*rad_errors)[1]);
   }
   session.say(
       "radhydro: {} {}-D {} cells, {} cycles to t = {:.6g}: checksum {}{}; {:.3g} "

@@ -42,7 +42,39 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "problem (the problem's own, default) | flow | reflecting | periodic: one value "
                "for every domain face, or two per axis (low high) for --dim axes",
                problem);
-  registry.add("--radiation", o.radiation, "off (pure hydro, default)", problem);
+  registry.add("--radiation", o.radiation,
+               "problem (default: on for heating-cooling and gaussian-pulse) | on | off (pure "
+               "hydro, HARD's hydro-only executable)",
+               problem);
+  registry.add("--kappa", o.kappa,
+               "opacity in cm^2/g > 0, for absorption and diffusion alike (default: the "
+               "problem's, 0.4)",
+               problem);
+  registry.add("--max-dt", o.max_dt,
+               "largest time step > 0 (default: the problem's; none but heating-cooling's 1 s)",
+               problem);
+  registry.add("--rad-solver", o.rad_solver,
+               "jacobi (damped Jacobi sweeps, omega 0.8, as HARD v1.0's 100 sweeps)", problem);
+  registry.add("--rad-sweeps", o.rad_sweeps,
+               "sweeps per step, fixed (HARD: 100); 0 (default) = until --rad-tolerance", problem);
+  registry.add("--rad-tolerance", o.rad_tolerance,
+               "relative residual ||(b - A E) / diag(A)|| / ||E|| > 0 the solve reaches "
+               "(default 1e-10)",
+               problem);
+  registry.add("--rad-max-iterations", o.rad_max_iterations,
+               "sweeps at most per step before the run stops (>= 1, default 10000)", problem);
+  registry.add("--rad-theta", o.rad_theta,
+               "implicitness of the diffusion in [0.5, 1]: 0.5 Crank-Nicolson (default), 1 "
+               "backward Euler",
+               problem);
+  registry.add("--flux-limiter", o.flux_limiter,
+               "problem (default: none for gaussian-pulse) | lp (Levermore-Pomraning) | none "
+               "(lambda = 1/3)",
+               problem);
+  registry.add("--exchange", o.exchange,
+               "problem (default: off for gaussian-pulse) | on | off: implicit gas-radiation "
+               "energy exchange",
+               problem);
   registry
       .add("--face-state", o.face_state,
            "hard (default: c and e reconstructed like the primitives, face energy rho e + "
@@ -76,8 +108,43 @@ void validate(Session& session, Options& o) {
     session.fail("--problem", fmt::format("unknown problem '{}': allowed {}", o.problem,
                                           fmt::join(names, " | ")));
   }
-  if (o.radiation != "off") {
-    session.fail("--radiation", fmt::format("unknown value '{}': allowed off", o.radiation));
+  const ProblemDefaults defaults = Problem::defaults(o.problem);
+  const auto on_off = [&](const char* option, const std::string& value, bool fallback,
+                          const char* on_name) {
+    if (value == "problem") return fallback;
+    if (value == on_name) return true;
+    if (value == "off" || value == "none") return false;
+    session.fail(option, fmt::format("unknown value '{}': allowed problem | {} | {}", value,
+                                     on_name, std::string(on_name) == "on" ? "off" : "none"));
+  };
+  o.radiation_on = on_off("--radiation", o.radiation, defaults.radiation, "on");
+  o.exchange_on = on_off("--exchange", o.exchange, defaults.exchange, "on");
+  o.limiter_on = on_off("--flux-limiter", o.flux_limiter, defaults.limiter, "lp");
+  if (std::isnan(o.kappa)) o.kappa = defaults.kappa;
+  if (!(o.kappa > 0) || !std::isfinite(o.kappa)) {
+    session.fail("--kappa", fmt::format("must be a number > 0 (cm^2/g), got {}", o.kappa));
+  }
+  if (o.max_dt == 0) o.max_dt = defaults.max_dt;
+  if (!(o.max_dt >= 0) || !std::isfinite(o.max_dt)) {
+    session.fail("--max-dt", fmt::format("must be a number > 0, got {}", o.max_dt));
+  }
+  if (o.rad_solver != "jacobi") {
+    session.fail("--rad-solver", fmt::format("unknown solver '{}': allowed jacobi (multigrid "
+                                             "is not built yet)",
+                                             o.rad_solver));
+  }
+  if (o.rad_sweeps < 0) {
+    session.fail("--rad-sweeps",
+                 fmt::format("must be >= 0 (0 = to --rad-tolerance), got {}", o.rad_sweeps));
+  }
+  if (!(o.rad_tolerance > 0) || !std::isfinite(o.rad_tolerance)) {
+    session.fail("--rad-tolerance", fmt::format("must be a number > 0, got {}", o.rad_tolerance));
+  }
+  if (o.rad_max_iterations < 1) {
+    session.fail("--rad-max-iterations", fmt::format("must be >= 1, got {}", o.rad_max_iterations));
+  }
+  if (!(o.rad_theta >= 0.5 && o.rad_theta <= 1)) {
+    session.fail("--rad-theta", fmt::format("must be in [0.5, 1], got {}", o.rad_theta));
   }
   if (o.axis_name.size() != 1 || o.axis_name[0] < 'x' || o.axis_name[0] > 'z' ||
       o.axis_name[0] - 'x' >= o.dim) {
@@ -124,7 +191,7 @@ void validate(Session& session, Options& o) {
   if (!(o.cfl > 0 && o.cfl <= 1)) {
     session.fail("--cfl", fmt::format("must be in (0, 1], got {}", o.cfl));
   }
-  if (o.t_end == 0) o.t_end = Problem::default_t_end(o.problem);
+  if (o.t_end == 0) o.t_end = defaults.t_end;
   if (!(o.t_end > 0) || !std::isfinite(o.t_end)) {
     session.fail("--t-end", fmt::format("must be a number > 0, got {}", o.t_end));
   }

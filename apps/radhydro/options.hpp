@@ -3,6 +3,7 @@
 // OptionRegistry with the shared vocabulary (docs/options.md).
 
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,19 @@ struct Options {
   int max_cycles = 0;
   std::vector<std::string> boundary_names{"problem"};
   std::array<Boundary, 6> boundary{};
-  std::string radiation = "off";
+  std::string radiation = "problem";
+  bool radiation_on = false;
+  double kappa = std::nan("");  // NaN: the problem's
+  double max_dt = 0;            // 0: the problem's (none for most)
+  std::string rad_solver = "jacobi";
+  int rad_sweeps = 0;  // 0: to --rad-tolerance
+  double rad_tolerance = 1e-10;
+  int rad_max_iterations = 10000;
+  double rad_theta = 0.5;
+  std::string flux_limiter = "problem";
+  std::string exchange = "problem";
+  bool exchange_on = true;
+  bool limiter_on = true;
   std::string face_state = "hard";
   std::string lineout;
   int progress_every = 50;

@@ -4,6 +4,8 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "hydro/physical_constants.hpp"
+
 namespace radhydro {
 namespace {
 
@@ -14,23 +16,47 @@ constexpr double kWaveAmplitude = 1e-5;
 constexpr double kSedovEnergy = 0.0673185;
 constexpr double kSedovBackground = 1e-5;
 constexpr double kSedovRadius = 0.01;
+// heating-cooling (HARD's heating-cooling.yaml): uniform gas and radiation out of
+// equilibrium.
+constexpr double kHcDensity = 1e-11, kHcGasTemperature = 1000, kHcRadiationTemperature = 3000;
+// gaussian-pulse: a pulse E_r = exp(-r^2 / (4 D t0)) in gas at rest at 1 K (sound speed
+// 1.1e4 cm/s: the hydro time step stays well above the diffusion's scale), rho = 1,
+// kappa 8e8 cm^2/g: D = c / (3 kappa rho) = 12.49 cm^2/s, t0 = 5e-5 s, the pulse's
+// width doubling its variance by t_end = t0.
+// On a background E_r of 1e-3 of the peak: E_r stays positive where the Crank-Nicolson
+// diffusion undershoots in the tails (the exchange needs E_r >= 0).
+constexpr double kPulseTemperature = 1, kPulseTime = 5e-5, kPulseBackground = 1e-3;
 
 }  // namespace
 
 const std::vector<std::string>& Problem::problem_names() {
-  static const std::vector<std::string> names{"sod", "rankine-hugoniot", "leblanc", "sedov",
-                                              "acoustic-wave"};
+  static const std::vector<std::string> names{
+      "sod",           "rankine-hugoniot", "leblanc",       "sedov",
+      "acoustic-wave", "heating-cooling",  "gaussian-pulse"};
   return names;
 }
 
-double Problem::default_t_end(const std::string& name) {
-  if (name == "sedov") return 0.05;
-  if (name == "acoustic-wave") return 1 / std::sqrt(1.4);  // one crossing at gamma 1.4
-  return 0.2;
+ProblemDefaults Problem::defaults(const std::string& name) {
+  ProblemDefaults d;
+  if (name == "sedov") d.t_end = 0.05;
+  if (name == "acoustic-wave") d.t_end = 1 / std::sqrt(1.4);  // one crossing at gamma 1.4
+  if (name == "heating-cooling") {
+    d = {.t_end = 40, .length = 1e7, .radiation = true, .kappa = 1, .max_dt = 1};
+  }
+  if (name == "gaussian-pulse") {
+    d = {.t_end = kPulseTime,
+         .length = 1,
+         .radiation = true,
+         .kappa = 8e8,
+         .max_dt = 0,
+         .exchange = false,
+         .limiter = false};
+  }
+  return d;
 }
 
 Boundary Problem::default_boundary(const std::string& name, int axis, int face) {
-  if (name == "acoustic-wave") return Boundary::periodic;
+  if (name == "acoustic-wave" || name == "heating-cooling") return Boundary::periodic;
   // HARD's rk.yaml: reflecting walls at the tube's ends (both sides start at rest).
   if (name == "rankine-hugoniot" && face / 2 == axis) return Boundary::reflecting;
   // sedov: the blast's octant, mirrored at the low faces.
@@ -38,8 +64,9 @@ Boundary Problem::default_boundary(const std::string& name, int axis, int face) 
   return Boundary::flow;
 }
 
-Problem::Problem(const std::string& name, int dim, int axis, hydro::IdealGas gas, double length)
-    : name_(name), dim_(dim), axis_(axis), gas_(gas), length_(length) {
+Problem::Problem(const std::string& name, int dim, int axis, hydro::IdealGas gas, double length,
+                 double kappa)
+    : name_(name), dim_(dim), axis_(axis), gas_(gas), length_(length), kappa_(kappa) {
   if (name == "sod") {
     left_ = {1, {}, 1};
     right_ = {0.125, {}, 0.1};
@@ -49,7 +76,8 @@ Problem::Problem(const std::string& name, int dim, int axis, hydro::IdealGas gas
   } else if (name == "leblanc") {
     left_ = {1, {}, 0.1};
     right_ = {1e-3, {}, 1e-10};
-  } else if (name != "sedov" && name != "acoustic-wave") {
+  } else if (name != "sedov" && name != "acoustic-wave" && name != "heating-cooling" &&
+             name != "gaussian-pulse") {
     throw std::invalid_argument("unknown problem " + name);
   }
   if (name == "sod" || name == "rankine-hugoniot" || name == "leblanc") {
@@ -61,6 +89,15 @@ Problem::Problem(const std::string& name, int dim, int axis, hydro::IdealGas gas
 Primitive Problem::initial(const std::array<double, 3>& x, const std::array<double, 3>& dx) const {
   if (riemann_) return x[axis_] < 0.5 * length_ ? left_ : right_;
   if (name_ == "acoustic-wave") return reference(x, 0);
+  if (name_ == "heating-cooling") {
+    const double p = gas_.pressure(kHcDensity * gas_.specific_energy(kHcGasTemperature));
+    const double t2 = kHcRadiationTemperature * kHcRadiationTemperature;
+    return {kHcDensity, {}, p, hydro::kRadiationConstant * t2 * t2};
+  }
+  if (name_ == "gaussian-pulse") {
+    const double p = gas_.pressure(gas_.specific_energy(kPulseTemperature));
+    return {1, {}, p, radiation_reference(x, 0)[1]};
+  }
   // sedov: the energy in the cells within max(0.01, 3 cells) of the origin, spread
   // over them evenly (HARD's 0.01 holds no cell centre at coarse resolutions).
   double r2 = 0, hot = 0;
@@ -104,6 +141,43 @@ Primitive Problem::reference(const std::array<double, 3>& x, double t) const {
     return p;
   }
   throw std::logic_error("problem " + name_ + " has no reference solution");
+}
+
+void Problem::prepare(double t) {
+  if (name_ != "heating-cooling") return;
+  // d(rho e)/dt = -c kappa rho (a T^4 - E), dE/dt = -d(rho e)/dt, T = rho e / C_v.
+  const double rate = hydro::kSpeedOfLight * kappa_ * kHcDensity;
+  const double cv = gas_.heat_capacity(kHcDensity);
+  const auto source = [&](double eint, double e) {
+    const double temp = eint / cv;
+    return rate * (e - hydro::kRadiationConstant * temp * temp * temp * temp);
+  };
+  double eint = cv * kHcGasTemperature;
+  const double t2 = kHcRadiationTemperature * kHcRadiationTemperature;
+  double e = hydro::kRadiationConstant * t2 * t2;
+  constexpr int kSteps = 100000;
+  const double h = t / kSteps;
+  for (int n = 0; n < kSteps; ++n) {
+    const double k1 = source(eint, e);
+    const double k2 = source(eint + 0.5 * h * k1, e - 0.5 * h * k1);
+    const double k3 = source(eint + 0.5 * h * k2, e - 0.5 * h * k2);
+    const double k4 = source(eint + h * k3, e - h * k3);
+    const double d = h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+    eint += d;
+    e -= d;
+  }
+  ode_at_t_ = {eint / cv, e};
+}
+
+std::array<double, 2> Problem::radiation_reference(const std::array<double, 3>& x, double t) const {
+  if (name_ == "heating-cooling") return ode_at_t_;
+  // The heat kernel of D = c / (3 kappa rho) in dim_ dimensions around the domain's centre.
+  const double d = hydro::kSpeedOfLight / (3 * kappa_);
+  double r2 = 0;
+  for (int a = 0; a < dim_; ++a) r2 += (x[a] - 0.5 * length_) * (x[a] - 0.5 * length_);
+  const double spread = kPulseTime / (kPulseTime + t);
+  return {kPulseTemperature, kPulseBackground + std::pow(spread, 0.5 * dim_) *
+                                                    std::exp(-r2 / (4 * d * (kPulseTime + t)))};
 }
 
 }  // namespace radhydro

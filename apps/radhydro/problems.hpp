@@ -15,11 +15,23 @@ namespace radhydro {
 /// What a domain face does with its ghost cells.
 enum class Boundary { flow, reflecting, periodic };
 
-/// Primitive state of one cell: density, velocity, pressure.
+/// Primitive state of one cell: density, velocity, pressure, radiation energy density.
 struct Primitive {
   double rho = 1;
   std::array<double, 3> v{};
   double p = 1;
+  double er = 0;
+};
+
+/// What a problem sets when the options leave it to the problem.
+struct ProblemDefaults {
+  double t_end = 0.2;
+  double length = 1;  ///< the domain's side (cm for the radiation problems)
+  bool radiation = false;
+  double kappa = 0.4;  ///< cm^2/g
+  double max_dt = 0;   ///< 0: none
+  bool exchange = true;
+  bool limiter = true;
 };
 
 /// One problem as set up for a run (problem name, dimension, axis, gas and length known).
@@ -27,12 +39,13 @@ struct Primitive {
 class Problem {
  public:
   /// `name` must be one of problem_names(); `axis` the shock tube's or wave's direction;
-  /// `length` the domain's side.
-  Problem(const std::string& name, int dim, int axis, hydro::IdealGas gas, double length);
+  /// `length` the domain's side; `kappa` the opacity (cm^2/g).
+  Problem(const std::string& name, int dim, int axis, hydro::IdealGas gas, double length,
+          double kappa);
 
   static const std::vector<std::string>& problem_names();
-  /// The problem's end time when --t-end is not given.
-  static double default_t_end(const std::string& name);
+  /// The problem's settings where the options leave them open.
+  static ProblemDefaults defaults(const std::string& name);
   /// The problem's boundary on face `face` (2 axis + side) when --boundary is "problem".
   static Boundary default_boundary(const std::string& name, int axis, int face);
 
@@ -42,6 +55,16 @@ class Problem {
   bool has_reference() const { return riemann_.has_value() || name_ == "acoustic-wave"; }
   /// The exact (Riemann problems) or linear (acoustic wave) solution at x and time t.
   Primitive reference(const std::array<double, 3>& x, double t) const;
+
+  /// Whether radiation_reference() exists (heating-cooling, gaussian-pulse).
+  bool has_radiation_reference() const {
+    return name_ == "heating-cooling" || name_ == "gaussian-pulse";
+  }
+  /// Gas temperature and E_r of the reference at x and time t: heating-cooling's ODE
+  /// solution (RK4 in 10^5 steps; computed once per t and cached: call prepare(t) first
+  /// from one thread) or gaussian-pulse's heat kernel.
+  void prepare(double t);
+  std::array<double, 2> radiation_reference(const std::array<double, 3>& x, double t) const;
   const std::string& name() const { return name_; }
   int axis() const { return axis_; }
 
@@ -53,6 +76,8 @@ class Problem {
   double length_;
   Primitive left_, right_;
   std::optional<hydro::ExactRiemann> riemann_;
+  double kappa_ = 0;
+  std::array<double, 2> ode_at_t_{};
 };
 
 }  // namespace radhydro

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bad radhydro options: each gives exactly one error line naming the option, a non-zero exit
-# status on every rank, no hang, no report. A run that produces a non-positive pressure
-# stops on every rank with exit status 3 and a line naming the cycle, block and cell.
+# status on every rank, no hang, no report (radiation options included). A run that
+# produces a non-positive pressure stops on every rank with exit status 3 and a line naming
+# the cycle, block and cell.
 # Usage: radhydro_errors.sh <build>/bin
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -63,6 +64,17 @@ expect_error_on_every_rank --boundary --boundary walls
 expect_error_on_every_rank --boundary --boundary periodic flow
 expect_error_on_every_rank --boundary --dim 2 --boundary flow flow flow
 expect_error_on_every_rank --radiation --radiation maybe
+expect_error_on_every_rank --kappa --problem heating-cooling --kappa 0
+expect_error_on_every_rank --kappa --radiation on --kappa -0.4
+expect_error_on_every_rank --max-dt --max-dt -1
+expect_error_on_every_rank --rad-solver --radiation on --rad-solver mg
+expect_error_on_every_rank --rad-sweeps --rad-sweeps -1
+expect_error_on_every_rank --rad-tolerance --rad-tolerance 0
+expect_error_on_every_rank --rad-tolerance --rad-tolerance -1e-8
+expect_error_on_every_rank --rad-max-iterations --rad-max-iterations 0
+expect_error_on_every_rank --rad-theta --rad-theta 0.3
+expect_error_on_every_rank --flux-limiter --flux-limiter minmod
+expect_error_on_every_rank --exchange --exchange sometimes
 expect_error_on_every_rank --face-state --face-state weno
 expect_error_on_every_rank --lineout --lineout "$tmp/no/such/dir/line.csv"
 expect_error_on_every_rank --exec --exec threads
