@@ -26,13 +26,17 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "64, 32 or 16 per axis in 1-D, 2-D, 3-D)",
                problem);
   registry.add("--problem", o.problem,
-               "sod (default) | rankine-hugoniot | leblanc | sedov | acoustic-wave", problem);
+               "sod (default) | rankine-hugoniot | leblanc | sedov | acoustic-wave | "
+               "heating-cooling | gaussian-pulse | rad-shock",
+               problem);
   registry.add("--axis", o.axis_name,
                "direction of the shock tube or wave x | y | z (an axis of --dim; default x)",
                problem);
   registry.add("--gamma", o.gamma, "ratio of specific heats > 1 (default 1.4)", problem);
   registry.add("--mu", o.mu,
-               "mean molecular weight > 0: T = (gamma - 1) mu m_p e / k_B (default 1)", problem);
+               "mean molecular weight > 0: T = (gamma - 1) mu m_p e / k_B (default: the "
+               "problem's, 1; rad-shock 0.5)",
+               problem);
   registry.add("--cfl", o.cfl,
                "Courant number in (0, 1]: dt = cfl min dx / max(|v| + c) (default 0.3)", problem);
   registry.add("--t-end", o.t_end, "end time > 0 (default: the problem's, 0.2 for the shock tubes)",
@@ -42,10 +46,11 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "problem (the problem's own, default) | flow | reflecting | periodic: one value "
                "for every domain face, or two per axis (low high) for --dim axes",
                problem);
-  registry.add("--radiation", o.radiation,
-               "problem (default: on for heating-cooling and gaussian-pulse) | on | off (pure "
-               "hydro, HARD's hydro-only executable)",
-               problem);
+  registry.add(
+      "--radiation", o.radiation,
+      "problem (default: on for heating-cooling, gaussian-pulse, rad-shock) | on | off (pure "
+      "hydro, HARD's hydro-only executable)",
+      problem);
   registry.add("--kappa", o.kappa,
                "opacity in cm^2/g > 0, for absorption and diffusion alike (default: the "
                "problem's, 0.4)",
@@ -185,6 +190,7 @@ void validate(Session& session, Options& o) {
   if (!(o.gamma > 1) || !std::isfinite(o.gamma)) {
     session.fail("--gamma", fmt::format("must be a number > 1, got {}", o.gamma));
   }
+  if (std::isnan(o.mu)) o.mu = defaults.mu;
   if (!(o.mu > 0) || !std::isfinite(o.mu)) {
     session.fail("--mu", fmt::format("must be a number > 0, got {}", o.mu));
   }

@@ -21,7 +21,7 @@ struct Options {
   std::string axis_name = "x";
   int axis = 0;
   double gamma = 1.4;
-  double mu = 1.0;
+  double mu = std::nan("");  // NaN: the problem's
   double cfl = 0.3;
   double t_end = 0;  // 0: the problem's
   int max_cycles = 0;

@@ -26,13 +26,17 @@ constexpr double kHcDensity = 1e-11, kHcGasTemperature = 1000, kHcRadiationTempe
 // On a background E_r of 1e-3 of the peak: E_r stays positive where the Crank-Nicolson
 // diffusion undershoots in the tails (the exchange needs E_r >= 0).
 constexpr double kPulseTemperature = 1, kPulseTime = 5e-5, kPulseBackground = 1e-3;
+// rad-shock: Moens et al. 2022 (A&A 657, A81) sec. 4.2 as HARD's rad_rank_hugoniot.hh: the
+// upstream and downstream states of a radiative shock, mass flux continuous.
+constexpr double kShockRhoL = 1e-2, kShockUL = 1e9, kShockTL = 1e4;
+constexpr double kShockRhoR = 6.85847e-2, kShockTR = 4.2285513562735e7;
 
 }  // namespace
 
 const std::vector<std::string>& Problem::problem_names() {
   static const std::vector<std::string> names{
-      "sod",           "rankine-hugoniot", "leblanc",       "sedov",
-      "acoustic-wave", "heating-cooling",  "gaussian-pulse"};
+      "sod",           "rankine-hugoniot", "leblanc",        "sedov",
+      "acoustic-wave", "heating-cooling",  "gaussian-pulse", "rad-shock"};
   return names;
 }
 
@@ -42,6 +46,16 @@ ProblemDefaults Problem::defaults(const std::string& name) {
   if (name == "acoustic-wave") d.t_end = 1 / std::sqrt(1.4);  // one crossing at gamma 1.4
   if (name == "heating-cooling") {
     d = {.t_end = 40, .length = 1e7, .radiation = true, .kappa = 1, .max_dt = 1};
+  }
+  if (name == "rad-shock") {
+    d = {.t_end = 5e-3,
+         .length = 1e5,
+         .radiation = true,
+         .kappa = 0.4,
+         .max_dt = 5e-13,
+         .exchange = true,
+         .limiter = true,
+         .mu = 0.5};
   }
   if (name == "gaussian-pulse") {
     d = {.t_end = kPulseTime,
@@ -57,6 +71,8 @@ ProblemDefaults Problem::defaults(const std::string& name) {
 
 Boundary Problem::default_boundary(const std::string& name, int axis, int face) {
   if (name == "acoustic-wave" || name == "heating-cooling") return Boundary::periodic;
+  // HARD's rad-rh scaling configs: flow along the shock, periodic across.
+  if (name == "rad-shock") return face / 2 == axis ? Boundary::flow : Boundary::periodic;
   // HARD's rk.yaml: reflecting walls at the tube's ends (both sides start at rest).
   if (name == "rankine-hugoniot" && face / 2 == axis) return Boundary::reflecting;
   // sedov: the blast's octant, mirrored at the low faces.
@@ -76,6 +92,16 @@ Problem::Problem(const std::string& name, int dim, int axis, hydro::IdealGas gas
   } else if (name == "leblanc") {
     left_ = {1, {}, 0.1};
     right_ = {1e-3, {}, 1e-10};
+  } else if (name == "rad-shock") {
+    const auto state = [&](double rho, double u, double t) {
+      Primitive w{rho, {}, gas.pressure(rho * gas.specific_energy(t))};
+      w.v[axis] = u;
+      const double t2 = t * t;
+      w.er = hydro::kRadiationConstant * t2 * t2;
+      return w;
+    };
+    left_ = state(kShockRhoL, kShockUL, kShockTL);
+    right_ = state(kShockRhoR, kShockRhoL * kShockUL / kShockRhoR, kShockTR);
   } else if (name != "sedov" && name != "acoustic-wave" && name != "heating-cooling" &&
              name != "gaussian-pulse") {
     throw std::invalid_argument("unknown problem " + name);
@@ -89,6 +115,7 @@ Problem::Problem(const std::string& name, int dim, int axis, hydro::IdealGas gas
 Primitive Problem::initial(const std::array<double, 3>& x, const std::array<double, 3>& dx) const {
   if (riemann_) return x[axis_] < 0.5 * length_ ? left_ : right_;
   if (name_ == "acoustic-wave") return reference(x, 0);
+  if (name_ == "rad-shock") return x[axis_] < 0.5 * length_ ? left_ : right_;
   if (name_ == "heating-cooling") {
     const double p = gas_.pressure(kHcDensity * gas_.specific_energy(kHcGasTemperature));
     const double t2 = kHcRadiationTemperature * kHcRadiationTemperature;

@@ -32,6 +32,7 @@ struct ProblemDefaults {
   double max_dt = 0;   ///< 0: none
   bool exchange = true;
   bool limiter = true;
+  double mu = 1;  ///< mean molecular weight
 };
 
 /// One problem as set up for a run (problem name, dimension, axis, gas and length known).
