@@ -39,6 +39,49 @@ Scratch& scratch() {
   return s;
 }
 
+// The radiation force, its work and the -f E div v term of every interior cell, added to
+// rhs (the flux divergence, variable-major over the interior), from central differences of
+// src (face ghosts filled).
+void add_radiation_sources(const BlockLayout& layout, const Scheme& s, const double* src,
+                           double* rhs) {
+  const Int3 n = layout.cells();
+  const std::ptrdiff_t sv = layout.stride_var();
+  const std::array<std::ptrdiff_t, 3> stride{1, layout.stride_y(), layout.stride_z()};
+  const std::size_t cells = static_cast<std::size_t>(n.x) * n.y * n.z;
+  std::size_t at = 0;
+  for (int k = 0; k < n.z; ++k) {
+    for (int j = 0; j < n.y; ++j) {
+      for (int i = 0; i < n.x; ++i, ++at) {
+        const std::ptrdiff_t c = layout.index(0, i, j, k);
+        const double rho = src[c], er = src[c + kEr * sv];
+        double grad[3] = {0, 0, 0}, v[3], div_v = 0, grad2 = 0;
+        for (int a = 0; a < 3; ++a) v[a] = src[c + (kMomX + a) * sv] / rho;
+        for (int a = 0; a < s.dim; ++a) {
+          const std::ptrdiff_t lo = c - stride[a], hi = c + stride[a];
+          const double inv = 0.5 / s.dx[a];
+          grad[a] = (src[hi + kEr * sv] - src[lo + kEr * sv]) * inv;
+          div_v +=
+              (src[hi + (kMomX + a) * sv] / src[hi] - src[lo + (kMomX + a) * sv] / src[lo]) * inv;
+          grad2 += grad[a] * grad[a];
+        }
+        double lambda = 1.0 / 3, f = 1.0 / 3;
+        if (s.limiter) {
+          const double r = er > 0 ? std::sqrt(grad2) / (s.kappa * rho * er) : 0;
+          lambda = (2 + r) / (6 + 3 * r + r * r);
+          f = lambda + lambda * lambda * r * r;
+        }
+        double work = 0;
+        for (int a = 0; a < s.dim; ++a) {
+          rhs[(kMomX + a) * cells + at] -= lambda * grad[a];
+          work += v[a] * grad[a];
+        }
+        rhs[kEnergy * cells + at] -= lambda * work;
+        rhs[kEr * cells + at] -= f * er * div_v;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void fill_initial(const BlockLayout& layout, const Scheme& scheme, const Problem& problem,
@@ -204,6 +247,7 @@ CellFault hydro_stage(const StageArgs& args) {
       }
     }
   }
+  if (radiation && s.radiation_force) add_radiation_sources(layout, s, args.src, scr.rhs.data());
   // The update, and the new state's checks.
   double max_speed = 0;
   std::size_t at = 0;

@@ -31,6 +31,12 @@ struct Scheme {
   /// energy rho e + rho |u|^2 / 2), or (false) c and the energy from the reconstructed p
   /// by the EOS.
   bool hard_faces = true;
+  /// With radiation (nvars 6): the explicit radiation force -lambda grad E_r on the
+  /// momentum, its work -lambda v . grad E_r on the gas energy and -f E_r div v on E_r
+  /// (f = lambda + lambda^2 R^2, the Eddington factor), added to K in each stage.
+  bool radiation_force = false;
+  double kappa = 0.4;   ///< opacity, cm^2/g (R = |grad E_r| / (kappa rho E_r))
+  bool limiter = true;  ///< Levermore-Pomraning lambda(R); false: 1/3
 };
 
 /// A cell whose density or pressure is not positive (or not finite).

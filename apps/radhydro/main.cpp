@@ -311,6 +311,9 @@ class Simulation {
     s.nvars = o.radiation_on ? kHydroVars + 1 : kHydroVars;
     s.dim = o.dim;
     s.hard_faces = o.face_state == "hard";
+    s.radiation_force = o.radiation_on && o.radiation_force_on;
+    s.kappa = o.kappa;
+    s.limiter = o.limiter_on;
     const double length = Problem::defaults(o.problem).length;
     for (int a = 0; a < o.dim; ++a) s.dx[a] = length / o.cells[a];
     return s;
@@ -686,6 +689,7 @@ int run(int argc, char** argv) {
     fields["rad_tolerance"] = o.rad_tolerance;
     fields["rad_theta"] = o.rad_theta;
     fields["exchange"] = o.exchange_on;
+    fields["radiation_force"] = o.radiation_force_on;
     fields["flux_limiter"] = o.limiter_on ? "lp" : "none";
     fields["rad_iterations"] = sim->rad_sweeps_total();
     fields["rad_iterations_per_cycle"] =

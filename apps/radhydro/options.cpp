@@ -76,6 +76,10 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "problem (default: none for gaussian-pulse) | lp (Levermore-Pomraning) | none "
                "(lambda = 1/3)",
                problem);
+  registry.add("--radiation-force", o.radiation_force,
+               "problem (default: on for rad-shock, off in the static media of heating-cooling "
+               "and gaussian-pulse) | on | off: the radiation force, its work and -P:grad v",
+               problem);
   registry.add("--exchange", o.exchange,
                "problem (default: off for gaussian-pulse) | on | off: implicit gas-radiation "
                "energy exchange",
@@ -124,6 +128,8 @@ void validate(Session& session, Options& o) {
   };
   o.radiation_on = on_off("--radiation", o.radiation, defaults.radiation, "on");
   o.exchange_on = on_off("--exchange", o.exchange, defaults.exchange, "on");
+  o.radiation_force_on =
+      on_off("--radiation-force", o.radiation_force, defaults.radiation_force, "on");
   o.limiter_on = on_off("--flux-limiter", o.flux_limiter, defaults.limiter, "lp");
   if (std::isnan(o.kappa)) o.kappa = defaults.kappa;
   if (!(o.kappa > 0) || !std::isfinite(o.kappa)) {

@@ -39,6 +39,8 @@ struct Options {
   std::string flux_limiter = "problem";
   std::string exchange = "problem";
   bool exchange_on = true;
+  std::string radiation_force = "problem";
+  bool radiation_force_on = false;
   bool limiter_on = true;
   std::string face_state = "hard";
   std::string lineout;

@@ -55,7 +55,8 @@ ProblemDefaults Problem::defaults(const std::string& name) {
          .max_dt = 5e-13,
          .exchange = true,
          .limiter = true,
-         .mu = 0.5};
+         .mu = 0.5,
+         .radiation_force = true};
   }
   if (name == "gaussian-pulse") {
     d = {.t_end = kPulseTime,

@@ -33,6 +33,7 @@ struct ProblemDefaults {
   bool exchange = true;
   bool limiter = true;
   double mu = 1;  ///< mean molecular weight
+  bool radiation_force = false;
 };
 
 /// One problem as set up for a run (problem name, dimension, axis, gas and length known).

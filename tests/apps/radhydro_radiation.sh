@@ -4,8 +4,9 @@
 # solution in T and E_r with total energy conserved to round-off; the gaussian pulse's
 # heat kernel at second order in space; total energy on a periodic domain with exchange
 # and diffusion conserved to round-off; the bits of a radiation run under every execution
-# model on 1, 2, 4 ranks x 1, 2 threads, to tolerance and with fixed sweeps; a solve that
-# cannot reach its tolerance stops every rank.
+# model on 1, 2, 4 ranks x 1, 2 threads, to tolerance and with fixed sweeps (and the
+# radiation force, its work and -P:grad v in 3-D); a solve that cannot reach its tolerance
+# stops every rank.
 # Usage: radhydro_radiation.sh <build>/bin
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -52,13 +53,18 @@ print(json.dumps([r['checksum'], r['totals_end_hex'], r['cycles'], r['t_hex'],
 runs=()
 run_matrix radhydro pulse2d "1 2 4" "${pulse2d[@]}" --block-cells 6 6
 expect_all_same pulse2d_bsp_np1 "${runs[@]}"
-fixed=(--problem gaussian-pulse --dim 3 --cells 12 12 12 --exchange on --flux-limiter lp
+fixed=(--problem gaussian-pulse --dim 3 --cells 12 12 12 --exchange on --flux-limiter lp --radiation-force on
   --rad-sweeps 20 --max-cycles 4)
 run fixed_bsp_np1 1 --exec bsp "${fixed[@]}" --block-cells 6 6 6
 run fixed_df_np3 3 --exec dataflow --threads 2 "${fixed[@]}" --block-cells 6 3 6
 run fixed_fj_np2 2 --exec forkjoin --threads 2 "${fixed[@]}" --block-cells 6 6 6
 expect_all_same fixed_bsp_np1 fixed_df_np3 fixed_fj_np2
 [[ "$(field "$tmp/fixed_bsp_np1.json" rad_iterations)" == 80 ]] || fail "--rad-sweeps 20: not 20 per cycle"
+# The radiative shock (radiation force on by default), to tolerance, on two block shapes.
+shock=(--problem rad-shock --dim 3 --cells 24 6 6 --max-cycles 5)
+run shock_bsp_np1 1 --exec bsp "${shock[@]}" --block-cells 6 6 6
+run shock_df_np3 3 --exec dataflow --threads 2 "${shock[@]}" --block-cells 12 3 6
+expect_all_same shock_bsp_np1 shock_df_np3
 
 # A solve limited to 2 sweeps cannot reach 1e-12: every rank stops with status 3.
 set +e
