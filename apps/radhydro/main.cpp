@@ -25,6 +25,7 @@
 #include "options.hpp"
 #include "problems.hpp"
 #include "radiation_kernels.hpp"
+#include "radiation_multigrid.hpp"
 #include "tessera/base/atomic_file.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
@@ -75,6 +76,15 @@ class Simulation {
                                            GhostCells::none);
       rad_halo_ =
           std::make_unique<HaloExchange>(plan_, 1, session.comm(), session.exec(), "rad-halo");
+      if (o.rad_solver == "mg") {
+        Int3 cells{1, 1, 1}, block_cells{1, 1, 1};
+        for (int a = 0; a < o.dim; ++a) {
+          cells[a] = o.cells[a];
+          block_cells[a] = o.block_cells[a];
+        }
+        mg_ = std::make_unique<RadiationMultigrid>(session, cells, block_cells, o.dim, o.boundary,
+                                                   VCycleOptions{});
+      }
       residual_handle_ = session.runtime().create_reduction_handle(
           "rad-residual", &residual_sums_,
           [](std::array<ExactSum, 2>& total, const std::array<ExactSum, 2>& part) {
@@ -405,6 +415,7 @@ class Simulation {
           attributes(b));
     }
     exec.end_phase();
+    if (mg_) return multigrid_solve(dt, cycle, t);
     Scheme one = scheme_;
     one.nvars = 1;
     int sweeps = 0;
@@ -443,6 +454,13 @@ class Simulation {
       }
       return false;
     }
+    submit_store_and_exchange(dt);
+    return true;
+  }
+
+  // E_r back into U and the implicit exchange per cell (faults reach the cycle's flag).
+  void submit_store_and_exchange(double dt) {
+    Exec& exec = session_.exec();
     exec.begin_phase("rad-store");
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       std::vector<Access> access{read(erad_->interior(b)), readwrite(u_.interior(b)),
@@ -460,6 +478,91 @@ class Simulation {
           attributes(b));
     }
     exec.end_phase();
+  }
+
+  // The multigrid solve of the system rad-setup wrote: V-cycles (--rad-sweeps of them, or
+  // until --rad-tolerance), then E_r and the exchange as in radiation_step.
+  bool multigrid_solve(double dt, int cycle, double t) {
+    Exec& exec = session_.exec();
+    exec.begin_phase("mg-load");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      std::vector<Access> access{read(coef_->interior(b)), read(erad_->interior(b)),
+                                 write(mg_->e().interior(b)), write(mg_->b().interior(b))};
+      std::array<double*, 6> c{};
+      std::array<bool, 6> closed{};
+      for (int f = 0; f < 6; ++f) {
+        access.push_back(write(mg_->coupling(f).interior(b)));
+        c[f] = mg_->coupling(f).data(b);
+        closed[f] = mg_->closed_face(b, f);
+      }
+      session_.runtime().submit(
+          "mg-load", std::span<const Access>(access),
+          [this, c, closed, coef = coef_->data(b), e = erad_->data(b), me = mg_->e().data(b),
+           mb = mg_->b().data(b), ml = &mg_->e().layout()] {
+            const BlockLayout& cl = coef_->layout();
+            const BlockLayout& el = erad_->layout();
+            const Int3 n = ml->cells();
+            for (int k = 0; k < n.z; ++k) {
+              for (int j = 0; j < n.y; ++j) {
+                for (int i = 0; i < n.x; ++i) {
+                  const std::ptrdiff_t at = ml->index(0, i, j, k);
+                  const std::ptrdiff_t from = cl.index(0, i, j, k);
+                  const Int3 cell{i, j, k};
+                  for (int f = 0; f < 6; ++f) {
+                    const bool boundary_cell =
+                        f % 2 == 0 ? cell[f / 2] == 0 : cell[f / 2] == n[f / 2] - 1;
+                    c[f][at] = closed[f] && boundary_cell ? 0.0 : coef[from + f * cl.stride_var()];
+                  }
+                  mb[at] = coef[from + (kDiffusionVars - 1) * cl.stride_var()];
+                  me[at] = e[el.index(0, i, j, k)];
+                }
+              }
+            }
+          },
+          attributes(b));
+    }
+    exec.end_phase();
+    mg_->submit_coarsen();
+    const int limit = o_.rad_sweeps > 0 ? o_.rad_sweeps : o_.rad_max_iterations;
+    int cycles = 0;
+    double residual = o_.rad_sweeps > 0 ? 0 : mg_->residual();
+    while (cycles < limit && (o_.rad_sweeps > 0 || residual > o_.rad_tolerance)) {
+      mg_->submit_v_cycle();
+      ++cycles;
+      if (o_.rad_sweeps == 0) residual = mg_->residual();
+    }
+    if (o_.rad_sweeps > 0) residual = mg_->residual();
+    rad_sweeps_total_ += cycles;
+    rad_sweeps_max_ = std::max(rad_sweeps_max_, cycles);
+    rad_residual_ = residual;
+    if (o_.rad_sweeps == 0 && residual > o_.rad_tolerance) {
+      if (session_.rank() == 0) {
+        std::fprintf(stderr,
+                     "radhydro: error: cycle %d (t = %.9g): the radiation solve reached the "
+                     "relative residual %.6e, not --rad-tolerance %g, within "
+                     "--rad-max-iterations %d\n",
+                     cycle, t, residual, o_.rad_tolerance, o_.rad_max_iterations);
+      }
+      return false;
+    }
+    exec.begin_phase("mg-store");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit(
+          "mg-store", {read(mg_->e().interior(b)), write(erad_->interior(b))},
+          [this, me = mg_->e().data(b), e = erad_->data(b), ml = &mg_->e().layout()] {
+            const Int3 n = ml->cells();
+            for (int k = 0; k < n.z; ++k) {
+              for (int j = 0; j < n.y; ++j) {
+                for (int i = 0; i < n.x; ++i) {
+                  e[erad_->layout().index(0, i, j, k)] = me[ml->index(0, i, j, k)];
+                }
+              }
+            }
+          },
+          attributes(b));
+    }
+    exec.end_phase();
+    submit_store_and_exchange(dt);
     return true;
   }
 
@@ -537,6 +640,7 @@ class Simulation {
   // Radiation: the Jacobi iterates (swapped after each sweep), the system per block.
   std::unique_ptr<BlockField> erad_, erad2_, coef_;
   std::unique_ptr<HaloExchange> rad_halo_;
+  std::unique_ptr<RadiationMultigrid> mg_;
   std::array<ExactSum, 2> residual_sums_;
   Handle residual_handle_;
   std::int64_t rad_sweeps_total_ = 0;

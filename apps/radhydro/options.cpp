@@ -59,9 +59,13 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "largest time step > 0 (default: the problem's; none but heating-cooling's 1 s)",
                problem);
   registry.add("--rad-solver", o.rad_solver,
-               "jacobi (damped Jacobi sweeps, omega 0.8, as HARD v1.0's 100 sweeps)", problem);
+               "jacobi (damped Jacobi sweeps, omega 0.8, as HARD v1.0's 100 sweeps, default) | "
+               "mg (geometric multigrid V-cycles, Jacobi smoothing)",
+               problem);
   registry.add("--rad-sweeps", o.rad_sweeps,
-               "sweeps per step, fixed (HARD: 100); 0 (default) = until --rad-tolerance", problem);
+               "sweeps (jacobi) or V-cycles (mg) per step, fixed (HARD: 100 sweeps); 0 "
+               "(default) = until --rad-tolerance",
+               problem);
   registry.add("--rad-tolerance", o.rad_tolerance,
                "relative residual ||(b - A E) / diag(A)|| / ||E|| > 0 the solve reaches "
                "(default 1e-10)",
@@ -139,10 +143,9 @@ void validate(Session& session, Options& o) {
   if (!(o.max_dt >= 0) || !std::isfinite(o.max_dt)) {
     session.fail("--max-dt", fmt::format("must be a number > 0, got {}", o.max_dt));
   }
-  if (o.rad_solver != "jacobi") {
-    session.fail("--rad-solver", fmt::format("unknown solver '{}': allowed jacobi (multigrid "
-                                             "is not built yet)",
-                                             o.rad_solver));
+  if (o.rad_solver != "jacobi" && o.rad_solver != "mg") {
+    session.fail("--rad-solver",
+                 fmt::format("unknown solver '{}': allowed jacobi | mg", o.rad_solver));
   }
   if (o.rad_sweeps < 0) {
     session.fail("--rad-sweeps",
