@@ -90,9 +90,7 @@ void fill_initial(const BlockLayout& layout, const Scheme& scheme, const Problem
   for (int k = 0; k < n.z; ++k) {
     for (int j = 0; j < n.y; ++j) {
       for (int i = 0; i < n.x; ++i) {
-        const std::array<double, 3> x{corner[0] + (i + 0.5) * scheme.dx[0],
-                                      corner[1] + (j + 0.5) * scheme.dx[1],
-                                      corner[2] + (k + 0.5) * scheme.dx[2]};
+        const std::array<double, 3> x = cell_centre(corner, scheme, i, j, k);
         const Primitive w = problem.initial(x, scheme.dx);
         u[layout.index(kRho, i, j, k)] = w.rho;
         double kinetic = 0;
@@ -342,9 +340,7 @@ void add_errors(const BlockLayout& layout, const Scheme& scheme, const Problem& 
   for (int k = 0; k < n.z; ++k) {
     for (int j = 0; j < n.y; ++j) {
       for (int i = 0; i < n.x; ++i) {
-        const std::array<double, 3> x{corner[0] + (i + 0.5) * scheme.dx[0],
-                                      corner[1] + (j + 0.5) * scheme.dx[1],
-                                      corner[2] + (k + 0.5) * scheme.dx[2]};
+        const std::array<double, 3> x = cell_centre(corner, scheme, i, j, k);
         const Primitive ref = problem.reference(x, t);
         const CellPrimitive w = cell_primitive(layout, scheme, u, i, j, k);
         const double v[3] = {w.vx, w.vy, w.vz};

@@ -49,6 +49,13 @@ struct CellFault {
 /// Physical position of block cell (0, 0, 0)'s lower corner.
 using Corner = std::array<double, 3>;
 
+/// The centre of block cell (i, j, k).
+inline std::array<double, 3> cell_centre(const Corner& corner, const Scheme& scheme, int i, int j,
+                                         int k) {
+  return {corner[0] + (i + 0.5) * scheme.dx[0], corner[1] + (j + 0.5) * scheme.dx[1],
+          corner[2] + (k + 0.5) * scheme.dx[2]};
+}
+
 /// Writes the problem's initial conserved state into the block's interior.
 void fill_initial(const tessera::BlockLayout& layout, const Scheme& scheme, const Problem& problem,
                   const Corner& corner, double* u);

@@ -257,9 +257,7 @@ class Simulation {
             for (int k = 0; k < n.z; ++k) {
               for (int j = 0; j < n.y; ++j) {
                 for (int i = 0; i < n.x; ++i) {
-                  const std::array<double, 3> x{corners_[b][0] + (i + 0.5) * scheme_.dx[0],
-                                                corners_[b][1] + (j + 0.5) * scheme_.dx[1],
-                                                corners_[b][2] + (k + 0.5) * scheme_.dx[2]};
+                  const std::array<double, 3> x = cell_centre(corners_[b], scheme_, i, j, k);
                   const auto ref = problem_.radiation_reference(x, t);
                   const CellPrimitive w = cell_primitive(u_.layout(), scheme_, u, i, j, k);
                   sums[0].add(std::abs(w.temperature - ref[0]) / ref[0]);
@@ -443,19 +441,24 @@ class Simulation {
     if (o_.rad_sweeps > 0) residual = rad_residual_check(one);
     rad_sweeps_total_ += sweeps;
     rad_sweeps_max_ = std::max(rad_sweeps_max_, sweeps);
-    rad_residual_ = residual;
-    if (o_.rad_sweeps == 0 && residual > o_.rad_tolerance) {
-      if (session_.rank() == 0) {
-        std::fprintf(stderr,
-                     "radhydro: error: cycle %d (t = %.9g): the radiation solve reached the "
-                     "relative residual %.6e, not --rad-tolerance %g, within "
-                     "--rad-max-iterations %d\n",
-                     cycle, t, residual, o_.rad_tolerance, o_.rad_max_iterations);
-      }
-      return false;
-    }
+    if (!converged(residual, cycle, t)) return false;
     submit_store_and_exchange(dt);
     return true;
+  }
+
+  // Records a solve's iterations and residual; false (printed on rank 0) if it missed its
+  // tolerance.
+  bool converged(double residual, int cycle, double t) {
+    rad_residual_ = residual;
+    if (o_.rad_sweeps > 0 || residual <= o_.rad_tolerance) return true;
+    if (session_.rank() == 0) {
+      std::fprintf(stderr,
+                   "radhydro: error: cycle %d (t = %.9g): the radiation solve reached the "
+                   "relative residual %.6e, not --rad-tolerance %g, within "
+                   "--rad-max-iterations %d\n",
+                   cycle, t, residual, o_.rad_tolerance, o_.rad_max_iterations);
+    }
+    return false;
   }
 
   // E_r back into U and the implicit exchange per cell (faults reach the cycle's flag).
@@ -534,17 +537,7 @@ class Simulation {
     if (o_.rad_sweeps > 0) residual = mg_->residual();
     rad_sweeps_total_ += cycles;
     rad_sweeps_max_ = std::max(rad_sweeps_max_, cycles);
-    rad_residual_ = residual;
-    if (o_.rad_sweeps == 0 && residual > o_.rad_tolerance) {
-      if (session_.rank() == 0) {
-        std::fprintf(stderr,
-                     "radhydro: error: cycle %d (t = %.9g): the radiation solve reached the "
-                     "relative residual %.6e, not --rad-tolerance %g, within "
-                     "--rad-max-iterations %d\n",
-                     cycle, t, residual, o_.rad_tolerance, o_.rad_max_iterations);
-      }
-      return false;
-    }
+    if (!converged(residual, cycle, t)) return false;
     exec.begin_phase("mg-store");
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       session_.runtime().submit(

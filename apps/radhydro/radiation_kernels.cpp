@@ -158,27 +158,13 @@ inline double couplings(const double* coef, std::ptrdiff_t out, std::ptrdiff_t c
 
 }  // namespace
 
-void jacobi_sweep(const BlockLayout& layout, const BlockLayout& coef_layout, const double* coef,
-                  double omega, int dim, const double* in, double* out) {
-  const Int3 n = layout.cells();
-  const std::array<std::ptrdiff_t, 3> stride{1, layout.stride_y(), layout.stride_z()};
-  const std::ptrdiff_t cv = coef_layout.stride_var();
-  for (int k = 0; k < n.z; ++k) {
-    for (int j = 0; j < n.y; ++j) {
-      for (int i = 0; i < n.x; ++i) {
-        const std::ptrdiff_t c = layout.index(0, i, j, k);
-        const std::ptrdiff_t o = coef_layout.index(0, i, j, k);
-        double off = 0;
-        const double diag = couplings(coef, o, cv, in, c, stride, dim, off);
-        out[c] = (1 - omega) * in[c] + omega * (coef[o + kRhs * cv] + off) / diag;
-      }
-    }
-  }
-}
+namespace {
 
-void add_residual_squares(const BlockLayout& layout, const BlockLayout& coef_layout,
-                          const double* coef, int dim, const double* e, tessera::ExactSum& r2,
-                          tessera::ExactSum& e2) {
+// Calls body(c, diag, off, b) for every interior cell of the system: c the cell's offset in
+// `layout`, diag = 1 + sum c_f, off = sum c_f e_f, b the right-hand side.
+template <class Body>
+void for_each_row(const BlockLayout& layout, const BlockLayout& coef_layout, const double* coef,
+                  int dim, const double* e, Body&& body) {
   const Int3 n = layout.cells();
   const std::array<std::ptrdiff_t, 3> stride{1, layout.stride_y(), layout.stride_z()};
   const std::ptrdiff_t cv = coef_layout.stride_var();
@@ -189,12 +175,31 @@ void add_residual_squares(const BlockLayout& layout, const BlockLayout& coef_lay
         const std::ptrdiff_t o = coef_layout.index(0, i, j, k);
         double off = 0;
         const double diag = couplings(coef, o, cv, e, c, stride, dim, off);
-        const double r = (coef[o + kRhs * cv] - (diag * e[c] - off)) / diag;
-        r2.add(r * r);
-        e2.add(e[c] * e[c]);
+        body(c, diag, off, coef[o + kRhs * cv]);
       }
     }
   }
+}
+
+}  // namespace
+
+void jacobi_sweep(const BlockLayout& layout, const BlockLayout& coef_layout, const double* coef,
+                  double omega, int dim, const double* in, double* out) {
+  for_each_row(layout, coef_layout, coef, dim, in,
+               [&](std::ptrdiff_t c, double diag, double off, double b) {
+                 out[c] = (1 - omega) * in[c] + omega * (b + off) / diag;
+               });
+}
+
+void add_residual_squares(const BlockLayout& layout, const BlockLayout& coef_layout,
+                          const double* coef, int dim, const double* e, tessera::ExactSum& r2,
+                          tessera::ExactSum& e2) {
+  for_each_row(layout, coef_layout, coef, dim, e,
+               [&](std::ptrdiff_t c, double diag, double off, double b) {
+                 const double r = (b - (diag * e[c] - off)) / diag;
+                 r2.add(r * r);
+                 e2.add(e[c] * e[c]);
+               });
 }
 
 }  // namespace radhydro

@@ -60,6 +60,23 @@ inline double couplings(const System& s, std::ptrdiff_t at, const std::ptrdiff_t
   return diag;
 }
 
+// The sum over the fine children of coarse cell (i, j, k) (2 per non-flat axis) that
+// `take(d)` accepts, d the child's offsets per axis.
+template <class Take>
+double sum_children(ConstGridView fine, int i, int j, int k, int dim, Take&& take) {
+  double sum = 0;
+  for (int dk = 0; dk < (dim > 2 ? 2 : 1); ++dk) {
+    for (int dj = 0; dj < (dim > 1 ? 2 : 1); ++dj) {
+      for (int di = 0; di < 2; ++di) {
+        const int d[3] = {di, dj, dk};
+        if (!take(d)) continue;
+        sum += fine(2 * i + di, dim > 1 ? 2 * j + dj : j, dim > 2 ? 2 * k + dk : k);
+      }
+    }
+  }
+  return sum;
+}
+
 template <class Body>
 void for_cells(const BlockLayout& layout, Body&& body) {
   const Int3 n = layout.cells();
@@ -116,17 +133,8 @@ void RadiationMultigrid::submit_coarsen() {
             for (int k = 0; k < n.z; ++k) {
               for (int j = 0; j < n.y; ++j) {
                 for (int i = 0; i < n.x; ++i) {
-                  double sum = 0;
-                  for (int dk = 0; dk < (dim > 2 ? 2 : 1); ++dk) {
-                    for (int dj = 0; dj < (dim > 1 ? 2 : 1); ++dj) {
-                      for (int di = 0; di < 2; ++di) {
-                        const int d[3] = {di, dj, dk};
-                        // Only the children on face f's side along its axis.
-                        if (d[a] != f % 2) continue;
-                        sum += fine(2 * i + di, dim > 1 ? 2 * j + dj : j, dim > 2 ? 2 * k + dk : k);
-                      }
-                    }
-                  }
+                  const double sum =
+                      sum_children(fine, i, j, k, dim, [&](const int* d) { return d[a] == f % 2; });
                   coarse(i, j, k) = sum * share;
                 }
               }
@@ -235,14 +243,7 @@ void RadiationMultigrid::cycle_from(int l) {
         for (int k = 0; k < n.z; ++k) {
           for (int j = 0; j < n.y; ++j) {
             for (int i = 0; i < n.x; ++i) {
-              double sum = 0;
-              for (int dk = 0; dk < (dim > 2 ? 2 : 1); ++dk) {
-                for (int dj = 0; dj < (dim > 1 ? 2 : 1); ++dj) {
-                  for (int di = 0; di < 2; ++di) {
-                    sum += fine(2 * i + di, dim > 1 ? 2 * j + dj : j, dim > 2 ? 2 * k + dk : k);
-                  }
-                }
-              }
+              const double sum = sum_children(fine, i, j, k, dim, [](const int*) { return true; });
               coarse(i, j, k) = sum * share;
             }
           }
