@@ -32,6 +32,7 @@ struct Scratch {
   std::vector<double> rhs;
   std::vector<double> w;     // kPrims x (n + 2 kGhost)
   std::vector<double> flux;  // kPrims x (n + 1)
+  std::vector<double> face;  // 2 kPrims x (n + 1): each face's left and right values
 };
 
 Scratch& scratch() {
@@ -153,8 +154,11 @@ CellFault hydro_stage(const StageArgs& args) {
     const int wl = len + 2 * kGhost;
     scr.w.resize(static_cast<std::size_t>(kPrims) * wl);
     scr.flux.resize(static_cast<std::size_t>(kPrims) * (len + 1));
+    scr.face.resize(static_cast<std::size_t>(2 * kPrims) * (len + 1));
     double* w = scr.w.data();
     double* flux = scr.flux.data();
+    double* face = scr.face.data();
+    const std::size_t nf = static_cast<std::size_t>(len) + 1;
     const double inv_dx = 1.0 / s.dx[a];
     for (int q = 0; q < n[c]; ++q) {
       for (int r = 0; r < n[b]; ++r) {
@@ -190,20 +194,27 @@ CellFault hydro_stage(const StageArgs& args) {
             w[kPrimE * wl + m] = s.gas.internal_energy_density(p) * inv_rho;
           }
         }
-        // Fluxes through the line's len + 1 faces: face f lies between cells f-1 and f
-        // (buffer positions f + 2 and f + 3).
+        // The reconstructions, one variable at a time over all faces (a loop the compiler
+        // vectorizes): face f lies between cells f-1 and f (buffer positions f + 2 and
+        // f + 3); face[2 pv] holds the left values, face[2 pv + 1] the right ones.
+        for (int pv = 0; pv < kPrims; ++pv) {
+          if ((pv == kPrimEr && !radiation) || (pv >= kPrimC && !s.hard_faces)) continue;
+          const double* x = w + pv * wl;
+          double* left = face + 2 * pv * nf;
+          double* right = left + nf;
+          for (int f = 0; f <= len; ++f) {
+            left[f] = hydro::weno5z_face(x[f], x[f + 1], x[f + 2], x[f + 3], x[f + 4]);
+            right[f] = hydro::weno5z_face(x[f + 5], x[f + 4], x[f + 3], x[f + 2], x[f + 1]);
+          }
+        }
+        // Fluxes through the line's len + 1 faces.
         for (int f = 0; f <= len; ++f) {
           hydro::FaceState side[2];
           for (int lr = 0; lr < 2; ++lr) {
             double val[kPrims];
             for (int pv = 0; pv < kPrims; ++pv) {
-              if ((pv == kPrimEr && !radiation) || (pv >= kPrimC && !s.hard_faces)) {
-                val[pv] = 0;
-                continue;
-              }
-              const double* x = w + pv * wl + f;
-              val[pv] = lr == 0 ? hydro::weno5z_face(x[0], x[1], x[2], x[3], x[4])
-                                : hydro::weno5z_face(x[5], x[4], x[3], x[2], x[1]);
+              const bool used = (pv != kPrimEr || radiation) && (pv < kPrimC || s.hard_faces);
+              val[pv] = used ? face[(2 * pv + lr) * nf + f] : 0.0;
             }
             // A reconstructed density, pressure, E_r, c or e that is not positive falls
             // back to the cell's value.
@@ -219,7 +230,6 @@ CellFault hydro_stage(const StageArgs& args) {
                 val[kPrimEr], s.hard_faces ? val[kPrimRho] * val[kPrimE] : -1.0};
           }
           const hydro::FaceFlux F = hydro::hll_flux(side[0], side[1], s.gas);
-          const std::size_t nf = static_cast<std::size_t>(len) + 1;
           flux[0 * nf + f] = F.mass;
           flux[1 * nf + f] = F.momentum_n;
           flux[2 * nf + f] = F.momentum_t1;
@@ -228,7 +238,6 @@ CellFault hydro_stage(const StageArgs& args) {
           flux[5 * nf + f] = F.radiation;
         }
         // The divergence, in the conserved variables' order.
-        const std::size_t nf = static_cast<std::size_t>(len) + 1;
         const int var_of[kPrims] = {kRho, kMomX + a, kMomX + b, kMomX + c, kEnergy, kEr, 0, 0};
         for (int pv = 0; pv < nv; ++pv) {
           const double* fl = flux + pv * nf;
