@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # radhydro gives bitwise identical results (checksum, totals, cycles, time, errors) under
 # every execution model on 1, 2 and 4 ranks with 1 and 2 threads, for every block size, and
-# a run restarted from a checkpoint on another rank count gives the uninterrupted run's bits.
+# a run restarted from a checkpoint on another rank count gives the uninterrupted run's bits;
+# periodic runs conserve mass, momentum and energy to round-off.
 # Usage: radhydro_checksums.sh <build>/bin
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -47,4 +48,21 @@ run restart_np3 3 --exec dataflow --threads 2 --restart latest --checkpoint-dir 
 expect_all_same sedov2d_bsp_np1 restart_np1 restart_np3
 [[ "$(fields "$tmp/restart_np3.json" totals_start)" == "$(fields "$tmp/sedov2d_bsp_np1.json" totals_start)" ]] ||
   fail "the restarted run's start totals differ"
+# Conservation on periodic domains: mass, momentum and energy totals of a sedov blast in
+# 2-D and 3-D drift by at most 1e-14 of the mass or energy (round-off of the flux sums).
+run periodic2d 2 --problem sedov --dim 2 --cells 24 24 --block-cells 6 6 --boundary periodic \
+  --t-end 0.2 --max-cycles 30
+run periodic3d 2 --problem sedov --dim 3 --cells 12 12 12 --block-cells 6 6 6 --boundary periodic \
+  --t-end 0.2 --max-cycles 12
+for r in periodic2d periodic3d; do
+  /usr/bin/python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+a, b = r['totals_start'], r['totals_end']
+drift = [abs(b['mass'] - a['mass']) / a['mass'], abs(b['energy'] - a['energy']) / a['energy']]
+drift += [abs(y - x) / a['mass'] for x, y in zip(a['momentum'], b['momentum'])]
+print(f'{sys.argv[2]}: {r[\"cycles\"]} cycles, drifts {[f\"{d:.2g}\" for d in drift]}')
+sys.exit(0 if max(drift) <= 1e-14 and r['cycles'] >= 10 else 1)" "$tmp/$r.json" "$r" ||
+    fail "$r: totals not conserved"
+done
 echo "radhydro_checksums: PASS"
