@@ -108,11 +108,12 @@ class Simulation {
         }
       }
     }
-    speed_handle_ = session.runtime().create_reduction_handle(
-        "max-speed", &speed_, [](SpeedAndFault& total, const SpeedAndFault& part) {
-          total[0] = std::fmax(total[0], part[0]);
-          total[1] = std::fmax(total[1], part[1]);
-        });
+    speed_handle_ = session.runtime().create_handle("max-speed");
+    block_speed_.assign(blocks, 0.0);
+    for (LocalBlockIndex b = 0; b < blocks; ++b) {
+      speed_slots_.push_back(session.runtime().create_handle(fmt::format("speed.{}", b)));
+    }
+    replay_ = o.replay && session.exec().model() == ExecModel::dataflow;
   }
 
   const Scheme& scheme() const { return scheme_; }
@@ -141,14 +142,11 @@ class Simulation {
     session_.exec().begin_phase("scan");
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       session_.runtime().submit(
-          "scan", {read(u_.interior(b)), reduce(speed_handle_)},
-          [this, b, u = u_.data(b), h = speed_handle_](TaskContext& ctx) {
+          "scan", {read(u_.interior(b)), write(speed_slots_[b])},
+          [this, b, u = u_.data(b)] {
             CellFault& fault = faults_[3 * b + 1];
             fault = {};
-            const double speed = max_signal_speed(u_.layout(), scheme_, u, fault);
-            SpeedAndFault& slot = ctx.reduction_slot<SpeedAndFault>(h);
-            slot[0] = std::fmax(slot[0], speed);
-            if (fault.bad) slot[1] = 1;
+            block_speed_[b] = max_signal_speed(u_.layout(), scheme_, u, fault);
           },
           attributes(b));
     }
@@ -169,10 +167,21 @@ class Simulation {
   /// One cycle of dt; waits for its max reduction. Returns false if it produced a cell
   /// that is not physical or the radiation solve did not converge (printed).
   bool cycle(double dt, int cycle, double t) {
-    speed_ = {0, 0};
+    dt_ = dt;
     if (erad_ && !radiation_step(dt, cycle, t)) return false;
-    submit_stage(u_, s_, nullptr, dt, 0);
-    submit_stage(s_, u_, &u_, dt, 1);
+    if (replay_) {
+      // The two stages are the same tasks every cycle (dt is read from dt_ when they run):
+      // recorded once, replayed without deriving their dependencies again.
+      Runtime& runtime = session_.runtime();
+      if (stages_.empty()) {
+        runtime.begin_recording();
+        submit_stages();
+        stages_ = runtime.end_recording();
+      }
+      runtime.replay(stages_, cycle, 1);
+    } else {
+      submit_stages();
+    }
     return finish_reduction(cycle, t);
   }
 
@@ -366,26 +375,28 @@ class Simulation {
     session_.exec().end_phase();
   }
 
-  // Stage `stage` (0: dst = src + dt K(src); 1: dst = (base + src + dt K(src)) / 2, and
-  // the signal-speed scan of dst).
-  void submit_stage(BlockField& src, BlockField& dst, BlockField* base, double dt, int stage) {
+  void submit_stages() {
+    submit_stage(u_, s_, nullptr, 0);
+    submit_stage(s_, u_, &u_, 1);
+  }
+
+  // Stage `stage` with dt_ (0: dst = src + dt K(src); 1: dst = (base + src + dt K(src)) / 2,
+  // and the signal-speed scan of dst into the block's slot).
+  void submit_stage(BlockField& src, BlockField& dst, BlockField* base, int stage) {
     fill_ghosts(src);
     session_.exec().begin_phase(stage == 0 ? "stage1" : "stage2");
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       std::vector<Access> access{read(src.interior(b)), read(src.ghosts(b)),
-                                 stage == 0 ? write(dst.interior(b)) : readwrite(dst.interior(b)),
-                                 reduce(speed_handle_)};
+                                 stage == 0 ? write(dst.interior(b)) : readwrite(dst.interior(b))};
+      if (stage == 1) access.push_back(write(speed_slots_[b]));
       session_.runtime().submit(
           stage == 0 ? "stage1" : "stage2", std::span<const Access>(access),
-          [this, b, dt, stage, src = src.data(b), dst = dst.data(b),
-           base = base ? base->data(b) : nullptr, h = speed_handle_](TaskContext& ctx) {
+          [this, b, stage, src = src.data(b), dst = dst.data(b),
+           base = base ? base->data(b) : nullptr] {
             double speed = 0;
-            CellFault& fault = faults_[3 * b + stage];
-            fault = hydro_stage(
-                {&u_.layout(), &scheme_, src, base, dst, dt, stage == 1 ? &speed : nullptr});
-            SpeedAndFault& slot = ctx.reduction_slot<SpeedAndFault>(h);
-            slot[0] = std::fmax(slot[0], speed);
-            if (fault.bad) slot[1] = 1;
+            faults_[3 * b + stage] = hydro_stage(
+                {&u_.layout(), &scheme_, src, base, dst, dt_, stage == 1 ? &speed : nullptr});
+            if (stage == 1) block_speed_[b] = speed;
           },
           attributes(b));
     }
@@ -467,16 +478,14 @@ class Simulation {
     exec.begin_phase("rad-store");
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       std::vector<Access> access{read(erad_->interior(b)), readwrite(u_.interior(b)),
-                                 reduce(speed_handle_)};
+                                 write(speed_slots_[b])};
       session_.runtime().submit(
           "rad-store", std::span<const Access>(access),
-          [this, b, dt, e = erad_->data(b), u = u_.data(b), h = speed_handle_](TaskContext& ctx) {
+          [this, b, dt, e = erad_->data(b), u = u_.data(b)] {
             store_radiation(erad_->layout(), e, u_.layout(), u);
             CellFault& fault = faults_[3 * b + 2];
             fault = {};
-            if (rad_.exchange && !exchange_energy(u_.layout(), scheme_, rad_, dt, u, fault)) {
-              ctx.reduction_slot<SpeedAndFault>(h)[1] = 1;
-            }
+            if (rad_.exchange) exchange_energy(u_.layout(), scheme_, rad_, dt, u, fault);
           },
           attributes(b));
     }
@@ -589,6 +598,18 @@ class Simulation {
   // The max reduction over ranks, then the faults: false (and the faulting blocks
   // printed by their ranks) if any.
   bool finish_reduction(int cycle, double t) {
+    // This rank's largest speed and fault flag over its blocks, then the max over ranks.
+    std::vector<Access> access{write(speed_handle_)};
+    for (const Handle h : speed_slots_) access.push_back(read(h));
+    session_.runtime().submit("max-speed", std::span<const Access>(access), [this] {
+      speed_ = {0, 0};
+      for (std::size_t b = 0; b < block_speed_.size(); ++b) {
+        speed_[0] = std::fmax(speed_[0], block_speed_[b]);
+        for (int k = 0; k < 3; ++k) {
+          if (faults_[3 * b + k].bad) speed_[1] = 1;
+        }
+      }
+    });
     session_.comm().iallreduce(speed_handle_, speed_.data(), 2, MPI_DOUBLE, MPI_MAX);
     session_.runtime().wait_for(speed_handle_);
     if (speed_[1] == 0 && speed_[0] > 0 && std::isfinite(speed_[0])) return true;
@@ -629,6 +650,13 @@ class Simulation {
   std::vector<CellFault> faults_;
   SpeedAndFault speed_{};
   Handle speed_handle_;
+  // Per block: the largest signal speed its last stage 2 (or scan) found, behind a handle
+  // each, so the stages need no reduction access (reductions cannot be recorded).
+  std::vector<double> block_speed_;
+  std::vector<Handle> speed_slots_;
+  double dt_ = 0;
+  bool replay_ = false;
+  IterationGraph stages_;
   Radiation rad_;
   // Radiation: the Jacobi iterates (swapped after each sweep), the system per block.
   std::unique_ptr<BlockField> erad_, erad2_, coef_;
