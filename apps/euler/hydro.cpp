@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "hydro/hll.hpp"
 #include "problems.hpp"
 
 namespace euler {
@@ -56,6 +57,16 @@ void wave_speeds(const Prim& l, const Prim& r, double el, double er, double gamm
   const double cl = std::sqrt(gamma * l.p / l.rho), cr = std::sqrt(gamma * r.p / r.rho);
   sl = std::min(l.vn - cl, u - c);
   sr = std::max(r.vn + cr, u + c);
+}
+
+// HLL with Davis speeds (apps/hydro/hll.hpp, the radhydro and HARD solver).
+Flux hll_davis(const Prim& l, const Prim& r, double gamma) {
+  const hydro::IdealGas gas{gamma, 1.0};
+  const auto state = [&](const Prim& w) {
+    return hydro::FaceState{w.rho, w.vn, w.vt0, w.vt1, w.p, gas.sound_speed(w.rho, w.p), 0.0};
+  };
+  const hydro::FaceFlux f = hydro::hll_flux(state(l), state(r), gas);
+  return {f.mass, f.momentum_n, f.momentum_t1, f.momentum_t2, f.energy};
 }
 
 Flux hlle(const Prim& l, const Prim& r, double gamma) {
@@ -271,7 +282,9 @@ void axis_fluxes(const AxisArgs& args) {
           }
         }
         scratch.flux[static_cast<std::size_t>(e)] =
-            args.riemann == Riemann::hllc ? hllc(l, rr, gamma) : hlle(l, rr, gamma);
+            args.riemann == Riemann::hllc   ? hllc(l, rr, gamma)
+            : args.riemann == Riemann::hlle ? hlle(l, rr, gamma)
+                                            : hll_davis(l, rr, gamma);
       }
       if (args.face_flux != nullptr) {
         // The fluxes through the block's two faces on this pencil, for flux correction.

@@ -32,7 +32,8 @@ void register_options(tessera::Session& session, Options& o) {
   registry.add("--t-end", o.t_end, "end time > 0 (default: the problem's)");
   registry.add("--max-cycles", o.max_cycles, "stop after this many cycles; 0 = no limit");
   registry.add("--reconstruct", o.reconstruct_name, "plm | pcm (default plm)");
-  registry.add("--riemann", o.riemann_name, "hllc | hlle (default hllc)");
+  registry.add("--riemann", o.riemann_name,
+               "hllc | hlle | hll (Davis speeds, radhydro's and HARD's) (default hllc)");
   registry.add("--boundary", o.boundary_name,
                "every domain face: problem (the problem's own) | periodic | outflow | "
                "reflecting (default problem)");
@@ -167,8 +168,10 @@ void validate_options(tessera::Session& session, Options& o) {
     o.riemann = Riemann::hllc;
   } else if (o.riemann_name == "hlle") {
     o.riemann = Riemann::hlle;
+  } else if (o.riemann_name == "hll") {
+    o.riemann = Riemann::hll;
   } else {
-    session.fail("--riemann", fmt::format("must be hllc or hlle, got '{}'", o.riemann_name));
+    session.fail("--riemann", fmt::format("must be hllc, hlle or hll, got '{}'", o.riemann_name));
   }
   if (o.stage_tasks_name == "auto") {
     // Measured (docs/apps/euler.md): split costs 4-12 % more CPU time than fused on 8^3

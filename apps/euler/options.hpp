@@ -14,7 +14,7 @@ namespace euler {
 
 enum class Problem { sod, blast, sedov, kh };
 enum class Reconstruct { pcm, plm };
-enum class Riemann { hllc, hlle };
+enum class Riemann { hllc, hlle, hll };
 /// How a block's VL2 stage is submitted: one task, or a task per piece (driver.hpp).
 enum class StageTasks { fused, split };
 /// The refinement indicator --refine-criterion selects (refinement.hpp).

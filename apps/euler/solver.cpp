@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hydro/riemann_exact.hpp"
 #include "outputs.hpp"
 #include "refinement.hpp"
-#include "riemann_exact.hpp"
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/driver/cell_walk.hpp"
 #include "tessera/restart.hpp"
@@ -227,7 +227,7 @@ void Solver::finished(tessera::AmrDriver& driver) {
   tessera::AmrMesh& mesh = driver.mesh();
   const double time = driver.time();
   if (options_.problem == Problem::sod) {
-    const ExactRiemann exact({1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, options_.gamma);
+    const hydro::ExactRiemann exact({1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, options_.gamma);
     tessera::ExactSum error;
     const int axis = options_.axis;
     const int dim = options_.dim;

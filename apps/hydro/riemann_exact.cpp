@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace euler {
+namespace hydro {
 
 ExactRiemann::ExactRiemann(RiemannState left, RiemannState right, double gamma)
     : l_(left), r_(right), gamma_(gamma) {
@@ -84,4 +84,4 @@ RiemannState ExactRiemann::sample(double s) const {
           k.p * std::pow(factor, 2 * g / (g - 1))};
 }
 
-}  // namespace euler
+}  // namespace hydro

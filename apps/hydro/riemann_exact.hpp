@@ -1,9 +1,9 @@
 #pragma once
 // The exact solution of the Riemann problem of the ideal-gas Euler equations (Toro,
 // "Riemann Solvers and Numerical Methods for Fluid Dynamics", ch. 4): the reference the
-// sod problem's L1 error is measured against.
+// Riemann problems' L1 errors (euler's sod, radhydro's shock tubes) are measured against.
 
-namespace euler {
+namespace hydro {
 
 struct RiemannState {
   double rho = 1, u = 0, p = 1;
@@ -25,4 +25,4 @@ class ExactRiemann {
   double gamma_, cl_, cr_, p_star_ = 0, u_star_ = 0;
 };
 
-}  // namespace euler
+}  // namespace hydro

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Bad radhydro options: each gives exactly one error line naming the option, a non-zero exit
+# status on every rank, no hang, no report (radiation options included). A run that
+# produces a non-positive pressure stops on every rank with exit status 3 and a line naming
+# the cycle, block and cell.
+# Usage: radhydro_errors.sh <build>/bin
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+launch_timeout=60
+
+# Each rank appends its own exit status to $tmp/status; the wrapper exits 0 so that mpirun
+# neither aborts the other rank nor adds its own messages.
+cat >"$tmp/rank.sh" <<'SH'
+#!/usr/bin/env bash
+status_file="$1"
+shift
+"$@"
+echo "rank ${OMPI_COMM_WORLD_RANK:-?} status $?" >>"$status_file"
+exit 0
+SH
+
+# expect_error_on_every_rank TEXT ARGS... (on $ranks ranks; TEXT: what the one line names)
+ranks=2
+expect_error_on_every_rank() {
+  local text="$1"
+  shift
+  rm -f "$tmp/status" "$tmp/report.json"
+  launch "$ranks" bash "$tmp/rank.sh" "$tmp/status" "$bin/radhydro" \
+    --report "$tmp/report.json" "$@" >"$tmp/out" 2>&1
+  local rc=$?
+  [[ $rc -ne 124 ]] || fail "radhydro $* hung"
+  local lines
+  lines="$(grep -c . "$tmp/out")"
+  [[ "$lines" == 1 ]] || { cat "$tmp/out"; fail "radhydro $*: $lines output lines, expected one"; }
+  grep -q -- "error: .*$text" "$tmp/out" || { cat "$tmp/out"; fail "radhydro $*: no error naming $text"; }
+  [[ "$(grep -c 'status [1-9]' "$tmp/status")" == "$ranks" ]] ||
+    { cat "$tmp/status"; fail "radhydro $*: not every rank exited non-zero"; }
+  [[ ! -e "$tmp/report.json" ]] || fail "radhydro $* wrote a report"
+  echo "ok: $* -> $(cat "$tmp/out")"
+}
+
+expect_error_on_every_rank --problem --problem sodd
+expect_error_on_every_rank --gamma --gamma 1
+# The 2-D sedov blast at cfl 1 makes a negative pressure in the first stage (on rank 0's
+# block at the origin): every rank stops with status 3.
+expect_error_on_every_rank "cycle 1 .*block 0, cell" --quiet --problem sedov --dim 2 --cells 32 32 \
+  --block-cells 16 16 --cfl 1
+grep -q "status 3" "$tmp/status" || fail "a stopped run exits 3"
+ranks=1
+expect_error_on_every_rank --mu --mu 0
+expect_error_on_every_rank --mu --mu -0.5
+expect_error_on_every_rank --cfl --cfl 0
+expect_error_on_every_rank --cfl --cfl 1.5
+expect_error_on_every_rank --t-end --t-end -1
+expect_error_on_every_rank --max-cycles --max-cycles -1
+expect_error_on_every_rank --dim --dim 4
+expect_error_on_every_rank --cells --dim 2 --cells 64
+expect_error_on_every_rank --cells --cells 2
+expect_error_on_every_rank --block-cells --cells 256 --block-cells 48
+expect_error_on_every_rank --block-cells --cells 256 --block-cells 2
+expect_error_on_every_rank --axis --axis y
+expect_error_on_every_rank --axis --dim 2 --axis w
+expect_error_on_every_rank --boundary --boundary walls
+expect_error_on_every_rank --boundary --boundary periodic flow
+expect_error_on_every_rank --boundary --dim 2 --boundary flow flow flow
+expect_error_on_every_rank --radiation --radiation maybe
+expect_error_on_every_rank --kappa --problem heating-cooling --kappa 0
+expect_error_on_every_rank --kappa --radiation on --kappa -0.4
+expect_error_on_every_rank --max-dt --max-dt -1
+expect_error_on_every_rank --rad-solver --radiation on --rad-solver sor
+expect_error_on_every_rank --rad-sweeps --rad-sweeps -1
+expect_error_on_every_rank --rad-tolerance --rad-tolerance 0
+expect_error_on_every_rank --rad-tolerance --rad-tolerance -1e-8
+expect_error_on_every_rank --rad-max-iterations --rad-max-iterations 0
+expect_error_on_every_rank --rad-theta --rad-theta 0.3
+expect_error_on_every_rank --flux-limiter --flux-limiter minmod
+expect_error_on_every_rank --exchange --exchange sometimes
+expect_error_on_every_rank --face-state --face-state weno
+expect_error_on_every_rank --lineout --lineout "$tmp/no/such/dir/line.csv"
+expect_error_on_every_rank --exec --exec threads
+echo "radhydro_errors: PASS"
