@@ -23,9 +23,10 @@ void validate_dg_options(tessera::Session& session, Options& o) {
   const bool fresh = !o.checkpoint.restarting();
   if (fresh && !given.given("--problem")) o.problem_name = "density-wave";
   require(o.problem_name == "density-wave" || o.problem_name == "isentropic-vortex" ||
-              o.problem_name == "smooth-blobs",
+              o.problem_name == "smooth-blobs" || o.problem_name == "uniform",
           "--problem",
-          fmt::format("must be density-wave, isentropic-vortex or smooth-blobs with --scheme dg "
+          fmt::format("must be density-wave, isentropic-vortex, smooth-blobs or uniform with "
+                      "--scheme dg "
                       "(no limiter: shocks are out of its scope), got '{}'",
                       o.problem_name));
   require(o.problem_name != "isentropic-vortex" || o.dim == 2, "--problem",
@@ -46,10 +47,11 @@ void validate_dg_options(tessera::Session& session, Options& o) {
   if (fresh && !given.given("--riemann")) o.riemann_name = "rusanov";
   require(o.riemann_name == "rusanov" || o.riemann_name == "hllc", "--riemann",
           fmt::format("must be rusanov or hllc with --scheme dg, got '{}'", o.riemann_name));
-  require(o.boundary_name == "problem" || o.boundary_name == "periodic", "--boundary",
-          fmt::format("must be problem or periodic with --scheme dg (its problems are "
-                      "periodic), got '{}'",
-                      o.boundary_name));
+  require(
+      o.boundary_name == "problem" || o.boundary_name == "periodic" ||
+          o.boundary_name == "outflow" || o.boundary_name == "reflecting",
+      "--boundary",
+      fmt::format("must be problem, periodic, outflow or reflecting, got '{}'", o.boundary_name));
   require(o.max_level == 0, "--max-level",
           fmt::format("must be 0 with --scheme dg (DG runs on the uniform mesh only), got {}",
                       o.max_level));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dg/boundary_trace.hpp"
 #include "dg/element_error.hpp"
 #include "dg/element_projection.hpp"
 #include "dg/tensor_ops.hpp"
@@ -19,6 +20,7 @@ using Size = std::size_t;
 dg::SmoothProblem smooth_problem(const Options& o) {
   if (o.problem_name == "isentropic-vortex") return dg::SmoothProblem::isentropic_vortex;
   if (o.problem_name == "smooth-blobs") return dg::SmoothProblem::smooth_blobs;
+  if (o.problem_name == "uniform") return dg::SmoothProblem::uniform;
   return dg::SmoothProblem::density_wave;
 }
 
@@ -75,15 +77,20 @@ Geometry dg_geometry(const Options& o) {
     geo.lo[a] = a < o.dim ? box.lo[static_cast<Size>(a)] : -0.5;
     geo.hi[a] = a < o.dim ? box.hi[static_cast<Size>(a)] : 0.5;
     geo.dx[a] = (geo.hi[a] - geo.lo[a]) / geo.cells[a];
-    geo.periodic[a] = true;
   }
-  for (auto& b : geo.boundary) b = tessera::BoundaryKind::outflow;  // unused: periodic
+  // The problems are periodic; --boundary outflow | reflecting puts walls on every face
+  // (advance_block builds their outer traces, the driver's ghost elements there go unused).
+  const bool walls = o.boundary_name == "outflow" || o.boundary_name == "reflecting";
+  for (int a = 0; a < 3; ++a) geo.periodic[a] = !walls;
+  for (auto& b : geo.boundary)
+    b = o.boundary_name == "reflecting" ? tessera::BoundaryKind::reflecting
+                                        : tessera::BoundaryKind::outflow;
   return geo;
 }
 
 std::vector<tessera::FieldSpec> dg_fields(const Options& o) {
   const int nodes = element_nodes(o);
-  // Momentum components would flip at a reflecting wall; DG runs periodic domains only.
+  // No vector components: the ghost elements on a wall are not read (boundary_trace).
   std::vector<int> vector_axis(static_cast<Size>(dg::kNodeVars * nodes), -1);
   return {{"U", dg::kNodeVars * nodes, tessera::Amount::per_volume, false, 1, vector_axis, true}};
 }
@@ -174,6 +181,14 @@ tessera::StepEstimate DgSolver::time_step(const tessera::SolverBlock& b) const {
   return {dt, records_[static_cast<Size>(b.index)].fault};
 }
 
+bool DgSolver::on_wall(const tessera::SolverBlock& b, int axis, int side) const {
+  const auto a = static_cast<Size>(axis);
+  if (geo_.periodic[a]) return false;
+  const std::int64_t first = b.place->origin[a] / b.place->length() * b.shape->cells[a];
+  if (side == 0) return first == 0;
+  return first + b.shape->cells[a] == static_cast<std::int64_t>(geo_.cells[a]) << b.place->level;
+}
+
 void DgSolver::advance_block(const tessera::SolverBlock& b, double dt, BlockRecord& record) const {
   thread_local StageScratch s;
   const int dim = options_.dim, p = options_.order, n = p + 1;
@@ -225,9 +240,29 @@ void DgSolver::advance_block(const tessera::SolverBlock& b, double dt, BlockReco
         dg::add_volume_term(ops, dim, s.flux_avg.data(), dt, b.dx, s.u.data());
         scatter(i, j, k);
       }
-  // The ghost elements on the block's faces: their trace on the shared face.
+  // The ghost elements on the block's faces: their trace on the shared face. On a domain
+  // wall, the outer trace comes from the inner element's trace on the face instead.
   for (int a = 0; a < dim; ++a)
     for (int side = 0; side < 2; ++side) {
+      if (on_wall(b, a, side)) {
+        const auto ua = static_cast<Size>(a);
+        const Size across = s.faces[ua].size() / (2 * trace * static_cast<Size>(cells[ua] + 1));
+        const int f = side == 0 ? 0 : cells[ua];
+        const dg::BoundaryTrace kind =
+            geo_.boundary[static_cast<Size>(2 * a + side)] == tessera::BoundaryKind::reflecting
+                ? dg::BoundaryTrace::reflecting
+                : dg::BoundaryTrace::outflow;
+        for (Size t = 0; t < across; ++t) {
+          double* fc = face(a, f, t);
+          // Side 0 of the lower wall's face is outside, side 1 of the upper wall's.
+          if (side == 0) {
+            dg::boundary_trace(n, dim, a, kind, fc + trace, fc);
+          } else {
+            dg::boundary_trace(n, dim, a, kind, fc, fc + trace);
+          }
+        }
+        continue;
+      }
       std::array<int, 3> lo{0, 0, 0}, hi = cells;
       lo[static_cast<Size>(a)] = side == 0 ? -1 : cells[static_cast<Size>(a)];
       hi[static_cast<Size>(a)] = lo[static_cast<Size>(a)] + 1;

@@ -24,7 +24,8 @@
 
 namespace euler {
 
-/// The DG problems' geometry: the problem's box, periodic on every axis.
+/// The DG problems' geometry: the problem's box, periodic on every axis, or with --boundary
+/// outflow | reflecting walls on every face.
 Geometry dg_geometry(const Options& o);
 /// U: kNodeVars (order + 1)^dim components per cell, per-volume, one ghost layer.
 std::vector<tessera::FieldSpec> dg_fields(const Options& o);
@@ -64,6 +65,8 @@ class DgSolver : public tessera::AmrSolver {
   /// Collective, every task done: the integrals of the conserved variables over the domain
   /// (the elements' Gauss quadrature), exact sums: the same bits on any ranks and threads.
   dg::State integrals(tessera::AmrDriver& driver);
+  /// True if face (axis, side) of block b lies on a non-periodic domain boundary.
+  bool on_wall(const tessera::SolverBlock& b, int axis, int side) const;
   /// The stage of one block (runs in its task).
   void advance_block(const tessera::SolverBlock& b, double dt, BlockRecord& record) const;
 

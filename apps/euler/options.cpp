@@ -24,7 +24,8 @@ void register_options(tessera::Session& session, Options& o) {
       ->expected(2, 3);
   registry.add("--max-level", o.max_level,
                "refinement levels above the base mesh; 0 = uniform (default 0)");
-  registry.add("--problem", o.problem_name, "sod | blast | sedov | kh (default sod)");
+  registry.add("--problem", o.problem_name,
+               "sod | blast | sedov | kh | density-wave (default sod)");
   registry.add("--axis", o.axis_name, "sod: direction of the shock tube x | y | z (default x)");
   registry.add("--gamma", o.gamma,
                "ratio of specific heats > 1 (default: the problem's, 1.4 or 5/3)");
@@ -123,9 +124,11 @@ void validate_options(tessera::Session& session, Options& o) {
     o.problem = Problem::sedov;
   } else if (o.problem_name == "kh") {
     o.problem = Problem::kh;
+  } else if (o.problem_name == "density-wave") {
+    o.problem = Problem::density_wave;
   } else {
-    session.fail("--problem",
-                 fmt::format("must be sod, blast, sedov or kh, got '{}'", o.problem_name));
+    session.fail("--problem", fmt::format("must be sod, blast, sedov, kh or density-wave, got '{}'",
+                                          o.problem_name));
   }
   require(o.problem != Problem::kh || o.dim == 2, "--problem", "kh is a 2-D problem: use --dim 2");
   require(o.axis_name == "x" || o.axis_name == "y" || (o.axis_name == "z" && o.dim == 3), "--axis",
@@ -151,6 +154,9 @@ void validate_options(tessera::Session& session, Options& o) {
         break;
       case Problem::kh:
         o.t_end = 2.0;
+        break;
+      case Problem::density_wave:
+        o.t_end = 0.5;
         break;
     }
   }

@@ -12,7 +12,7 @@
 
 namespace euler {
 
-enum class Problem { sod, blast, sedov, kh };
+enum class Problem { sod, blast, sedov, kh, density_wave };
 enum class Reconstruct { pcm, plm };
 enum class Riemann { hllc, hlle, hll };
 /// How a block's VL2 stage is submitted: one task, or a task per piece (driver.hpp).

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "tessera/comm/exact_sum.hpp"
+#include "tessera/driver/cell_walk.hpp"
+
 namespace euler {
 
 namespace {
@@ -76,6 +79,9 @@ Geometry make_geometry(const Options& o) {
       geo.lo = {0, 0, -0.5};
       geo.hi = {1, 2, 0.5};
       break;
+    case Problem::density_wave:
+      for (int a = 0; a < o.dim; ++a) geo.lo[a] = 0, geo.hi[a] = 1;
+      break;
   }
   for (int a = 0; a < 3; ++a) geo.dx[a] = (geo.hi[a] - geo.lo[a]) / geo.cells[a];
   for (int f = 0; f < 6; ++f) geo.boundary[f] = BoundaryKind::outflow;
@@ -131,7 +137,48 @@ void initial_state(const Options& o, const Geometry& geo, const std::array<std::
       set_primitive(gamma, rho, {vx, vy, 0}, p0, u);
       break;
     }
+    case Problem::density_wave: {
+      const double rho = density_wave_mean(geo, g, level, 0);
+      std::array<double, 3> v{};
+      for (int a = 0; a < o.dim; ++a) v[static_cast<std::size_t>(a)] = 1;
+      // rho v and E are linear in rho (v and p uniform): the cell means of the exact state.
+      set_primitive(gamma, rho, v, 1, u);
+      break;
+    }
   }
+}
+
+double density_wave_mean(const Geometry& geo, const std::array<std::int64_t, 3>& g, int level,
+                         double t) {
+  // The mean of sin(2 pi (sum x_a - dim t)) over the cell: its value at the centre times
+  // sin(pi h_a) / (pi h_a) per axis.
+  const double pi = std::numbers::pi;
+  double phase = -geo.dim * t, factor = 1;
+  for (int a = 0; a < geo.dim; ++a) {
+    const double h = std::ldexp(geo.dx[a], -level);
+    phase += geo.centre(a, g[static_cast<std::size_t>(a)], level);
+    factor *= std::sin(pi * h) / (pi * h);
+  }
+  return 1 + 0.2 * factor * std::sin(2 * pi * phase);
+}
+
+std::array<double, 2> density_wave_errors(tessera::Session& session, tessera::AmrMesh& mesh,
+                                          const Geometry& geo, double t) {
+  std::array<tessera::ExactSum, 2> sums;
+  tessera::for_each_cell(
+      mesh, 0, [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t) {
+        // A level-L cell weighs 2^-(dim L) level-0 cells.
+        const double e = u[kRho] - density_wave_mean(geo, g, level, t);
+        sums[0].add(std::ldexp(std::fabs(e), -geo.dim * level));
+        sums[1].add(std::ldexp(e * e, -geo.dim * level));
+      });
+  for (tessera::ExactSum& sum : sums) {
+    const tessera::Handle h = session.runtime().create_handle("euler.wave_error");
+    session.comm().iallreduce_sum(h, &sum);
+    session.runtime().wait_for(h);
+  }
+  const double cells = static_cast<double>(geo.cells[0]) * geo.cells[1] * geo.cells[2];
+  return {sums[0].value() / cells, std::sqrt(sums[1].value() / cells)};
 }
 
 }  // namespace euler

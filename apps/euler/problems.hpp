@@ -9,6 +9,9 @@
 //          cells of the centre; -0.5..0.5, outflow.
 //   kh     Lecoanet et al. 2016 (2-D): x 0..1, y 0..2, periodic, shear layers at y = 0.5 and
 //          1.5 (width 0.05), p 10, density jump --kh-density-contrast, a sinusoidal vy seed.
+//   density-wave  on [0, 1]^dim, periodic: rho = 1 + 0.2 sin(2 pi (x + y [+ z] - dim t)),
+//          v = 1 per axis, p 1, gamma 1.4: an exact translation (cells start from its means;
+//          the report's l1_rho / l2_rho measure against them), the accuracy benchmark's.
 // --boundary replaces the problem's boundaries on every face (periodic, outflow, reflecting).
 
 #include <array>
@@ -17,7 +20,9 @@
 
 #include "options.hpp"
 #include "tessera/amr/halo.hpp"
+#include "tessera/amr/mesh.hpp"
 #include "tessera/driver/domain.hpp"
+#include "tessera/session.hpp"
 
 namespace euler {
 
@@ -36,5 +41,14 @@ Geometry make_geometry(const Options& o);
 /// level). Sedov's energy goes to the cells inside the level-0 deposit cells.
 void initial_state(const Options& o, const Geometry& geo, const std::array<std::int64_t, 3>& g,
                    double* u, int level = 0);
+
+/// density-wave: the exact mean density of the level-`level` cell g at time t.
+double density_wave_mean(const Geometry& geo, const std::array<std::int64_t, 3>& g, int level,
+                         double t);
+/// density-wave, collective (every task done): {l1_rho, l2_rho}, the mean over the domain of
+/// |rho - the exact cell mean| and the root mean square (exact sums: the same bits on any
+/// ranks and threads).
+std::array<double, 2> density_wave_errors(tessera::Session& session, tessera::AmrMesh& mesh,
+                                          const Geometry& geo, double t);
 
 }  // namespace euler

@@ -244,6 +244,8 @@ void Solver::finished(tessera::AmrDriver& driver) {
     const double cells = static_cast<double>(geo_.cells[0]) * geo_.cells[1] * geo_.cells[2];
     sod_l1_ = error.value() / cells;
   }
+  if (options_.problem == Problem::density_wave)
+    wave_errors_ = density_wave_errors(session_, mesh, geo_, time);
   if (options_.problem == Problem::sedov) {
     const RadialProfile profile = radial_profile(session_, mesh, options_, geo_);
     std::size_t peak = 0;
@@ -279,6 +281,7 @@ nlohmann::json Solver::report(const tessera::AmrDriver& driver) const {
   j["totals_start"] = totals_json(driver.start_totals());
   j["totals_end"] = totals_json(driver.end_totals());
   if (sod_l1_ >= 0) j["sod_l1_density_error"] = sod_l1_;
+  if (wave_errors_[0] >= 0) j["l1_rho"] = wave_errors_[0], j["l2_rho"] = wave_errors_[1];
   if (sedov_radius_ >= 0) {
     j["sedov_shock_radius"] = sedov_radius_;
     j["sedov_analytic_radius"] = sedov_analytic_ >= 0 ? nlohmann::json(sedov_analytic_) : nullptr;

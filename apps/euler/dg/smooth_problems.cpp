@@ -80,6 +80,8 @@ State exact_state(SmoothProblem problem, int dim, const std::array<double, 3>& x
       }
       return from_primitive(rho, v, 1, gamma);
     }
+    case SmoothProblem::uniform:
+      return from_primitive(1, {0, 0, 0}, 1, gamma);
   }
   return {};
 }
