@@ -2,6 +2,8 @@
 // scheme Athena++ runs by default), a solver on the driver. See docs/apps/euler.md.
 #include "options.hpp"
 #include "solver.hpp"
+#include "tessera/option_registry.hpp"
+#include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
 int main(int argc, char** argv) {
@@ -10,10 +12,11 @@ int main(int argc, char** argv) {
   euler::Options options;
   euler::register_options(session, options);
   session.start();
-  auto restart = euler::open_restart(session, options);
+  // A restart takes the problem options from the checkpoint; those given again must agree.
+  auto restart = tessera::open_restart(session, options.driver.checkpoint, "euler");
   euler::validate_options(session, options);
-  const tessera::AmrDriverOptions driver_options =
-      euler::driver_options(options, euler::make_geometry(options), session.size());
+  const tessera::AmrDriverOptions driver_options = euler::driver_options(
+      options, euler::make_geometry(options), session.size(), session.option_registry().problem());
   session.check_memory(
       options.max_level > 0 ? "--cells/--block-cells/--max-level/--max-blocks-per-rank"
                             : "--cells/--block-cells",

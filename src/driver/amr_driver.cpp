@@ -575,7 +575,7 @@ int AmrDriver::run() {
   if (restarted) {
     restore();
   } else {
-    start_ = totals();
+    if (options_.state_totals) start_ = totals();
     if (!options_.history.empty())
       history_ = fmt::format("cycle,t,dt,{},blocks\n", solver_.history_columns());
   }
@@ -652,7 +652,7 @@ int AmrDriver::run() {
   merged_ = changes[1];
   max_blocks_ = std::max<std::int64_t>(mesh_->max_local_blocks(), restored_max_blocks_);
   MPI_Allreduce(MPI_IN_PLACE, &max_blocks_, 1, MPI_INT64_T, MPI_MAX, session_.comm().mpi());
-  end_ = totals();
+  if (options_.state_totals) end_ = totals();
   solver_.finished(*this);
   if (!options_.history.empty() && session_.rank() == 0)
     write_file_atomically(options_.history, history_);
@@ -663,8 +663,10 @@ int AmrDriver::run() {
 
 nlohmann::json AmrDriver::json() const {
   nlohmann::json j;
-  j["checksum"] = hex_bits(end_.checksum);
-  j["checksum_value"] = end_.checksum;
+  if (options_.state_totals) {
+    j["checksum"] = hex_bits(end_.checksum);
+    j["checksum_value"] = end_.checksum;
+  }
   j["conserved_hex"] = nlohmann::json::array();
   nlohmann::json drift = nlohmann::json::array();
   for (std::size_t v = 0; v < end_.integral.size(); ++v) {

@@ -18,17 +18,24 @@ double cell_weight(std::int64_t ix, std::int64_t iy, std::int64_t iz, int level,
 // The block's sum of variable v, i outermost and k innermost (the bits depend on the order).
 double block_sum(const BlockShape& s, const BlockPlace& place, const double* block, int v,
                  bool weighted) {
+  const BlockLayout l = s.layout();
+  const std::ptrdiff_t sz = l.stride_z();
+  double sum = 0.0;
+  if (!weighted) {
+    for (int i = 0; i < s.cells[0]; ++i)
+      for (int j = 0; j < s.cells[1]; ++j) {
+        const double* c = block + l.index(v, i, j, 0);
+        for (int k = 0; k < s.cells[2]; ++k) sum += c[k * sz];
+      }
+    return sum;
+  }
   std::int64_t base[3];
   for (int a = 0; a < 3; ++a) base[a] = place.origin[a] / place.length() * s.cells[a];
-  const BlockLayout l = s.layout();
-  double sum = 0.0;
   for (int i = 0; i < s.cells[0]; ++i)
     for (int j = 0; j < s.cells[1]; ++j)
-      for (int k = 0; k < s.cells[2]; ++k) {
-        const double u = block[l.index(v, i, j, k)];
-        sum +=
-            weighted ? u * cell_weight(base[0] + i, base[1] + j, base[2] + k, place.level, v) : u;
-      }
+      for (int k = 0; k < s.cells[2]; ++k)
+        sum += block[l.index(v, i, j, k)] *
+               cell_weight(base[0] + i, base[1] + j, base[2] + k, place.level, v);
   return sum;
 }
 

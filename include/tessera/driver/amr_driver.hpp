@@ -92,6 +92,9 @@ struct AmrDriverOptions {
   /// asynchronous) and handed to AmrSolver::check_sums one round later; the first round
   /// sums the initial state before it is refined. Empty: no sums. Needs replay = false.
   std::vector<int> sum_after_stages;
+  /// The exact totals of the state at the start and the end (report keys checksum,
+  /// conserved_hex, conserved_drift); a solver that reports its own figures may skip them.
+  bool state_totals = true;
   bool replay = true;       ///< under dataflow
   std::string history;      ///< --history CSV path ("" = none)
   int progress_every = 10;  ///< 0: no progress lines
