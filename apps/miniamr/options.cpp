@@ -46,7 +46,8 @@ void register_options(tessera::Session& session, Options& o,
   registry.add("--num_vars", o.num_vars, "variables per cell (default 40)", kProblem);
   registry.add("--comm_vars", o.comm_vars, "variables per communication group; 0 = all (default 0)",
                kProblem);
-  registry.add("--num_tsteps", o.num_tsteps, "timesteps (default 20)");
+  // The shared vocabulary's names (docs/options.md), miniAMR's spellings as aliases.
+  registry.add("--max-cycles,--num_tsteps", o.num_tsteps, "timesteps (default 20)");
   registry.add("--stages_per_ts", o.stages_per_ts, "stages per timestep (default 20)", kProblem);
   registry.add("--checksum_freq", o.checksum_freq,
                "checksum every this many stages; 0 = never (default 5)", kProblem);
@@ -59,11 +60,11 @@ void register_options(tessera::Session& session, Options& o,
                  "refinement (repeat for each object)")
       ->expected(14)
       ->allow_extra_args(false);
-  registry.add_flag("--send_faces", o.send_faces,
+  registry.add_flag("--send-faces,--send_faces", o.send_faces,
                     "one message per face instead of per neighbour rank");
-  registry.add("--max_comm_tasks", o.max_comm_tasks,
-               "with --send_faces: most messages per neighbour rank and axis; 0 = one per face");
-  registry.add_flag("--separate_buffers", o.separate_buffers,
+  registry.add("--max-comm-tasks,--max_comm_tasks", o.max_comm_tasks,
+               "with --send-faces: most messages per neighbour rank and axis; 0 = one per face");
+  registry.add_flag("--separate-buffers,--separate_buffers", o.separate_buffers,
                     "a message buffer per axis (the axes' messages do not wait for each other)");
   registry.add_flag("--report_diffusion", o.report_diffusion, "print every checksum");
   registry.add("--report_perf", o.report_perf,
@@ -184,14 +185,14 @@ void validate_options(tessera::Session& session, Options& o,
           fmt::format("must be >= 1 (the reference divides by it), got {}", o.refine_freq));
   at_least(o.num_vars, 1, "--num_vars");
   at_least(o.comm_vars, 0, "--comm_vars");
-  at_least(o.num_tsteps, 1, "--num_tsteps");
+  at_least(o.num_tsteps, 1, "--max-cycles");
   at_least(o.stages_per_ts, 1, "--stages_per_ts");
   at_least(o.checksum_freq, 0, "--checksum_freq");
   require(o.stencil == 7 || o.stencil == 27, "--stencil",
           fmt::format("must be 7 or 27, got {}", o.stencil));
   require(o.error_tol >= 0 && o.error_tol <= 300, "--error_tol",
           fmt::format("must be in 0..300, got {}", o.error_tol));
-  at_least(o.max_comm_tasks, 0, "--max_comm_tasks");
+  at_least(o.max_comm_tasks, 0, "--max-comm-tasks");
   require(o.report_perf >= 0 && o.report_perf <= 15, "--report_perf",
           fmt::format("must be in 0..15, got {}", o.report_perf));
   require(o.lb_opt >= 0 && o.lb_opt <= 2, "--lb_opt",

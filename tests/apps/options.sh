@@ -54,7 +54,19 @@ run_app mg nit 1 --nit 2
 run_app mg iterations 1 --iterations 2
 [[ "$(field "$tmp/nit.json" checksum)" == "$(field "$tmp/iterations.json" checksum)" ]] ||
   fail "mg --nit 2 and --iterations 2 differ"
-echo "ok: --iters, --nit are --iterations"
+amr_small=(--nx 4 --ny 4 --nz 4 --num_vars 2 --stages_per_ts 2 --init_x 2 --num_refine 1 --report_perf 0)
+run_app miniamr tsteps 2 "${amr_small[@]}" --num_tsteps 3 --send_faces --max_comm_tasks 2
+run_app miniamr cycles 2 "${amr_small[@]}" --max-cycles 3 --send-faces --max-comm-tasks 2
+/usr/bin/python3 - "$tmp/tsteps.json" "$tmp/cycles.json" <<'PY' ||
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for r in (a, b):
+    r["options"].pop("report")
+assert a["checksum"] == b["checksum"] and a["options"] == b["options"], (a["options"], b["options"])
+assert a["options"]["max-cycles"] == 3 and a["options"]["send-faces"] is True, a["options"]
+PY
+  fail "miniamr --num_tsteps/--send_faces/--max_comm_tasks and --max-cycles/--send-faces/--max-comm-tasks differ"
+echo "ok: --iters, --nit are --iterations; miniAMR's spellings are the shared names"
 
 # expect_error NP NAME-IN-MESSAGE ARGS...: refused with one line naming it, no config.
 expect_error() {
