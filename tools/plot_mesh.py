@@ -1,16 +1,19 @@
 #!/usr/bin/python3
-"""Render a z-slice of a block layout written by `miniamr --plot_freq` (legacy VTK,
-one hexahedron per block with cell data "level" and "rank") as a PNG: every block cut by
-the plane z = Z is drawn as a rectangle, coloured by refinement level (or owner rank),
-with its outline.
+"""Render a z-slice of the block layout of a tessera plot file (PREFIX_<step>.h5, written by
+`miniamr --plot_freq` or any app's --output-every; read with tools/plot_file.py) as a PNG:
+every block cut by the plane z = Z is drawn as a rectangle, coloured by refinement level (or
+owner rank), with its outline.
 
-Usage: /usr/bin/python3 tools/plot_mesh.py mesh.vtk [-o mesh.png] [--z 0.5] [--color level|rank]
+Usage: /usr/bin/python3 tools/plot_mesh.py plot_000008.h5 [-o mesh.png] [--z 0.5] [--color level|rank]
 """
 import argparse
 import os
 import sys
 
 import matplotlib
+import numpy as np
+
+import plot_file
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -18,48 +21,20 @@ from matplotlib.collections import PatchCollection  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 
-def read_vtk(path):
-    """Returns (boxes, fields): per block ((x0, x1), (y0, y1), (z0, z1)) and cell data."""
-    with open(path) as f:
-        tokens = f.read().split()
-    if not tokens or tokens[0] != "#":
-        raise ValueError(f"{path}: not a legacy VTK file")
-    points, boxes, fields = [], [], {}
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        if t == "POINTS":
-            n = int(tokens[i + 1])
-            i += 3
-            points = [tuple(float(v) for v in tokens[i + 3 * k : i + 3 * k + 3]) for k in range(n)]
-            i += 3 * n
-        elif t == "CELLS":
-            n = int(tokens[i + 1])
-            i += 3
-            for _ in range(n):
-                count = int(tokens[i])
-                corners = [points[int(v)] for v in tokens[i + 1 : i + 1 + count]]
-                boxes.append(tuple((min(c[a] for c in corners), max(c[a] for c in corners)) for a in range(3)))
-                i += 1 + count
-        elif t == "SCALARS":
-            name = tokens[i + 1]
-            i += 3
-            if tokens[i].isdigit():  # optional number of components
-                i += 1
-            if tokens[i] == "LOOKUP_TABLE":
-                i += 2
-            fields[name] = [int(float(v)) for v in tokens[i : i + len(boxes)]]
-            i += len(boxes)
-        else:
-            i += 1
+def read_blocks(path):
+    """Returns (boxes, fields): per block ((x0, x1), (y0, y1), (z0, z1)) and its level and rank."""
+    out = plot_file.PlotFile(path)
+    cells = np.array(out.block_cells, dtype=float)
+    boxes = [tuple((o[a], o[a] + cells[a] * d[a]) for a in range(3))
+             for o, d in zip(out.origins, out.spacings)]
     if not boxes:
         raise ValueError(f"{path}: no blocks found")
-    return boxes, fields
+    return boxes, {"level": [int(v) for v in out.levels], "rank": [int(v) for v in out.ranks]}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("vtk", help="block layout written by miniamr --plot_freq")
+    parser.add_argument("plot", help="plot file (.h5) written by miniamr --plot_freq or --output-every")
     parser.add_argument("-o", "--output", help="PNG to write (default: the input with .png)")
     parser.add_argument("--z", type=float, default=0.5, help="height of the slice in [0, 1] (default 0.5)")
     parser.add_argument("--color", choices=["level", "rank"], default="level", help="what the colour shows")
@@ -67,12 +42,12 @@ def main():
     if not 0.0 <= args.z <= 1.0:
         parser.error(f"--z must be in [0, 1], got {args.z}")
     try:
-        boxes, fields = read_vtk(args.vtk)
-    except (OSError, ValueError) as e:
+        boxes, fields = read_blocks(args.plot)
+    except (OSError, ValueError, KeyError) as e:
         print(f"plot_mesh.py: {e}", file=sys.stderr)
         return 1
     if args.color not in fields:
-        print(f"plot_mesh.py: {args.vtk} has no '{args.color}' data", file=sys.stderr)
+        print(f"plot_mesh.py: {args.plot} has no '{args.color}' data", file=sys.stderr)
         return 1
     values = fields[args.color]
     # A block is cut by the plane when z0 <= Z < z1 (the top face of the cube belongs to
@@ -94,8 +69,8 @@ def main():
     ax.set_aspect("equal")
     ax.set_xlabel("x")
     ax.set_ylabel("y")
-    ax.set_title(f"{os.path.basename(args.vtk)}: z = {args.z:g}, {len(cut)} of {len(boxes)} blocks")
-    output = args.output or (args.vtk[:-4] if args.vtk.endswith(".vtk") else args.vtk) + ".png"
+    ax.set_title(f"{os.path.basename(args.plot)}: z = {args.z:g}, {len(cut)} of {len(boxes)} blocks")
+    output = args.output or (args.plot[:-3] if args.plot.endswith(".h5") else args.plot) + ".png"
     fig.savefig(output, dpi=120, bbox_inches="tight")
     print(f"wrote {output}")
     return 0

@@ -20,7 +20,7 @@ void validate_dg_options(tessera::Session& session, Options& o) {
                       o.order));
   // The DG defaults of options whose fv default differs. A restart took the checkpoint's
   // values, which are the resolved ones (problem_options is stored after validation).
-  const bool fresh = !o.checkpoint.restarting();
+  const bool fresh = !o.driver.checkpoint.restarting();
   if (fresh && !given.given("--problem")) o.problem_name = "density-wave";
   require(o.problem_name == "density-wave" || o.problem_name == "isentropic-vortex" ||
               o.problem_name == "smooth-blobs" || o.problem_name == "uniform",
@@ -43,7 +43,8 @@ void validate_dg_options(tessera::Session& session, Options& o) {
   if (o.t_end == 0) o.t_end = o.problem_name == "smooth-blobs" ? 0.1 : 0.5;
   require(std::isfinite(o.t_end) && o.t_end > 0, "--t-end",
           fmt::format("must be > 0, got {}", o.t_end));
-  require(o.max_cycles >= 0, "--max-cycles", fmt::format("must be >= 0, got {}", o.max_cycles));
+  require(o.driver.max_cycles >= 0, "--max-cycles",
+          fmt::format("must be >= 0, got {}", o.driver.max_cycles));
   if (fresh && !given.given("--riemann")) o.riemann_name = "rusanov";
   require(o.riemann_name == "rusanov" || o.riemann_name == "hllc", "--riemann",
           fmt::format("must be rusanov or hllc with --scheme dg, got '{}'", o.riemann_name));
@@ -55,21 +56,22 @@ void validate_dg_options(tessera::Session& session, Options& o) {
   require(o.max_level == 0, "--max-level",
           fmt::format("must be 0 with --scheme dg (DG runs on the uniform mesh only), got {}",
                       o.max_level));
-  require(o.output_every == 0, "--output-every",
+  require(o.driver.output_every == 0, "--output-every",
           "must be 0 with --scheme dg (no plot files of DG polynomials)");
   require(o.lineout.empty(), "--lineout", "is not available with --scheme dg");
   // The driver's history rows sum every component as a cell value: for DG nodal values,
   // which are not the conserved integrals (the report's totals_start / totals_end are).
-  require(o.history.empty(), "--history", "is not available with --scheme dg");
+  require(o.driver.history.empty(), "--history", "is not available with --scheme dg");
   for (const char* fv_only : {"--reconstruct", "--stage-tasks", "--axis"})
     require(!given.given(fv_only), fv_only, "needs --scheme fv");
-  require(o.progress_every >= 1, "--progress-every",
-          fmt::format("must be >= 1, got {}", o.progress_every));
-  require(o.max_comm_tasks >= 0, "--max-comm-tasks",
-          fmt::format("must be >= 0, got {}", o.max_comm_tasks));
+  require(o.driver.progress_every >= 1, "--progress-every",
+          fmt::format("must be >= 1, got {}", o.driver.progress_every));
+  require(o.driver.max_comm_tasks >= 0, "--max-comm-tasks",
+          fmt::format("must be >= 0, got {}", o.driver.max_comm_tasks));
   require(o.max_blocks_per_rank >= 0, "--max-blocks-per-rank",
           fmt::format("must be >= 0, got {}", o.max_blocks_per_rank));
-  require(o.adapt_every >= 1, "--adapt-every", fmt::format("must be >= 1, got {}", o.adapt_every));
+  require(o.driver.adapt_every >= 1, "--adapt-every",
+          fmt::format("must be >= 1, got {}", o.driver.adapt_every));
 }
 
 }  // namespace euler

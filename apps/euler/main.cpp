@@ -6,6 +6,8 @@
 #include "dg_solver.hpp"
 #include "options.hpp"
 #include "solver.hpp"
+#include "tessera/option_registry.hpp"
+#include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
 int main(int argc, char** argv) {
@@ -14,11 +16,13 @@ int main(int argc, char** argv) {
   euler::Options options;
   euler::register_options(session, options);
   session.start();
-  auto restart = euler::open_restart(session, options);
+  // A restart takes the problem options from the checkpoint; those given again must agree.
+  auto restart = tessera::open_restart(session, options.driver.checkpoint, "euler");
   euler::validate_options(session, options);
   const bool dg = options.scheme_name == "dg";
   const tessera::AmrDriverOptions driver_options = euler::driver_options(
-      options, dg ? euler::dg_geometry(options) : euler::make_geometry(options), session.size());
+      options, dg ? euler::dg_geometry(options) : euler::make_geometry(options), session.size(),
+      session.option_registry().problem());
   const int threads = session.runtime().threads();
   session.check_memory(
       options.max_level > 0 ? "--cells/--block-cells/--max-level/--max-blocks-per-rank"

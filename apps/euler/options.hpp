@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/balance_options.hpp"
-#include "tessera/io/checkpoint_options.hpp"
+#include "tessera/driver/amr_driver.hpp"
 #include "tessera/session.hpp"
 
 namespace euler {
@@ -29,40 +28,30 @@ struct Options {
   std::string axis_name = "x";
   double gamma = 0;  // 0: the problem's
   double cfl = 0.3;
-  double t_end = 0;    // 0: the problem's
-  int max_cycles = 0;  // 0: no limit
+  double t_end = 0;  // 0: the problem's
   std::string reconstruct_name = "plm";
   std::string riemann_name = "hllc";
   std::string boundary_name = "problem";
   double refine_above = 0.5;
   double derefine_below = 0.1;
-  int adapt_every = 5;
   std::string criterion_name = "density-pressure";
   int derefine_count = 1;
   /// Block slots one rank may hold with --max-level > 0; 0 = automatic (memory_needed.hpp).
   long long max_blocks_per_rank = 0;
-  std::string history;
   std::string lineout;
-  int output_every = 0;
-  std::string output_dir = ".";
-  std::string output_prefix = "euler";
-  int progress_every = 10;
-  bool replay = true;
   std::string stage_tasks_name = "auto";
-  bool send_faces = false;
-  int max_comm_tasks = 0;
-  bool separate_buffers = false;
   double blast_radius = 0.1;
   double blast_pressure = 0.1;
   double blast_pressure_ratio = 100;
   double sedov_energy = 1;
   double sedov_pressure = 1e-5;
   double kh_density_contrast = 1;
-  tessera::CheckpointOptions checkpoint;  ///< --checkpoint-every (cycles), --restart, ...
+  /// The driver's shared run options (--max-cycles, --history, outputs, messages, replay,
+  /// checkpoints: declare_amr_driver_options) and --adapt-every.
+  tessera::AmrDriverOptions driver;
   // --scheme dg (dg_options.cpp): ADER-DG of degree --order.
   std::string scheme_name = "fv";
   int order = 3;
-  tessera::BalanceOptions balance;        ///< --balance
 
   // Derived by validate_options.
   Problem problem = Problem::sod;

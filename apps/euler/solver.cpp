@@ -37,32 +37,20 @@ std::vector<tessera::FieldSpec> declared_fields() {
           {"U*", kVars, tessera::Amount::per_volume, true, kGhost, vector_axis, false}};
 }
 
-tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, int ranks) {
-  tessera::AmrDriverOptions d;
+tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, int ranks,
+                                         nlohmann::json problem) {
+  tessera::AmrDriverOptions d = o.driver;
   d.domain = geo;
   d.root_blocks = o.root_blocks();
   d.block_cells = o.block_cells;
   d.periodic = geo.periodic;
   d.boundary = geo.boundary;
-  d.send_faces = o.send_faces;
-  d.max_comm_tasks = o.max_comm_tasks;
-  d.separate_buffers = o.separate_buffers;
   d.max_level = o.max_level;
-  d.adapt_every = o.adapt_every;
-  d.balance = o.balance.balance;
   d.block_slots = tessera::amr_block_slots_per_rank(d, o.max_blocks_per_rank, ranks);
   d.cfl = o.cfl;
   d.t_end = o.t_end;
-  d.max_cycles = o.max_cycles;
-  d.replay = o.replay;
-  d.history = o.history;
-  d.progress_every = o.progress_every;
-  d.output_every = o.output_every;
-  d.output_dir = o.output_dir;
-  d.output_prefix = o.output_prefix;
   d.stage_phase = "hydro";
-  d.checkpoint = o.checkpoint;
-  d.problem = problem_options(o);
+  d.problem = std::move(problem);
   return d;
 }
 
@@ -98,38 +86,6 @@ tessera::MemoryEstimate memory_needed(const Options& o, const tessera::AmrDriver
   }
   need.add("metadata", local * (kBlockBytes + handles * kHandleBytes + tasks * kTaskBytes));
   return need;
-}
-
-namespace {
-
-// The problem options by name: what a checkpoint stores and a restart takes back.
-template <class O, class F>
-void each_problem_option(O& o, F&& f) {
-  f("--dim", o.dim), f("--cells", o.cells_raw), f("--block-cells", o.block_cells_raw);
-  f("--max-level", o.max_level), f("--problem", o.problem_name), f("--axis", o.axis_name);
-  f("--gamma", o.gamma), f("--cfl", o.cfl), f("--t-end", o.t_end);
-  f("--reconstruct", o.reconstruct_name), f("--riemann", o.riemann_name);
-  f("--boundary", o.boundary_name), f("--refine-above", o.refine_above);
-  f("--derefine-below", o.derefine_below), f("--adapt-every", o.adapt_every);
-  f("--blast-radius", o.blast_radius), f("--blast-pressure", o.blast_pressure);
-  f("--blast-pressure-ratio", o.blast_pressure_ratio), f("--sedov-energy", o.sedov_energy);
-  f("--sedov-pressure", o.sedov_pressure), f("--kh-density-contrast", o.kh_density_contrast);
-  f("--scheme", o.scheme_name), f("--order", o.order);
-}
-
-}  // namespace
-
-nlohmann::json problem_options(const Options& o) {
-  nlohmann::json j = nlohmann::json::object();
-  each_problem_option(o, [&](const char* name, const auto& v) { j[name] = v; });
-  return j;
-}
-
-std::unique_ptr<tessera::CheckpointReader> open_restart(tessera::Session& session, Options& o) {
-  return tessera::open_restart(
-      session, o.checkpoint, "euler", problem_options(o), [&](const nlohmann::json& stored) {
-        each_problem_option(o, [&](const char* name, auto& v) { stored.at(name).get_to(v); });
-      });
 }
 
 Solver::Solver(tessera::Session& session, const Options& options)

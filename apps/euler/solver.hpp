@@ -29,18 +29,13 @@ namespace euler {
 
 /// U (the state) and U* (the stage's scratch), kVars variables each.
 std::vector<tessera::FieldSpec> declared_fields();
-/// The driver's options from euler's validated options (`problem`: problem_options(o)).
-tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, int ranks);
+/// The driver's options from euler's validated options; `problem`: the registry's problem
+/// options, which a checkpoint stores.
+tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, int ranks,
+                                         nlohmann::json problem);
 /// One rank's bytes (validated options) for the driver's block slots.
 tessera::MemoryEstimate memory_needed(const Options& o, const tessera::AmrDriverOptions& d,
                                       int ranks, int threads);
-
-/// The options that define the run (a restart takes them from the checkpoint), by name, as
-/// given (before validate_options fills the problem's defaults).
-nlohmann::json problem_options(const Options& o);
-/// With --restart: opens the checkpoint, checks the problem options given on the command
-/// line against it and takes the others from it. Call before validate_options.
-std::unique_ptr<tessera::CheckpointReader> open_restart(tessera::Session& session, Options& o);
 
 class Solver : public tessera::AmrSolver {
  public:

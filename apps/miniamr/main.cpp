@@ -1,8 +1,8 @@
-// miniamr: the miniAMR proxy application (Mantevo) as a tessera task graph.
-// See docs/apps/miniamr.md.
-#include "driver.hpp"
+// miniamr: the miniAMR proxy application (Mantevo) as a solver on tessera's adaptive-mesh
+// driver. See docs/apps/miniamr.md.
 #include "options.hpp"
-#include "report.hpp"
+#include "solver.hpp"
+#include "tessera/option_registry.hpp"
 #include "tessera/restart.hpp"
 #include "tessera/session.hpp"
 
@@ -16,21 +16,23 @@ int main(int argc, char** argv) {
   miniamr::validate_options(session, options, raw_objects);
   // A restart takes the problem options from the checkpoint; options given again must agree.
   std::unique_ptr<tessera::CheckpointReader> restart = tessera::open_restart(
-      session, options.checkpoint, "miniamr", miniamr::problem_options(options, raw_objects),
+      session, options.checkpoint, "miniamr", miniamr::problem_options(session, raw_objects),
       [&](const nlohmann::json& stored) {
-        miniamr::restore_problem_options(stored, options, raw_objects);
+        session.option_registry().restore(stored, options.checkpoint.restart);
+        stored.at("--object").get_to(raw_objects);
       });
   if (restart) miniamr::validate_options(session, options, raw_objects);
-  session.check_memory("--max_blocks/--num_refine/--num_vars/--nx/--ny/--nz",
-                       miniamr::memory_needed(options, session.size()));
+  miniamr::Solver solver(session, options);
+  tessera::AmrDriverOptions driver_options =
+      miniamr::driver_options(options, miniamr::problem_options(session, raw_objects));
+  session.check_memory(
+      "--max_blocks/--num_refine/--num_vars/--nx/--ny/--nz",
+      miniamr::memory_needed(options, driver_options, solver.fields(), session.size()));
   return tessera::run_guarded([&] {
-    miniamr::Driver driver(session, options, miniamr::problem_options(options, raw_objects),
-                           restart.get());
+    tessera::AmrDriver driver(session, solver, std::move(driver_options), std::move(restart));
     session.set_phase("run");
     const int code = driver.run();
-    if ((options.report_perf & 4) != 0)
-      miniamr::print_report(session, options, driver.totals(), session.exec().phase_seconds());
-    session.finish(driver.json());
+    if (code == 0) session.finish(driver.json());
     return code;
   });
 }

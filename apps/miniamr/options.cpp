@@ -15,113 +15,129 @@ namespace miniamr {
 
 void register_options(tessera::Session& session, Options& o,
                       std::vector<std::vector<double>>& raw_objects) {
-  // Declared as run options: the problem a checkpoint stores is problem_options'.
+  constexpr auto kProblem = tessera::OptionRole::problem;
   tessera::OptionRegistry& registry = session.option_registry();
   CLI::App& cli = session.cli();
   const char* const axis_names[3] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a) {
     registry.add(fmt::format("--n{}", axis_names[a]), o.block_cells[static_cast<std::size_t>(a)],
-                 fmt::format("cells per block along {} (even, default 10)", axis_names[a]));
+                 fmt::format("cells per block along {} (even, default 10)", axis_names[a]),
+                 kProblem);
     registry.add(
         fmt::format("--init_{}", axis_names[a]), o.init_blocks[static_cast<std::size_t>(a)],
-        fmt::format("initial blocks per rank-grid cell along {} (default 1)", axis_names[a]));
+        fmt::format("initial blocks per rank-grid cell along {} (default 1)", axis_names[a]),
+        kProblem);
     registry.add(fmt::format("--np{}", axis_names[a]), o.rank_grid[static_cast<std::size_t>(a)],
                  fmt::format("miniAMR rank grid along {}: the mesh has np{} * init_{} level-0 "
                              "blocks along {} (default 1; any number of ranks may run it)",
-                             axis_names[a], axis_names[a], axis_names[a], axis_names[a]));
+                             axis_names[a], axis_names[a], axis_names[a], axis_names[a]),
+                 kProblem);
   }
-  registry.add("--max_blocks", o.max_blocks, "most blocks a rank may hold (default 500)");
-  registry.add("--num_refine", o.num_refine, "refinement levels above level 0 (default 5)");
+  registry.add("--max_blocks", o.max_blocks, "most blocks a rank may hold (default 500)", kProblem);
+  registry.add("--num_refine", o.num_refine, "refinement levels above level 0 (default 5)",
+               kProblem);
   registry.add("--block_change", o.block_change,
-               "refinement iterations per refinement step after the first (default num_refine)");
+               "refinement iterations per refinement step after the first (default num_refine)",
+               kProblem);
   registry.add("--uniform_refine", o.uniform_refine,
-               "1 = refine every block to num_refine once, no objects (default 0)");
-  registry.add("--refine_freq", o.refine_freq, "timesteps between refinement steps (default 5)");
-  registry.add("--num_vars", o.num_vars, "variables per cell (default 40)");
-  registry.add("--comm_vars", o.comm_vars,
-               "variables per communication group; 0 = all (default 0)");
-  registry.add("--num_tsteps", o.num_tsteps, "timesteps (default 20)");
-  registry.add("--stages_per_ts", o.stages_per_ts, "stages per timestep (default 20)");
+               "1 = refine every block to num_refine once, no objects (default 0)", kProblem);
+  registry.add("--refine_freq", o.refine_freq, "timesteps between refinement steps (default 5)",
+               kProblem);
+  registry.add("--num_vars", o.num_vars, "variables per cell (default 40)", kProblem);
+  registry.add("--comm_vars", o.comm_vars, "variables per communication group; 0 = all (default 0)",
+               kProblem);
+  // The shared vocabulary's names (docs/options.md), miniAMR's spellings as aliases.
+  registry.add("--max-cycles,--num_tsteps", o.num_tsteps, "timesteps (default 20)");
+  registry.add("--stages_per_ts", o.stages_per_ts, "stages per timestep (default 20)", kProblem);
   registry.add("--checksum_freq", o.checksum_freq,
-               "checksum every this many stages; 0 = never (default 5)");
-  registry.add("--stencil", o.stencil, "7 or 27 point stencil (default 7)");
-  registry.add("--error_tol", o.error_tol, "checksum tolerance is 10^-error_tol (default 8)");
-  registry.add("--num_objects", o.num_objects, "number of --object options (default 0)");
+               "checksum every this many stages; 0 = never (default 5)", kProblem);
+  registry.add("--stencil", o.stencil, "7 or 27 point stencil (default 7)", kProblem);
+  registry.add("--error_tol", o.error_tol, "checksum tolerance is 10^-error_tol (default 8)",
+               kProblem);
+  registry.add("--num_objects", o.num_objects, "number of --object options (default 0)", kProblem);
   cli.add_option("--object", raw_objects,
                  "type bounce cx cy cz mx my mz sx sy sz ix iy iz: an object that drives "
                  "refinement (repeat for each object)")
       ->expected(14)
       ->allow_extra_args(false);
-  registry.add_flag("--send_faces", o.send_faces,
+  registry.add_flag("--send-faces,--send_faces", o.send_faces,
                     "one message per face instead of per neighbour rank");
-  registry.add("--max_comm_tasks", o.max_comm_tasks,
-               "with --send_faces: most messages per neighbour rank and axis; 0 = one per face");
-  registry.add_flag("--separate_buffers", o.separate_buffers,
+  registry.add("--max-comm-tasks,--max_comm_tasks", o.max_comm_tasks,
+               "with --send-faces: most messages per neighbour rank and axis; 0 = one per face");
+  registry.add_flag("--separate-buffers,--separate_buffers", o.separate_buffers,
                     "a message buffer per axis (the axes' messages do not wait for each other)");
   registry.add_flag("--report_diffusion", o.report_diffusion, "print every checksum");
   registry.add("--report_perf", o.report_perf,
                "bits: 4 = end-of-run report, 8 = block counts after every refinement (default 12)");
   registry.add("--lb_opt", o.lb_opt,
                "load balancing: 0 none, 1 after each refinement step, 2 also after every "
-               "iteration (default 1)");
+               "iteration (default 1)",
+               kProblem);
   registry.add("--inbalance", o.inbalance,
-               "percent of imbalance that triggers load balancing (default 0)");
+               "percent of imbalance that triggers load balancing (default 0)", kProblem);
   registry.add("--plot_freq", o.plot_freq,
-               "write the block layout as VTK every this many timesteps; 0 = never (default 0)");
+               "write plot files (HDF5 + XDMF: every variable, level and rank of every block) at "
+               "timestep 0, every this many timesteps and at the end; 0 = never (default 0)");
   registry.add("--plot_prefix", o.plot_prefix,
-               "path prefix of the VTK files: <prefix>_ts<T>.vtk (default miniamr_mesh)");
+               "path prefix of the plot files: <prefix>_<T>.h5 and .xmf, the series <prefix>.xdmf "
+               "(default miniamr_mesh)");
   tessera::declare_checkpoint_options(registry, o.checkpoint, "timesteps");
+  tessera::declare_balance_options(registry, o.balance, false);
 }
 
-namespace {
-
-// The integer problem options by name (every one a plain int of Options).
-std::vector<std::pair<const char*, int*>> integer_problem_options(Options& o) {
-  return {{"--nx", &o.block_cells[0]},
-          {"--ny", &o.block_cells[1]},
-          {"--nz", &o.block_cells[2]},
-          {"--init_x", &o.init_blocks[0]},
-          {"--init_y", &o.init_blocks[1]},
-          {"--init_z", &o.init_blocks[2]},
-          {"--npx", &o.rank_grid[0]},
-          {"--npy", &o.rank_grid[1]},
-          {"--npz", &o.rank_grid[2]},
-          {"--max_blocks", &o.max_blocks},
-          {"--num_refine", &o.num_refine},
-          {"--block_change", &o.block_change},
-          {"--uniform_refine", &o.uniform_refine},
-          {"--refine_freq", &o.refine_freq},
-          {"--num_vars", &o.num_vars},
-          {"--comm_vars", &o.comm_vars},
-          {"--stages_per_ts", &o.stages_per_ts},
-          {"--checksum_freq", &o.checksum_freq},
-          {"--stencil", &o.stencil},
-          {"--error_tol", &o.error_tol},
-          {"--num_objects", &o.num_objects},
-          {"--lb_opt", &o.lb_opt},
-          {"--inbalance", &o.inbalance}};
-}
-
-}  // namespace
-
-nlohmann::json problem_options(const Options& options,
+nlohmann::json problem_options(tessera::Session& session,
                                const std::vector<std::vector<double>>& raw_objects) {
-  nlohmann::json j = nlohmann::json::object();
-  Options copy = options;
-  for (const auto& [name, value] : integer_problem_options(copy)) j[name] = *value;
+  nlohmann::json j = session.option_registry().problem();
   j["--object"] = raw_objects;
   return j;
 }
 
-void restore_problem_options(const nlohmann::json& problem, Options& options,
-                             std::vector<std::vector<double>>& raw_objects) {
-  for (const auto& [name, value] : integer_problem_options(options))
-    if (problem.contains(name)) *value = problem.at(name).get<int>();
-  if (problem.contains("--object"))
-    raw_objects = problem.at("--object").get<std::vector<std::vector<double>>>();
+tessera::AmrDriverOptions driver_options(const Options& o, nlohmann::json problem) {
+  tessera::AmrDriverOptions d;
+  d.root_blocks = o.root_blocks();
+  d.block_cells = o.block_cells;
+  for (std::size_t a = 0; a < 3; ++a) {
+    d.domain.cells[a] = d.root_blocks[a] * o.block_cells[a];
+    d.domain.hi[a] = 1;
+    d.domain.dx[a] = 1.0 / d.domain.cells[a];
+  }
+  d.send_faces = o.send_faces;
+  d.max_comm_tasks = o.max_comm_tasks;
+  d.separate_buffers = o.separate_buffers;
+  d.corner_ghosts = o.stencil == 27;
+  d.row_alignment = 1;  // small blocks: cache-line rows would add 60 % to 8^3 cells
+  d.max_level = o.uniform_refine != 0 || o.moves_objects() ? o.num_refine : 0;
+  d.adapt_every = o.moves_objects() ? o.refine_freq : 0;
+  d.adapt_passes = o.refine_iterations_later();
+  d.initial_levels_from_problem = false;
+  d.adapt_at_end = true;
+  d.repartition = o.lb_opt == 0 || o.uniform_refine != 0 ? tessera::Repartition::never
+                  : o.lb_opt == 2                        ? tessera::Repartition::every_pass
+                                                         : tessera::Repartition::every_step;
+  d.repartition_imbalance = o.inbalance / 100.0;
+  d.balance = o.balance;
+  d.repartition_lines = (o.report_perf & 8) != 0;
+  d.fixed_step = 1;
+  d.max_cycles = o.num_tsteps;
+  d.replay = false;
+  d.progress_every = 0;
+  d.state_totals = false;  // the report's checksum is miniAMR's (Solver::finished)
+  // A checksum after stage k (all groups) when k % checksum_freq == 0.
+  for (int k = 0; o.checksum_freq > 0 && k < o.stages_per_ts; k += o.checksum_freq)
+    d.sum_after_stages.push_back((k + 1) * o.groups() - 1);
+  d.output_every = o.plot_freq;
+  const std::size_t slash = o.plot_prefix.rfind('/');
+  d.output_dir = slash == std::string::npos ? "." : o.plot_prefix.substr(0, slash);
+  d.output_prefix = slash == std::string::npos ? o.plot_prefix : o.plot_prefix.substr(slash + 1);
+  d.stage_phase = "stencil";
+  d.checkpoint = o.checkpoint;
+  d.checkpoint_dataset = "cells";
+  d.problem = std::move(problem);
+  return d;
 }
 
-tessera::MemoryEstimate memory_needed(const Options& o, int ranks) {
+tessera::MemoryEstimate memory_needed(const Options& o, const tessera::AmrDriverOptions& d,
+                                      const std::vector<tessera::FieldSpec>& fields, int ranks) {
   const auto roots = o.root_blocks();
   const double root_blocks = static_cast<double>(roots[0]) * roots[1] * roots[2];
   const double capacity =
@@ -130,22 +146,10 @@ tessera::MemoryEstimate memory_needed(const Options& o, int ranks) {
   const bool refines = o.uniform_refine == 1 || o.num_objects > 0;
   const double reachable = root_blocks * std::pow(8.0, refines ? o.num_refine : 0);
   const double local = std::ceil(std::min(capacity, reachable) / ranks);
-  double interior = 1, stored = 1, largest_face = 0;
-  for (int a = 0; a < 3; ++a) {
-    interior *= o.block_cells[a];
-    stored *= o.block_cells[a] + 2;
-  }
-  for (int a = 0; a < 3; ++a) largest_face = std::max(largest_face, interior / o.block_cells[a]);
-  constexpr double kDouble = sizeof(double), kHandleBytes = 256, kTaskBytes = 512;
-  tessera::MemoryEstimate need;
-  need.add("fields", o.num_vars * interior * kDouble * local);
-  need.add("ghosts", o.num_vars * (stored - interior) * kDouble * local);
-  if (ranks > 1) {
-    const double remote_faces = std::min(6 * local, 12 * std::pow(local, 2.0 / 3.0));
-    need.add("message buffers",
-             2 * o.variables_per_group() * remote_faces * largest_face * kDouble);
-  }
-  const double groups = std::ceil(static_cast<double>(o.num_vars) / o.variables_per_group());
+  tessera::MemoryEstimate need =
+      tessera::amr_field_memory(d, fields, static_cast<long long>(local), ranks);
+  constexpr double kHandleBytes = 256, kTaskBytes = 512;
+  const double groups = o.groups();
   need.add("metadata", local * (2 * groups * kHandleBytes + groups * 4 * kTaskBytes + 256));
   return need;
 }
@@ -154,6 +158,9 @@ void validate_options(tessera::Session& session, Options& o,
                       const std::vector<std::vector<double>>& raw_objects) {
   const auto require = [&](bool ok, const char* option, const std::string& message) {
     if (!ok) session.fail(option, message);
+  };
+  const auto at_least = [&](int value, int low, const char* option) {
+    require(value >= low, option, fmt::format("must be >= {}, got {}", low, value));
   };
   const char* const cells[3] = {"--nx", "--ny", "--nz"};
   const char* const init[3] = {"--init_x", "--init_y", "--init_z"};
@@ -173,32 +180,28 @@ void validate_options(tessera::Session& session, Options& o,
       fmt::format("must be at least init_x*init_y*init_z = {}, got {}", init_blocks, o.max_blocks));
   require(o.num_refine >= 0 && o.num_refine <= tessera::kMaxForestLevel, "--num_refine",
           fmt::format("must be in 0..{}, got {}", tessera::kMaxForestLevel, o.num_refine));
-  require(o.block_change >= 0, "--block_change",
-          fmt::format("must be >= 0, got {}", o.block_change));
+  at_least(o.block_change, 0, "--block_change");
   require(o.uniform_refine == 0 || o.uniform_refine == 1, "--uniform_refine",
           fmt::format("must be 0 or 1, got {}", o.uniform_refine));
   require(o.refine_freq >= 1, "--refine_freq",
           fmt::format("must be >= 1 (the reference divides by it), got {}", o.refine_freq));
-  require(o.num_vars >= 1, "--num_vars", fmt::format("must be >= 1, got {}", o.num_vars));
-  require(o.comm_vars >= 0, "--comm_vars", fmt::format("must be >= 0, got {}", o.comm_vars));
-  require(o.num_tsteps >= 1, "--num_tsteps", fmt::format("must be >= 1, got {}", o.num_tsteps));
-  require(o.stages_per_ts >= 1, "--stages_per_ts",
-          fmt::format("must be >= 1, got {}", o.stages_per_ts));
-  require(o.checksum_freq >= 0, "--checksum_freq",
-          fmt::format("must be >= 0, got {}", o.checksum_freq));
+  at_least(o.num_vars, 1, "--num_vars");
+  at_least(o.comm_vars, 0, "--comm_vars");
+  at_least(o.num_tsteps, 1, "--max-cycles");
+  at_least(o.stages_per_ts, 1, "--stages_per_ts");
+  at_least(o.checksum_freq, 0, "--checksum_freq");
   require(o.stencil == 7 || o.stencil == 27, "--stencil",
           fmt::format("must be 7 or 27, got {}", o.stencil));
   require(o.error_tol >= 0 && o.error_tol <= 300, "--error_tol",
           fmt::format("must be in 0..300, got {}", o.error_tol));
-  require(o.max_comm_tasks >= 0, "--max_comm_tasks",
-          fmt::format("must be >= 0, got {}", o.max_comm_tasks));
+  at_least(o.max_comm_tasks, 0, "--max-comm-tasks");
   require(o.report_perf >= 0 && o.report_perf <= 15, "--report_perf",
           fmt::format("must be in 0..15, got {}", o.report_perf));
   require(o.lb_opt >= 0 && o.lb_opt <= 2, "--lb_opt",
           fmt::format("must be 0, 1 or 2, got {}", o.lb_opt));
-  require(o.inbalance >= 0, "--inbalance", fmt::format("must be >= 0, got {}", o.inbalance));
-  require(o.plot_freq >= 0, "--plot_freq", fmt::format("must be >= 0, got {}", o.plot_freq));
-  require(o.num_objects >= 0, "--num_objects", fmt::format("must be >= 0, got {}", o.num_objects));
+  at_least(o.inbalance, 0, "--inbalance");
+  at_least(o.plot_freq, 0, "--plot_freq");
+  at_least(o.num_objects, 0, "--num_objects");
   require(static_cast<int>(raw_objects.size()) == o.num_objects, "--object",
           fmt::format("--num_objects is {} but {} --object option(s) were given", o.num_objects,
                       raw_objects.size()));

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "objects.hpp"
+#include "tessera/balance_options.hpp"
+#include "tessera/driver/amr_driver.hpp"
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/session.hpp"
 
@@ -40,6 +42,7 @@ struct Options {
   int plot_freq = 0;
   std::string plot_prefix = "miniamr_mesh";
   tessera::CheckpointOptions checkpoint;
+  tessera::BalanceOptions balance;  ///< --balance count | cost (with --lb_opt 1 or 2)
 
   /// Level-0 blocks of the whole mesh along each axis: rank_grid * init_blocks.
   std::array<int, 3> root_blocks() const {
@@ -49,16 +52,19 @@ struct Options {
   int variables_per_group() const {
     return comm_vars == 0 || comm_vars > num_vars ? num_vars : comm_vars;
   }
+  int groups() const { return (num_vars + variables_per_group() - 1) / variables_per_group(); }
   int refine_iterations_later() const { return block_change == 0 ? num_refine : block_change; }
   bool moves_objects() const { return num_refine > 0 && uniform_refine == 0; }
 };
 
-/// The bytes one of `ranks` ranks needs: its share of the most blocks the run may hold
-/// (--max_blocks per miniAMR rank, or what --num_refine levels can reach from the root
-/// blocks, if fewer; none without objects or uniform refinement), each with --num_vars variables on
-/// (nx+2)(ny+2)(nz+2) cells, plus message buffers and per-block metadata. For Session::check_memory
-/// after validation.
-tessera::MemoryEstimate memory_needed(const Options& options, int ranks);
+/// The bytes one of `ranks` ranks needs (for Session::check_memory after validation): the
+/// driver's fields (amr_field_memory of `driver` and `fields`) on its share of the most
+/// blocks the run may hold (--max_blocks per miniAMR rank, or what --num_refine levels can
+/// reach from the root blocks, if fewer; none without objects or uniform refinement),
+/// plus per-block metadata.
+tessera::MemoryEstimate memory_needed(const Options& options,
+                                      const tessera::AmrDriverOptions& driver,
+                                      const std::vector<tessera::FieldSpec>& fields, int ranks);
 
 /// Adds the options to the session's parser; `raw_objects` receives the --object values.
 void register_options(tessera::Session& session, Options& options,
@@ -69,12 +75,13 @@ void register_options(tessera::Session& session, Options& options,
 void validate_options(tessera::Session& session, Options& options,
                       const std::vector<std::vector<double>>& raw_objects);
 
-/// The options that define the problem (everything but the run length, communication,
-/// output and checkpoint options), keyed by option name, as a checkpoint stores them.
-nlohmann::json problem_options(const Options& options,
+/// The options that define the problem (the registry's problem options and --object),
+/// keyed by option name, as a checkpoint stores them.
+nlohmann::json problem_options(tessera::Session& session,
                                const std::vector<std::vector<double>>& raw_objects);
-/// Sets the problem options from a checkpoint's (the inverse of problem_options).
-void restore_problem_options(const nlohmann::json& problem, Options& options,
-                             std::vector<std::vector<double>>& raw_objects);
+
+/// The driver's run: miniAMR's unit cube of level-0 blocks, a fixed step of 1 per timestep,
+/// refinement and load balancing as the options say, plot files and checkpoints.
+tessera::AmrDriverOptions driver_options(const Options& options, nlohmann::json problem);
 
 }  // namespace miniamr

@@ -66,17 +66,4 @@ void apply_stencil(const tessera::BlockShape& s, int points, double* block, int 
   }
 }
 
-double block_sum(const tessera::BlockShape& s, const double* block, int v) {
-  // miniAMR's order, i outermost and k innermost: the sum's bits depend on it.
-  const tessera::BlockLayout l = s.layout();
-  const std::ptrdiff_t sz = l.stride_z();
-  double sum = 0.0;
-  for (int i = 0; i < s.cells[0]; ++i)
-    for (int j = 0; j < s.cells[1]; ++j) {
-      const double* c = block + l.index(v, i, j, 0);
-      for (int k = 0; k < s.cells[2]; ++k) sum += c[k * sz];
-    }
-  return sum;
-}
-
 }  // namespace miniamr

@@ -16,7 +16,4 @@ inline int stencil_flops(int points) {
   return points == 27 ? 27 : 7;
 }
 
-/// Sum of the interior cells of variable v (i, then j, then k order). Any thread.
-double block_sum(const tessera::BlockShape& shape, const double* block, int v);
-
 }  // namespace miniamr

@@ -22,6 +22,7 @@
 #include "flags.hpp"
 #include "graph_set_execution.hpp"
 #include "summary.hpp"
+#include "tessera/option_registry.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::taskbench {
@@ -51,36 +52,42 @@ struct Options {
   long corrupt_graph = 1;     // hidden: the graph --corrupt applies to
 };
 
-/// The flags of one task graph (the first graph's are the ones --help shows).
-void add_graph_options(CLI::App& cli, GraphOptions& o) {
+/// The flags of one task graph through add(name, value, help): the first graph's are
+/// declared in the app's OptionRegistry (--help, --config, --write-config), the later
+/// graphs' (after -and) on a parser of their own.
+void add_graph_options(const auto& add, GraphOptions& o) {
   RunConfig& c = o.config;
-  cli.add_option("--steps", c.graph.timesteps, "(-steps) timesteps (default 4)");
-  cli.add_option("--width", c.graph.max_width, "(-width) points per timestep (default 4)");
-  cli.add_option("--type", o.type, "(-type) dependence type: " + names_of(kDependenceNames));
-  cli.add_option("--radix", c.graph.radix,
-                 "(-radix) dependencies per task for nearest, spread, "
-                 "random_nearest (default 3)");
-  cli.add_option("--period", o.period,
-                 "(-period) dependence sets of spread and random_nearest "
-                 "(default 3)");
-  cli.add_option("--fraction", c.graph.fraction,
-                 "(-fraction) share of edges kept by random_nearest (default 0.25)");
-  cli.add_option("--kernel", o.kernel, "(-kernel) task kernel: " + names_of(kKernelNames));
-  cli.add_option("--iter", c.kernel.iterations, "(-iter) kernel iterations (default 0)");
-  cli.add_option("--output", c.output_bytes, "(-output) bytes each task outputs (default 16)");
-  cli.add_option("--scratch", c.scratch_bytes, "(-scratch) scratch bytes per point (default 0)");
-  cli.add_option("--sample", c.kernel.samples, "(-sample) memory_bound pieces (default 16)");
-  cli.add_option("--imbalance", c.kernel.imbalance,
-                 "(-imbalance) load_imbalance spread of iterations, 0..2 (default 0)");
+  add("--steps", c.graph.timesteps, "(-steps) timesteps (default 4)");
+  add("--width", c.graph.max_width, "(-width) points per timestep (default 4)");
+  add("--type", o.type, "(-type) dependence type: " + names_of(kDependenceNames));
+  add("--radix", c.graph.radix,
+      "(-radix) dependencies per task for nearest, spread, "
+      "random_nearest (default 3)");
+  add("--period", o.period,
+      "(-period) dependence sets of spread and random_nearest "
+      "(default 3)");
+  add("--fraction", c.graph.fraction,
+      "(-fraction) share of edges kept by random_nearest (default 0.25)");
+  add("--kernel", o.kernel, "(-kernel) task kernel: " + names_of(kKernelNames));
+  add("--iter", c.kernel.iterations, "(-iter) kernel iterations (default 0)");
+  add("--output", c.output_bytes, "(-output) bytes each task outputs (default 16)");
+  add("--scratch", c.scratch_bytes, "(-scratch) scratch bytes per point (default 0)");
+  add("--sample", c.kernel.samples, "(-sample) memory_bound pieces (default 16)");
+  add("--imbalance", c.kernel.imbalance,
+      "(-imbalance) load_imbalance spread of iterations, 0..2 (default 0)");
 }
 
-void add_options(CLI::App& cli, Options& o) {
-  add_graph_options(cli, o.first_graph);
-  cli.add_option("--nodes", o.nodes, "(-nodes) estimate local/nonlocal dependencies for N nodes");
-  cli.add_flag("-v,--verbose", o.verbose, "print every timestep's points and dependencies");
-  cli.add_flag("!--no-replay", o.replay,
-               "submit every timestep's tasks, rather than replaying the repeating timesteps "
-               "as a recorded iteration graph (dataflow)");
+void add_options(Session& session, Options& o) {
+  OptionRegistry& registry = session.option_registry();
+  CLI::App& cli = session.cli();
+  add_graph_options([&](const std::string& name, auto& value,
+                        const std::string& help) { registry.add(name, value, help); },
+                    o.first_graph);
+  registry.add("--nodes", o.nodes, "(-nodes) estimate local/nonlocal dependencies for N nodes");
+  registry.add_flag("-v,--verbose", o.verbose, "print every timestep's points and dependencies");
+  registry.add_flag("!--no-replay", o.replay,
+                    "submit every timestep's tasks, rather than replaying the repeating timesteps "
+                    "as a recorded iteration graph (dataflow)");
   cli.add_option("--corrupt", o.corrupt,
                  "testing: task T P writes a wrong payload, to prove verification fails")
       ->expected(2)
@@ -131,7 +138,9 @@ std::vector<RunConfig> validate(Session& session, Options& o) {
   for (std::size_t i = 0; i < o.later_graphs.size(); ++i) {
     GraphOptions& g = graph_options.emplace_back();
     CLI::App cli;
-    add_graph_options(cli, g);
+    add_graph_options([&](const std::string& name, auto& value,
+                          const std::string& help) { cli.add_option(name, value, help); },
+                      g);
     std::vector<std::string> args = o.later_graphs[i];
     std::reverse(args.begin(), args.end());  // CLI11 takes a vector in reverse order
     try {
@@ -197,6 +206,11 @@ std::vector<RunConfig> validate(Session& session, Options& o) {
 
 int run(Session& session, Options& options) {
   session.start();
+  // A config file holds one graph's options: the graphs after -and cannot go in it.
+  if (!options.later_graphs.empty() && !session.options().write_config.empty())
+    session.fail("--write-config",
+                 "cannot write the graphs after -and to a config file; "
+                 "leave out --write-config to run several graphs");
   const std::vector<RunConfig> configs = validate(session, options);
   CorruptTask corrupt;
   if (!options.corrupt.empty()) corrupt = std::pair(options.corrupt[0], options.corrupt[1]);
@@ -316,7 +330,7 @@ int main(int argc, char** argv) {
                            "separates the flags of several graphs run concurrently");
   tessera::taskbench::Options options;
   options.later_graphs = std::move(args.later_graphs);
-  tessera::taskbench::add_options(session.cli(), options);
+  tessera::taskbench::add_options(session, options);
   return tessera::run_guarded([&] {
     if (args.problem) {
       session.start();

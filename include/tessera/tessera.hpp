@@ -49,7 +49,6 @@
 #include "tessera/amr/halo.hpp"
 #include "tessera/amr/marking.hpp"
 #include "tessera/amr/mesh.hpp"
-#include "tessera/amr/vtk.hpp"
 #include "tessera/io/block_field_checkpoint.hpp"
 #include "tessera/io/checkpoint_content.hpp"
 #include "tessera/io/checkpoint_options.hpp"

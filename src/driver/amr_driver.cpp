@@ -14,6 +14,7 @@
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/driver/cell_walk.hpp"
 #include "tessera/driver/mesh_checkpoint.hpp"
+#include "tessera/driver/state_sums.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/io/plot_file.hpp"
 #include "tessera/mesh/weighted_split.hpp"
@@ -105,11 +106,14 @@ AmrDriver::AmrDriver(Session& session, AmrSolver& solver, AmrDriverOptions optio
       reader_(std::move(restart)) {
   if (fields_.empty()) throw std::logic_error("AmrDriver: the solver declares no field");
   for (const FieldSpec& f : fields_) {
-    if (f.components != fields_.front().components || f.amount != fields_.front().amount)
+    // Fields are the mesh's variable groups: all as large as the first, the last may be less.
+    const bool last = &f == &fields_.back();
+    if (f.amount != fields_.front().amount || f.components > fields_.front().components ||
+        (!last && f.components != fields_.front().components))
       throw std::logic_error("AmrDriver: every field needs the same components and amount");
     if (f.checkpointed && state_fields_ < static_cast<int>(&f - fields_.data()))
       throw std::logic_error("AmrDriver: state fields come before scratch fields");
-    if (f.checkpointed) ++state_fields_;
+    if (f.checkpointed) ++state_fields_, state_vars_ += f.components;
   }
   if (options_.checkpoint.every > 0)
     writer_ = std::make_unique<CheckpointWriter>(session.comm(), options_.checkpoint);
@@ -137,22 +141,24 @@ void AmrDriver::initialize() {
   exec.begin_phase("init");
   const FieldSpec& first = fields_.front();
   const int vars = first.components;
-  int ghost = 0;
-  for (const FieldSpec& f : fields_) ghost = std::max(ghost, f.ghost);
+  int ghost = 0, all_vars = 0;
+  for (const FieldSpec& f : fields_) ghost = std::max(ghost, f.ghost), all_vars += f.components;
   AmrMeshOptions mo;
   mo.root_blocks = options_.root_blocks;
   mo.periodic = options_.periodic;
   mo.dim = options_.domain.dim;
   mo.shape.cells = options_.block_cells;
   mo.shape.ghost = {ghost, ghost, options_.domain.dim == 3 ? ghost : 0};
-  mo.shape.num_vars = vars * static_cast<int>(fields_.size());
+  mo.shape.num_vars = all_vars;
   mo.shape.group_size = vars;
+  if (options_.row_alignment > 0) mo.shape.row_alignment = options_.row_alignment;
+  mo.halo.corners = options_.corner_ghosts;
   mo.halo.boundary = options_.boundary;
   mo.halo.send_faces = options_.send_faces || options_.max_comm_tasks > 0;
   mo.halo.max_comm_tasks = options_.max_comm_tasks;
   mo.halo.separate_buffers = options_.separate_buffers;
   for (const FieldSpec& f : fields_)
-    for (int c = 0; c < vars; ++c)
+    for (int c = 0; c < f.components; ++c)
       mo.halo.vector_axis.push_back(
           static_cast<std::size_t>(c) < f.vector_axis.size() ? f.vector_axis[c] : -1);
   if (options_.max_level > 0) {
@@ -170,19 +176,28 @@ void AmrDriver::initialize() {
     }
   }
   mesh_ = std::make_unique<AmrMesh>(session_.comm(), exec, mo);
-  if (options_.balance == "cost") {
+  if (options_.balance.cost()) {
     costs_ = std::make_unique<CostTable>(session_.runtime().threads());
     session_.runtime().set_cost_table(costs_.get());
   }
   dt_handle_ = session_.runtime().create_handle("driver.dt");
-  replay_ = options_.replay && exec.model() == ExecModel::dataflow;
+  const bool sums = !options_.sum_after_stages.empty();
+  replay_ = options_.replay && !sums && exec.model() == ExecModel::dataflow;
   blocks_changed();
   submit_initial_state();
+  if (sums) sums_ = std::make_unique<StateSums>(session_.comm(), state_vars_);
+  if (sums && !reader_) submit_sums(0);  // the reference: the initial state before refinement
   exec.end_phase();
-  // Refine the initial state level by level, setting each new level from the problem.
-  // A restart has its levels already: the forest comes from the checkpoint's leaves.
-  for (int level = 0; level < options_.max_level && !reader_ && !failed_; ++level) {
-    if (!adapt_mesh()) break;
+  // Refine the initial state level by level, setting each new level from the problem, or
+  // in one step whose new blocks take their parents' state. A restart has its levels
+  // already: the forest comes from the checkpoint's leaves.
+  if (reader_ || options_.max_level == 0) return;
+  if (!options_.initial_levels_from_problem) {
+    adapt_mesh(true);
+    return;
+  }
+  for (int level = 0; level < options_.max_level && !failed_; ++level) {
+    if (!adapt_mesh(true)) break;
     exec.begin_phase("init");
     submit_initial_state();
     exec.end_phase();
@@ -205,17 +220,8 @@ void AmrDriver::submit_initial_state() {
     solver_.submit_initial_state(*this, block(b));
 }
 
-bool AmrDriver::adapt_mesh() {
-  Exec& exec = session_.exec();
+std::vector<std::int8_t> AmrDriver::criterion_marks() {
   AmrMesh& mesh = *mesh_;
-  exec.begin_phase("adapt");
-  if (costs_) {
-    exec.barrier();  // no body adds to the table while it is read
-    cost_window_ = costs_->close_window();
-  }
-  // Families of siblings on one rank (a merge needs them); usually nothing moves.
-  if (mesh.gather_families() > 0) cycle_graph_.reset();  // new plans: record again
-  blocks_changed();
   // Fresh ghosts of the state: the criterion's differences and the split's slopes read them.
   for (int g = 0; g < state_fields_; ++g) mesh.exchange(g);
   for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
@@ -230,40 +236,89 @@ bool AmrDriver::adapt_mesh() {
                                 *wish = static_cast<std::int8_t>(solver_.refinement(view));
                               });
   }
-  exec.barrier();
-  const std::vector<std::int8_t> marks = balanced_marks(mesh.forest(), wishes_, options_.max_level);
-  int change = 0;
-  for (std::int8_t m : marks) change = change != 0 || m != 0 ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &change, 1, MPI_INT, MPI_MAX, session_.comm().mpi());
-  if (change == 0) {
-    exec.end_phase();
-    return false;
-  }
-  const AdaptCounts counts = mesh.adapt(marks);
-  split_ += counts.split;
-  merged_ += counts.merged;
+  session_.exec().barrier();
+  return balanced_marks(mesh.forest(), wishes_, options_.max_level);
+}
+
+std::int64_t AmrDriver::rebalance_by_cost() {
+  // Blocks are equal in cells: each costs this rank's mean over the window, and the
+  // ranks' measured speeds decide their shares.
+  const std::vector<double> block_costs(
+      static_cast<std::size_t>(mesh_->local_block_count()),
+      cost_window_.seconds.empty()
+          ? 0.0
+          : cost_window_.work_done / static_cast<double>(cost_window_.seconds.size()));
+  const double speed = cost_window_.speed();
+  // Before the first cycle (the initial refinement) nothing is measured: split by count.
+  double fastest = speed;
+  MPI_Allreduce(MPI_IN_PLACE, &fastest, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
+  if (fastest <= 0) return mesh_->rebalance();
+  return mesh_->rebalance(cost_balanced_counts(session_.comm().mpi(), block_costs, speed));
+}
+
+void AmrDriver::repartition_if_due(bool changed) {
+  const Repartition when = options_.repartition;
+  if (when == Repartition::never || (when == Repartition::on_change && !changed)) return;
+  const MPI_Comm comm = session_.comm().mpi();
+  int low = 0, high = 0, sum = 0;
+  const auto count = [&] {
+    int local = mesh_->local_block_count();
+    MPI_Allreduce(&local, &low, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(&local, &high, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(&local, &sum, 1, MPI_INT, MPI_SUM, comm);
+  };
+  if (when != Repartition::on_change || options_.repartition_lines) count();
+  // A cost balance repartitions whenever due: equal counts say nothing about equal loads.
+  if (when != Repartition::on_change && !costs_ &&
+      !(high > low + 1 &&
+        static_cast<double>(high - low) * session_.size() / sum > options_.repartition_imbalance))
+    return;
+  const int mean = sum / session_.size();
+  if (options_.repartition_lines) session_.say("before ave {} min {} max {}", mean, low, high);
+  moved_ += costs_ ? rebalance_by_cost() : mesh_->rebalance();
+  ++repartitions_;
+  cycle_graph_.reset();  // the recorded tasks refer to the old partition's plans
+  if (!options_.repartition_lines) return;
+  count();
+  session_.say("after ave {} min {} max {}", mean, low, high);
+}
+
+bool AmrDriver::adapt_mesh(bool initial) {
+  Exec& exec = session_.exec();
+  AmrMesh& mesh = *mesh_;
+  check_sums(static_cast<int>(sum_cycles_.size()));  // every pending sum first
+  exec.begin_phase("adapt");
   if (costs_) {
-    // Blocks are equal in cells: each costs this rank's mean over the window, and the
-    // ranks' measured speeds decide their shares.
-    const std::vector<double> block_costs(
-        static_cast<std::size_t>(mesh.local_block_count()),
-        cost_window_.seconds.empty()
-            ? 0.0
-            : cost_window_.work_done / static_cast<double>(cost_window_.seconds.size()));
-    const double speed = cost_window_.speed();
-    // Before the first cycle (the initial refinement) nothing is measured: split by count.
-    double fastest = speed;
-    MPI_Allreduce(MPI_IN_PLACE, &fastest, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
-    if (fastest > 0) {
-      mesh.rebalance(cost_balanced_counts(session_.comm().mpi(), block_costs, speed));
-    } else {
-      mesh.rebalance();
-    }
-  } else {
-    mesh.rebalance();
+    exec.barrier();  // no body adds to the table while it is read
+    cost_window_ = costs_->close_window();
   }
+  const int passes =
+      initial && !options_.initial_levels_from_problem ? options_.max_level : options_.adapt_passes;
+  bool changed = false;
+  for (int pass = 0; pass < passes && !failed_; ++pass) {
+    // Families of siblings on one rank (a merge needs them); usually nothing moves.
+    const std::int64_t gathered = mesh.gather_families();
+    moved_ += gathered;
+    if (gathered > 0) cycle_graph_.reset();  // new plans: record again
+    blocks_changed();
+    std::optional<std::vector<std::int8_t>> own = solver_.marks(*this);
+    const std::vector<std::int8_t> marks = own ? std::move(*own) : criterion_marks();
+    int change = 0;
+    for (std::int8_t m : marks) change = change != 0 || m != 0 ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &change, 1, MPI_INT, MPI_MAX, session_.comm().mpi());
+    if (change != 0) {
+      const AdaptCounts counts = mesh.adapt(marks);
+      split_ += counts.split;
+      merged_ += counts.merged;
+      changed = true;
+      cycle_graph_.reset();  // the recorded tasks refer to the old mesh's plans
+    }
+    if (options_.repartition == Repartition::every_pass) repartition_if_due(change != 0);
+  }
+  if (changed) ++adaptations_;
+  solver_.adapted(*this);
+  repartition_if_due(changed);
   exec.barrier();
-  ++adaptations_;
   // The memory check counted options_.block_slots; a run that needs more stops here.
   long long slots = mesh.max_local_blocks();
   MPI_Allreduce(MPI_IN_PLACE, &slots, 1, MPI_LONG_LONG, MPI_MAX, session_.comm().mpi());
@@ -282,9 +337,8 @@ bool AmrDriver::adapt_mesh() {
     unbalanced_ = true;
   }
   blocks_changed();
-  cycle_graph_.reset();  // the recorded tasks refer to the old mesh's plans
   exec.end_phase();
-  return true;
+  return changed;
 }
 
 void AmrDriver::submit_stage(int stage) {
@@ -317,9 +371,45 @@ void AmrDriver::submit_stage(int stage) {
   if (flux != nullptr)
     flux->submit(spec.update, stage % 2, &step_, spec.dt_factor, options_.domain.dx, exec);
   exec.end_phase();
+  const auto& sum_stages = options_.sum_after_stages;
+  if (std::find(sum_stages.begin(), sum_stages.end(), stage) != sum_stages.end()) {
+    exec.begin_phase("sums");
+    submit_sums(cycle_ + 1);
+    check_sums(static_cast<int>(sum_cycles_.size()) - 1);  // delayed: the previous round
+    exec.end_phase();
+  }
+  if (!replay_) solver_.after_stage(*this, stage);
+}
+
+void AmrDriver::submit_sums(int cycle) {
+  const int r = static_cast<int>(sum_cycles_.size());
+  sums_->begin_round(r, *mesh_, SumKind::plain);
+  for (int g = 0; g < state_fields_; ++g) sums_->submit_group(*mesh_, g);
+  sums_->end_round();
+  sum_cycles_.push_back(cycle);
+}
+
+void AmrDriver::check_sums(int upto) {
+  for (; checked_rounds_ < upto; ++checked_rounds_) {
+    const std::vector<ExactSum>& sums = sums_->wait(checked_rounds_);
+    solver_.check_sums(*this, sum_cycles_[static_cast<std::size_t>(checked_rounds_)], sums);
+  }
+}
+
+std::vector<ExactSum> AmrDriver::state_sums(SumKind kind) {
+  check_sums(static_cast<int>(sum_cycles_.size()));
+  if (!sums_) sums_ = std::make_unique<StateSums>(session_.comm(), state_vars_);
+  const int r = static_cast<int>(sum_cycles_.size());
+  sums_->begin_round(r, *mesh_, kind);
+  for (int g = 0; g < state_fields_; ++g) sums_->submit_group(*mesh_, g);
+  sums_->end_round();
+  sum_cycles_.push_back(-1);
+  checked_rounds_ = r + 1;  // not a check_sums round
+  return sums_->wait(r);
 }
 
 void AmrDriver::submit_scan() {
+  if (options_.fixed_step > 0) return;
   Exec& exec = session_.exec();
   Runtime& runtime = session_.runtime();
   AmrMesh& mesh = *mesh_;
@@ -356,12 +446,14 @@ void AmrDriver::submit_scan() {
 }
 
 double AmrDriver::next_dt() {
+  if (options_.fixed_step > 0) return options_.fixed_step;
   submit_scan();
   session_.runtime().wait_for(dt_handle_);
   return finish_dt();
 }
 
 double AmrDriver::finish_dt() {
+  if (options_.fixed_step > 0) return options_.fixed_step;
   if (dt_reduce_[1] < 0) {
     solver_.describe_fault(*this);  // every rank with a bad cell names it; all ranks stop
     failed_ = true;
@@ -439,13 +531,28 @@ void AmrDriver::write_output() {
 void AmrDriver::restore() {
   const auto start = Clock::now();
   try {
-    for (int g = 0; g < state_fields_; ++g)
+    if (!options_.checkpoint_dataset.empty())
+      read_checkpoint_cells(*reader_, *mesh_, options_.checkpoint_dataset, 0, state_fields_);
+    for (int g = 0; g < state_fields_ && options_.checkpoint_dataset.empty(); ++g)
       read_checkpoint_cells(*reader_, *mesh_, fields_[static_cast<std::size_t>(g)].name, g, 1);
     const CheckpointHeader& h = reader_->header();
     cycle_ = static_cast<int>(h.step);
     time_ = h.time;
     h.state.at("history").get_to(history_);
     pending_adaptation_ = h.state.value("adapt_pending", false);
+    adaptations_ = h.state.value("adaptations", 0);
+    moved_ = h.state.value("blocks_moved", std::int64_t{0});
+    repartitions_ = h.state.value("repartitions", 0);
+    // Summed over ranks when written: one rank carries the totals on.
+    const auto stored = [&](const std::map<std::string, std::int64_t>& m, const char* key) {
+      const auto it = m.find(key);
+      return it == m.end() ? std::int64_t{0} : it->second;
+    };
+    if (session_.rank() == 0) {
+      split_ = stored(h.rank_sums, "blocks_split");
+      merged_ = stored(h.rank_sums, "families_merged");
+    }
+    restored_max_blocks_ = stored(h.rank_maxima, "max_blocks");
     const nlohmann::json& t = h.state.at("start_totals");
     for (std::size_t v = 0; v + 1 < t.size(); ++v) start_.integral.push_back(t[v].get<double>());
     start_.checksum = t.back().get<double>();
@@ -457,7 +564,9 @@ void AmrDriver::restore() {
                   fmt::format("{}: the app state is incomplete: {}", reader_->file(), e.what()));
   }
   restarted_from_ = cycle_;
-  read_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
+  read_seconds_ = reader_->read_seconds();
+  read_phases_ = reader_->read_phase_seconds();
+  restore_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
   session_.progress("{}: restarted from {} (cycle {}, t {:.6e}, {} blocks) on {} rank(s)",
                     session_.app(), reader_->file(), cycle_, time_, mesh_->forest().global_count(),
                     session_.size());
@@ -466,19 +575,29 @@ void AmrDriver::restore() {
 
 void AmrDriver::checkpoint_if_due(bool adapt_pending) {
   if (!writer_ || !options_.checkpoint.due(cycle_)) return;
+  check_sums(static_cast<int>(sum_cycles_.size()));  // the solver's state is final then
   CheckpointHeader header;
+  header.state = solver_.checkpoint_state();
+  if (failed_) return;
   header.app = session_.app();
   header.problem = options_.problem;
   header.step = cycle_;
   header.time = time_;
-  header.state = solver_.checkpoint_state();
+  header.state["adaptations"] = adaptations_;
+  header.state["blocks_moved"] = moved_;
+  header.state["repartitions"] = repartitions_;
+  header.rank_sums = {{"blocks_split", split_}, {"families_merged", merged_}};
+  header.rank_maxima = {
+      {"max_blocks", std::max<std::int64_t>(mesh_->max_local_blocks(), restored_max_blocks_)}};
   nlohmann::json start_totals(start_.integral);
   start_totals.push_back(start_.checksum);
   header.state["start_totals"] = start_totals;
   header.state["history"] = history_;
   header.state["adapt_pending"] = adapt_pending;
   std::vector<CheckpointField> fields;
-  for (int g = 0; g < state_fields_; ++g)
+  if (!options_.checkpoint_dataset.empty())
+    fields.push_back(checkpoint_cells(*mesh_, options_.checkpoint_dataset, 0, state_fields_));
+  for (int g = 0; g < state_fields_ && options_.checkpoint_dataset.empty(); ++g)
     fields.push_back(checkpoint_cells(*mesh_, fields_[static_cast<std::size_t>(g)].name, g, 1));
   writer_->submit(header, checkpoint_blocks(mesh_->forest()), fields);
   session_.progress("{}: checkpoint of cycle {} submitted ({}/step-{})", session_.app(), cycle_,
@@ -486,7 +605,8 @@ void AmrDriver::checkpoint_if_due(bool adapt_pending) {
 }
 
 bool AmrDriver::more_cycles() const {
-  return time_ < options_.t_end && (options_.max_cycles == 0 || cycle_ < options_.max_cycles);
+  return (options_.fixed_step > 0 || time_ < options_.t_end) &&
+         (options_.max_cycles == 0 || cycle_ < options_.max_cycles);
 }
 
 int AmrDriver::run() {
@@ -497,7 +617,7 @@ int AmrDriver::run() {
   if (restarted) {
     restore();
   } else {
-    start_ = totals();
+    if (options_.state_totals) start_ = totals();
     if (!options_.history.empty())
       history_ = fmt::format("cycle,t,dt,{},blocks\n", solver_.history_columns());
   }
@@ -521,7 +641,7 @@ int AmrDriver::run() {
   }
   if (options_.output_every > 0 && !failed_) write_output();
   while (!failed_ && more_cycles()) {
-    const bool last = options_.t_end - time_ <= dt;
+    const bool last = options_.fixed_step == 0 && options_.t_end - time_ <= dt;
     const double step = last ? options_.t_end - time_ : dt;
     step_ = step;
     const bool replay_cycle = replay_;
@@ -535,29 +655,34 @@ int AmrDriver::run() {
       }
       session_.runtime().replay(*cycle_graph_, cycle_, 1);
     } else {
-      for (std::size_t s = 0; s < stages_.size(); ++s) submit_stage(static_cast<int>(s));
+      for (std::size_t s = 0; s < stages_.size() && !failed_; ++s)
+        submit_stage(static_cast<int>(s));
     }
+    if (failed_) break;
     ++cycle_;
     zone_updates_ += global_cells();
     time_ = last ? options_.t_end : time_ + step;
     dt = replay_cycle ? finish_dt() : next_dt();
     if (failed_) break;
     const bool more = more_cycles();
-    const bool adapt_due = options_.max_level > 0 && cycle_ % options_.adapt_every == 0;
-    if (adapt_due && more && adapt_mesh()) dt = next_dt();  // refined blocks need a smaller step
+    const bool adapt_due =
+        options_.max_level > 0 && options_.adapt_every > 0 && cycle_ % options_.adapt_every == 0;
+    // Refined blocks need a smaller step.
+    if (adapt_due && (more || options_.adapt_at_end) && adapt_mesh()) dt = next_dt();
     if (unbalanced_ || failed_) {
       failed_ = true;
       break;
     }
     if (!options_.history.empty()) write_history_line(step);
-    if (cycle_ % options_.progress_every == 0)
+    if (options_.progress_every > 0 && cycle_ % options_.progress_every == 0)
       session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step,
                         mesh_->forest().global_count());
     if (options_.output_every > 0 && cycle_ % options_.output_every == 0) write_output();
-    checkpoint_if_due(adapt_due && !more);
+    checkpoint_if_due(adapt_due && !more && !options_.adapt_at_end);
   }
   if (writer_) writer_->wait();
   exec.barrier();
+  if (sums_ && !failed_) check_sums(static_cast<int>(sum_cycles_.size()));
   loop_seconds_ = std::chrono::duration<double>(Clock::now() - loop_start).count();
   MPI_Allreduce(MPI_IN_PLACE, &loop_seconds_, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
   if (unbalanced_ || failed_) return 1;
@@ -567,19 +692,23 @@ int AmrDriver::run() {
   MPI_Allreduce(MPI_IN_PLACE, changes, 2, MPI_INT64_T, MPI_SUM, session_.comm().mpi());
   split_ = changes[0];
   merged_ = changes[1];
-  end_ = totals();
+  max_blocks_ = std::max<std::int64_t>(mesh_->max_local_blocks(), restored_max_blocks_);
+  MPI_Allreduce(MPI_IN_PLACE, &max_blocks_, 1, MPI_INT64_T, MPI_MAX, session_.comm().mpi());
+  if (options_.state_totals) end_ = totals();
   solver_.finished(*this);
   if (!options_.history.empty() && session_.rank() == 0)
     write_file_atomically(options_.history, history_);
   if (options_.max_level > 0)
     session_.say("Adaptations {} blocks by level {}", adaptations_, fmt::join(level_counts_, " "));
-  return 0;
+  return failed_ ? 1 : 0;
 }
 
 nlohmann::json AmrDriver::json() const {
   nlohmann::json j;
-  j["checksum"] = hex_bits(end_.checksum);
-  j["checksum_value"] = end_.checksum;
+  if (options_.state_totals) {
+    j["checksum"] = hex_bits(end_.checksum);
+    j["checksum_value"] = end_.checksum;
+  }
   j["conserved_hex"] = nlohmann::json::array();
   nlohmann::json drift = nlohmann::json::array();
   for (std::size_t v = 0; v < end_.integral.size(); ++v) {
@@ -597,16 +726,21 @@ nlohmann::json AmrDriver::json() const {
   j["zone_cycles"] = zone_updates_;
   j["max_level"] = options_.max_level;
   j["adaptations"] = adaptations_;
-  j["balance"] = options_.balance;
+  j["balance"] = options_.balance.balance;
   j["blocks_by_level"] = level_counts_;
   j["face_balanced"] = !unbalanced_;  // checked after every adaptation
   j["blocks_split"] = split_;
   j["families_merged"] = merged_;
+  j["blocks_moved"] = moved_;
+  j["repartitions"] = repartitions_;
+  j["max_blocks_per_rank"] = max_blocks_;
   j["checkpoint"] = {{"restarted_from", restarted_from_},
                      {"written", writer_ ? writer_->written() : 0},
                      {"write_s", writer_ ? writer_->write_seconds() : 0.0},
                      {"bytes", writer_ ? writer_->last_bytes() : 0},
-                     {"read_s", read_seconds_}};
+                     {"read_s", read_seconds_},
+                     {"read_phases_s", read_phases_},
+                     {"restore_s", restore_seconds_}};
   j.update(solver_.report(*this));
   return j;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # miniamr's user-facing behaviour: bad options are rejected up front with one line naming
 # the option (exit 2 on every rank); a failed checksum validation and an outgrown
-# --max_blocks stop the run with a clear message (exit 1); --plot_freq writes VTK files
-# that tools/plot_mesh.py turns into a PNG.
+# --max_blocks stop the run with a clear message (exit 1); --plot_freq writes the driver's
+# plot files (HDF5 + XDMF) that tools/plot_mesh.py turns into a PNG.
 #
 # Usage: miniamr_options.sh <build>/bin
 set -uo pipefail
@@ -53,18 +53,32 @@ expect 1 "difference too large" 2 --nx 4 --ny 4 --nz 4 --num_vars 1 --stages_per
 expect 1 "ERROR: Need more blocks" 1 "${small[@]}" --init_x 2 --init_y 2 --init_z 2 --num_refine 3 \
   --max_blocks 20 --num_objects 1 --object 2 0 0.5 0.5 0.5 0 0 0 0.3 0.3 0.3 0 0 0
 
-# Plots: VTK files at t = 0 and every --plot_freq timesteps, rendered by tools/plot_mesh.py.
+# Plots: HDF5 + XDMF files at timestep 0 and every --plot_freq timesteps, with every block's
+# level and rank and the variables (their total is the run's: the stencil keeps the sum),
+# rendered by tools/plot_mesh.py.
 (cd "$work" && mpirun -np 2 --oversubscribe "$bin/miniamr" --nx 2 --ny 2 --nz 2 --quiet --num_tsteps 4 \
-  --init_x 2 --init_y 2 --init_z 2 --num_refine 2 --refine_freq 2 --plot_freq 2 \
+  --init_x 2 --init_y 2 --init_z 2 --num_refine 2 --refine_freq 2 --plot_freq 2 --num_vars 2 \
   --num_objects 1 --object 2 0 0.5 0.5 0.5 0 0 0 0.3 0.3 0.3 0 0 0 >plot.out 2>&1)
-for ts in 0000 0002 0004; do
-  vtk="$work/miniamr_mesh_ts$ts.vtk"
-  if [[ ! -s "$vtk" ]] || ! grep -q "^CELL_TYPES" "$vtk" || ! grep -q "^SCALARS rank" "$vtk"; then
-    echo "FAIL --plot_freq: $vtk missing or incomplete"
-    failures=$((failures + 1))
-  fi
-done
-if /usr/bin/python3 "$src/tools/plot_mesh.py" "$work/miniamr_mesh_ts0002.vtk" -o "$work/mesh.png" \
+if ! PYTHONPATH="$src/tools" /usr/bin/python3 - "$work" <<'PY'; then
+import math, os, sys
+import plot_file
+work = sys.argv[1]
+want = sorted([f"miniamr_mesh_{s:06d}.{e}" for s in (0, 2, 4) for e in ("h5", "xmf")] + ["miniamr_mesh.xdmf"])
+have = sorted(n for n in os.listdir(work) if n.startswith("miniamr_mesh"))
+assert have == want, f"plot files {have}, expected {want}"
+sums = []
+for s in (0, 2, 4):
+    pf = plot_file.PlotFile(f"{work}/miniamr_mesh_{s:06d}.h5")
+    assert pf.fields == ["var0", "var1"], pf.fields
+    assert set(pf.ranks) == {0, 1} and max(pf.levels) == 2, (set(pf.ranks), max(pf.levels))
+    sums.append(math.fsum(pf.array("var0").ravel().tolist()))
+# miniAMR's cell values are amounts: the 7-point stencil and the level jumps keep their sum.
+assert all(abs(x - sums[0]) <= 1e-9 * abs(sums[0]) for x in sums), sums
+PY
+  echo "FAIL --plot_freq: plot files missing or wrong"
+  failures=$((failures + 1))
+fi
+if /usr/bin/python3 "$src/tools/plot_mesh.py" "$work/miniamr_mesh_000002.h5" -o "$work/mesh.png" \
   >/dev/null && [[ "$(head -c 8 "$work/mesh.png" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]]; then
   echo "ok   plot_mesh.py wrote a PNG"
 else

@@ -31,6 +31,21 @@ assert a["iterations"] == 20 and a["send-faces"] is True and a["blocks"] == [2, 
 PY
 echo "ok: --write-config then --config repeats the run"
 
+# taskbench too: its Task Bench flags are declared options, written and read back (under
+# another model); the graphs after -and cannot go in a config file.
+run_app taskbench tb_first 2 -steps 6 -width 4 -type stencil_1d -kernel compute_bound -iter 8 \
+  --exec forkjoin --write-config "$tmp/tb.toml"
+grep -qx 'type = "stencil_1d"' "$tmp/tb.toml" || { cat "$tmp/tb.toml"; fail "no -type in taskbench's config"; }
+sed -e 's/^exec = .*/exec = "bsp"/' "$tmp/tb.toml" >"$tmp/tb_bsp.toml"
+run_app taskbench tb_again 1 --config "$tmp/tb_bsp.toml"
+[[ "$(fields "$tmp/tb_first.json" checksum taskbench)" == "$(fields "$tmp/tb_again.json" checksum taskbench)" ]] ||
+  fail "taskbench repeated from its config ran another graph"
+refused 1 taskbench -steps 4 -and -steps 5 --write-config "$tmp/tb_two.toml"
+[[ ! -e "$tmp/tb_two.toml" ]] || fail "taskbench -and --write-config wrote a config"
+grep -q -- "error: --write-config: cannot write the graphs after -and" "$tmp/out" ||
+  { cat "$tmp/out"; fail "taskbench -and --write-config: no message naming --write-config"; }
+echo "ok: taskbench --write-config then --config repeats the run; -and is refused"
+
 # Compatibility spellings set the option of the shared name.
 run_app jacobi7 alias 1 "${small[@]}" --iterations 20
 [[ "$(field "$tmp/alias.json" checksum)" == "$(field "$tmp/first.json" checksum)" ]] ||
@@ -39,7 +54,19 @@ run_app mg nit 1 --nit 2
 run_app mg iterations 1 --iterations 2
 [[ "$(field "$tmp/nit.json" checksum)" == "$(field "$tmp/iterations.json" checksum)" ]] ||
   fail "mg --nit 2 and --iterations 2 differ"
-echo "ok: --iters, --nit are --iterations"
+amr_small=(--nx 4 --ny 4 --nz 4 --num_vars 2 --stages_per_ts 2 --init_x 2 --num_refine 1 --report_perf 0)
+run_app miniamr tsteps 2 "${amr_small[@]}" --num_tsteps 3 --send_faces --max_comm_tasks 2
+run_app miniamr cycles 2 "${amr_small[@]}" --max-cycles 3 --send-faces --max-comm-tasks 2
+/usr/bin/python3 - "$tmp/tsteps.json" "$tmp/cycles.json" <<'PY' ||
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for r in (a, b):
+    r["options"].pop("report")
+assert a["checksum"] == b["checksum"] and a["options"] == b["options"], (a["options"], b["options"])
+assert a["options"]["max-cycles"] == 3 and a["options"]["send-faces"] is True, a["options"]
+PY
+  fail "miniamr --num_tsteps/--send_faces/--max_comm_tasks and --max-cycles/--send-faces/--max-comm-tasks differ"
+echo "ok: --iters, --nit are --iterations; miniAMR's spellings are the shared names"
 
 # expect_error NP NAME-IN-MESSAGE ARGS...: refused with one line naming it, no config.
 expect_error() {

@@ -14,14 +14,17 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "tessera/amr/mesh.hpp"
+#include "tessera/balance_options.hpp"
 #include "tessera/driver/amr_solver.hpp"
 #include "tessera/driver/domain.hpp"
+#include "tessera/driver/state_sums.hpp"
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
 #include "tessera/runtime/cost_table.hpp"
@@ -31,6 +34,15 @@
 namespace tessera {
 
 class CheckpointWriter;
+
+/// When the driver repartitions the forest along the curve (with migration) in an
+/// adaptation step.
+enum class Repartition {
+  on_change,   ///< after every step that changed the mesh
+  every_step,  ///< after every step, when the imbalance exceeds repartition_imbalance
+  every_pass,  ///< as every_step, and after every pass of a step
+  never,
+};
 
 /// The run's shape and controls; the app fills it from its validated options.
 struct AmrDriverOptions {
@@ -44,11 +56,32 @@ struct AmrDriverOptions {
   bool send_faces = false;
   int max_comm_tasks = 0;
   bool separate_buffers = false;
+  /// Edge and corner ghosts filled too (27-point stencils).
+  bool corner_ghosts = false;
+  /// Row alignment of the blocks' storage (BlockShape::row_alignment); 0: the default.
+  /// Small blocks take 1: cache-line rows would add 60 % to 8^3 cells.
+  int row_alignment = 0;
   int max_level = 0;
+  /// Cycles between adaptation steps; 0: only the initial refinement.
   int adapt_every = 5;
-  /// --balance (tessera/balance_options.hpp): how the repartition after each adaptation
-  /// cuts the curve; "cost" measures each rank's speed over the cycles since the last one.
-  std::string balance = "count";
+  /// Passes of marks and split / merge per adaptation step (miniAMR's block_change).
+  int adapt_passes = 1;
+  /// true: the initial state is refined in max_level steps, each new level set from the
+  /// problem (submit_initial_state); false: in one step of max_level passes, the new blocks
+  /// taking their parents' state (miniAMR).
+  bool initial_levels_from_problem = true;
+  /// false: no adaptation after the last cycle (a checkpoint written then runs it at the
+  /// restart); true: the last cycle adapts when due, like any other.
+  bool adapt_at_end = false;
+  Repartition repartition = Repartition::on_change;
+  /// every_step / every_pass: repartition only when the most and the fewest blocks on a
+  /// rank differ by more than one and (most - fewest) x ranks / blocks > this fraction.
+  double repartition_imbalance = 0;
+  /// Print the mean, fewest and most blocks on a rank before and after each repartition.
+  bool repartition_lines = false;
+  /// --balance (tessera/balance_options.hpp): how a repartition cuts the curve; "cost"
+  /// measures each rank's speed over the cycles since the last adaptation.
+  BalanceOptions balance;
   /// Block slots a rank may use (the memory check counted them); exceeding it stops the run
   /// with an error naming slots_option and max_level_option. 0: no limit.
   long long block_slots = 0;
@@ -56,10 +89,20 @@ struct AmrDriverOptions {
   std::string max_level_option = "--max-level";
   double cfl = 1;
   double t_end = 0;
-  int max_cycles = 0;   ///< 0: no limit
-  bool replay = true;   ///< under dataflow
-  std::string history;  ///< --history CSV path ("" = none)
-  int progress_every = 10;
+  int max_cycles = 0;  ///< 0: no limit
+  /// > 0: every cycle advances the time by this step, with no time_step callbacks and no
+  /// reduction; the run ends after max_cycles (t_end is not used).
+  double fixed_step = 0;
+  /// Stages of a cycle after which every state variable is summed (StateSums, exact,
+  /// asynchronous) and handed to AmrSolver::check_sums one round later; the first round
+  /// sums the initial state before it is refined. Empty: no sums. Needs replay = false.
+  std::vector<int> sum_after_stages;
+  /// The exact totals of the state at the start and the end (report keys checksum,
+  /// conserved_hex, conserved_drift); a solver that reports its own figures may skip them.
+  bool state_totals = true;
+  bool replay = true;       ///< under dataflow
+  std::string history;      ///< --history CSV path ("" = none)
+  int progress_every = 10;  ///< 0: no progress lines
   /// Plot files (tessera/io/plot_file.hpp) of the checkpointed fields at cycle 0, every
   /// output_every cycles and at the end; 0: none. output_dir must have passed
   /// output_directory_problem.
@@ -68,6 +111,9 @@ struct AmrDriverOptions {
   std::string output_prefix = "plot";
   const char* stage_phase = "stage";  ///< report phase name of the stages (a string literal)
   CheckpointOptions checkpoint;
+  /// "": one checkpoint dataset per state field, named as the field; else one dataset of
+  /// this name holding every state field (a solver with many variable groups).
+  std::string checkpoint_dataset;
   /// The options that define the problem, stored in checkpoints (tessera::open_restart).
   nlohmann::json problem = nlohmann::json::object();
 };
@@ -119,6 +165,21 @@ class AmrDriver {
   SolverBlock block(std::int32_t i);
   int cycle() const { return cycle_; }
   double time() const { return time_; }
+  /// A solver's check failed: the run stops after the current stage (no checkpoint, plot
+  /// or history row of the cycle) and run() returns 1. Main thread, on every rank.
+  void fail() { failed_ = true; }
+  bool failed() const { return failed_; }
+  /// Collective, blocking: the exact sum of every state variable over the leaves.
+  std::vector<ExactSum> state_sums(SumKind kind);
+  /// Blocks that changed rank (gathering families, repartitions), over all ranks, and the
+  /// repartitions done (since the first start of the run: a restart carries them on).
+  std::int64_t blocks_moved() const { return moved_; }
+  /// Blocks split and families merged (all ranks after run(); this rank's before).
+  std::int64_t blocks_split() const { return split_; }
+  std::int64_t families_merged() const { return merged_; }
+  int repartitions() const { return repartitions_; }
+  /// Most blocks a rank held at any time (all ranks; valid after run()).
+  std::int64_t max_blocks_per_rank() const { return max_blocks_; }
   /// Leaf cells over all ranks.
   double global_cells() const;
   double loop_seconds() const { return loop_seconds_; }
@@ -135,7 +196,11 @@ class AmrDriver {
   void initialize();
   void blocks_changed();
   void submit_initial_state();
-  bool adapt_mesh();
+  bool adapt_mesh(bool initial = false);
+  std::vector<std::int8_t> criterion_marks();
+  void repartition_if_due(bool changed);
+  void submit_sums(int cycle);
+  void check_sums(int upto);
   void submit_stage(int stage);
   void submit_scan();
   double finish_dt();
@@ -152,6 +217,7 @@ class AmrDriver {
   std::vector<FieldSpec> fields_;
   std::vector<StageSpec> stages_;
   int state_fields_ = 0;
+  int state_vars_ = 0;  // variables of the state fields
   std::unique_ptr<AmrMesh> mesh_;
   std::unique_ptr<CostTable> costs_;      // --balance cost: per local block
   CostWindow cost_window_;                // what costs_ measured before the adaptation
@@ -179,6 +245,14 @@ class AmrDriver {
   std::int64_t restarted_from_ = -1;
   double read_seconds_ = 0;
   bool pending_adaptation_ = false;
+  double restore_seconds_ = 0;
+  std::map<std::string, double> read_phases_;
+  std::int64_t moved_ = 0;
+  int repartitions_ = 0;
+  std::int64_t max_blocks_ = 0, restored_max_blocks_ = 0;
+  std::unique_ptr<StateSums> sums_;
+  std::vector<int> sum_cycles_;  // per round: the cycle it sums
+  int checked_rounds_ = 0;
 };
 
 }  // namespace tessera

@@ -8,14 +8,17 @@
 #include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
 #include "tessera/amr/flux_correction.hpp"
 #include "tessera/amr/forest.hpp"
-#include "tessera/driver/solver_block.hpp"
+#include "tessera/comm/exact_sum.hpp"
 #include "tessera/driver/field_spec.hpp"
+#include "tessera/driver/solver_block.hpp"
 #include "tessera/runtime/runtime.hpp"
 
 namespace tessera {
@@ -80,6 +83,20 @@ class AmrSolver {
   /// the block and write nothing but its own per-block slot.
   virtual Refinement refinement(const SolverBlock& b) const = 0;
 
+  /// Main thread, collective, once per pass of an adaptation step (no task in flight, every
+  /// family of sibling leaves on one rank): one mark per local block (+1 split, -1 merge
+  /// with its siblings, 0 keep) that keeps 2:1 face balance (tessera::refinement_marks and
+  /// balanced_marks make them so). None (the default): refinement() per block, then
+  /// balanced_marks. A solver whose rules are not a per-block wish (miniAMR's objects)
+  /// overrides it.
+  virtual std::optional<std::vector<std::int8_t>> marks(AmrDriver& /*driver*/) {
+    return std::nullopt;
+  }
+  /// Main thread, collective, after the passes of every adaptation step (the initial one
+  /// too), before its last repartition: e.g. record the mesh or stop the run
+  /// (AmrDriver::fail).
+  virtual void adapted(AmrDriver& /*driver*/) {}
+
   /// Runs inside a task, on any thread, concurrently for different blocks, after the
   /// cycle's last stage: block `b`'s stable step (the driver takes the exact minimum over
   /// all blocks and ranks, times the CFL factor). It reads the state's interior.
@@ -88,6 +105,18 @@ class AmrSolver {
   /// Main thread, once per block and stage (under replay: once per recording): submit the
   /// stage's tasks of one block. Read *ctx.step inside the tasks.
   virtual void submit_stage(AmrDriver& driver, const StageContext& ctx) = 0;
+
+  /// Main thread, after the tasks of stage `stage` of every block (and its flux correction)
+  /// were submitted; not under replay. AmrDriver::cycle() counts the cycles done before
+  /// this one.
+  virtual void after_stage(AmrDriver& /*driver*/, int /*stage*/) {}
+  /// Main thread, in round order, one round after the driver submitted them
+  /// (AmrDriverOptions::sum_after_stages) and at the latest before an adaptation, a
+  /// checkpoint or the end: the exact sum of every state variable over the leaves after a
+  /// listed stage of cycle `cycle` (numbered from 1; 0: the initial state, before it is
+  /// refined). It may stop the run (AmrDriver::fail).
+  virtual void check_sums(AmrDriver& /*driver*/, int /*cycle*/,
+                          std::span<const ExactSum> /*sums*/) {}
 
   /// Main thread, every rank, when some block reported a fault: print the first faulty
   /// cell of this rank, if any (one line on stderr). The run then stops with exit code 1.
@@ -100,11 +129,14 @@ class AmrSolver {
   /// Collective, every task done, before the first cycle. `restarted`: the state came from
   /// a checkpoint, restore_state has run.
   virtual void started(AmrDriver& /*driver*/, bool /*restarted*/) {}
-  /// What the solver saves in a checkpoint besides the fields, and takes back at a restart.
-  virtual nlohmann::json checkpoint_state() const { return nlohmann::json::object(); }
+  /// What the solver saves in a checkpoint besides the fields (called when a checkpoint is
+  /// due, after every pending check_sums; no checkpoint is written if the run failed), and
+  /// takes back at a restart.
+  virtual nlohmann::json checkpoint_state() { return nlohmann::json::object(); }
   virtual void restore_state(const nlohmann::json& /*state*/) {}
 
-  /// Collective, after a successful run, every task done: final figures and summary lines.
+  /// Collective, after a successful run, every task done, every check_sums called: final
+  /// figures and summary lines. It may still fail the run (AmrDriver::fail: exit code 1).
   virtual void finished(AmrDriver& /*driver*/) {}
   /// The solver's fields of the JSON report (merged with the driver's).
   virtual nlohmann::json report(const AmrDriver& /*driver*/) const {

@@ -1,0 +1,62 @@
+#pragma once
+// miniamr as a solver on the adaptive-mesh driver: miniAMR's cycle (per stage and variable
+// group: ghost exchange, 7- or 27-point stencil; the state summed every --checksum_freq
+// stages and validated one round later), its object-driven refinement rules as the
+// driver's marks, its report. The driver runs the loop, adaptation, repartition,
+// checkpoints, restart and plot files.
+
+#include <cstdint>
+#include <vector>
+
+#include "options.hpp"
+#include "tessera/driver/amr_driver.hpp"
+
+namespace miniamr {
+
+/// Block counts after one refinement step.
+struct RefinementRecord {
+  int timestep = 0;
+  std::vector<std::int64_t> levels;
+  std::int64_t total = 0;
+};
+
+class Solver final : public tessera::AmrSolver {
+ public:
+  Solver(tessera::Session& session, const Options& options);
+
+  std::vector<tessera::FieldSpec> fields() const override;
+  std::vector<tessera::StageSpec> stages() const override;
+  void submit_initial_state(tessera::AmrDriver& driver, const tessera::SolverBlock& b) override;
+  tessera::Refinement refinement(const tessera::SolverBlock&) const override {
+    return tessera::Refinement::keep;  // marks() decides
+  }
+  tessera::StepEstimate time_step(const tessera::SolverBlock&) const override { return {1, false}; }
+  void submit_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx) override;
+  void after_stage(tessera::AmrDriver& driver, int stage) override;
+  void check_sums(tessera::AmrDriver& driver, int cycle,
+                  std::span<const tessera::ExactSum> sums) override;
+  std::optional<std::vector<std::int8_t>> marks(tessera::AmrDriver& driver) override;
+  void adapted(tessera::AmrDriver& driver) override;
+  nlohmann::json checkpoint_state() override;
+  void restore_state(const nlohmann::json& state) override;
+  void finished(tessera::AmrDriver& driver) override;
+  nlohmann::json report(const tessera::AmrDriver& driver) const override;
+
+ private:
+  void print_report(const tessera::AmrDriver& driver) const;
+
+  tessera::Session& session_;
+  Options options_;
+  int groups_ = 1;
+  std::vector<tessera::RefineObject> objects_;
+  std::vector<double> reference_sums_;  // last validated sum per variable
+  std::vector<std::int64_t> blocks_per_step_;
+  std::vector<RefinementRecord> refinements_;
+  std::int64_t checksums_ = 0;
+  bool validation_failed_ = false;
+  std::vector<std::string> var_sums_hex_;
+  double checksum_ = 0;
+  double start_seconds_ = 0, total_seconds_ = 0;
+};
+
+}  // namespace miniamr
