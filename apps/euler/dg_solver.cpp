@@ -386,7 +386,7 @@ void DgSolver::started(tessera::AmrDriver& driver, bool restarted) {
   if (!restarted) start_ = integrals(driver);
 }
 
-nlohmann::json DgSolver::checkpoint_state() const {
+nlohmann::json DgSolver::checkpoint_state() {
   return {{"dg_totals_start", start_}};
 }
 

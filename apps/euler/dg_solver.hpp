@@ -50,7 +50,7 @@ class DgSolver : public tessera::AmrSolver {
   void started(tessera::AmrDriver& driver, bool restarted) override;
   /// The start integrals travel in checkpoints, so that a restarted run's drift is the
   /// uninterrupted run's.
-  nlohmann::json checkpoint_state() const override;
+  nlohmann::json checkpoint_state() override;
   void restore_state(const nlohmann::json& state) override;
   void finished(tessera::AmrDriver& driver) override;
   nlohmann::json report(const tessera::AmrDriver& driver) const override;

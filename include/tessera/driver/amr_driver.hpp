@@ -199,6 +199,7 @@ class AmrDriver {
   bool adapt_mesh(bool initial = false);
   std::vector<std::int8_t> criterion_marks();
   void repartition_if_due(bool changed);
+  std::int64_t rebalance_by_cost();  // --balance cost: counts from the measured speeds
   void submit_sums(int cycle);
   void check_sums(int upto);
   void submit_stage(int stage);
