@@ -2,6 +2,7 @@
 // slot, under one and two threads, at submission, in sequential mode and in replays.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -32,8 +33,10 @@ class StampingObserver final : public Observer {
   void on_ready(const TaskInfo&, int) override {}
   void on_begin(const TaskInfo&, int) override {}
   void on_end(const TaskInfo&, int) override {}
-  void on_executed(const char*, int, std::int64_t, std::int64_t) override { ++executed; }
-  std::int64_t executed = 0;  // only read after the waits
+  void on_executed(const char*, int, std::int64_t, std::int64_t) override {
+    executed.fetch_add(1, std::memory_order_relaxed);
+  }
+  std::atomic<std::int64_t> executed{0};  // callbacks run on any worker
 };
 
 // Submits `rounds` rounds of one task per named slot (work 10 (s + 1); slot 3 states none,
