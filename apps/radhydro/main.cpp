@@ -235,6 +235,8 @@ class Simulation {
     return out;
   }
 
+  const Problem& problem() const { return problem_; }
+
   /// Radiation solver statistics: sweeps over all cycles, the most in one cycle, the last
   /// cycle's relative residual.
   std::int64_t rad_sweeps_total() const { return rad_sweeps_total_; }
@@ -280,6 +282,54 @@ class Simulation {
     session_.runtime().wait_for(h);
     return std::array<double, 2>{all[0].value() / static_cast<double>(cells()),
                                  all[1].value() / static_cast<double>(cells())};
+  }
+
+  /// rad-shock's states reached: the means of {rho, u along the axis, T, E_r} over the
+  /// cells in the first and the last kJumpFraction of the domain along the axis (far from
+  /// the shock at the centre and its radiative precursor), upstream [0] and downstream [1]
+  /// (collective; waits).
+  std::optional<std::array<std::array<double, 4>, 2>> jump_states() {
+    if (!problem_.has_jump_reference()) return std::nullopt;
+    constexpr double kJumpFraction = 0.2;
+    using Sides = std::array<ExactSum, 10>;  // 4 means and a count per side
+    Sides all;
+    const Handle h = session_.runtime().create_reduction_handle(
+        "jump-states", &all, [](Sides& total, const Sides& part) {
+          for (std::size_t q = 0; q < total.size(); ++q) total[q].add(part[q]);
+        });
+    const int axis = problem_.axis();
+    const double length = Problem::defaults(o_.problem).length;
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit(
+          "jump-states", {read(u_.interior(b)), reduce(h)},
+          [this, b, axis, length, u = u_.data(b), h](TaskContext& ctx) {
+            auto& sums = ctx.reduction_slot<Sides>(h);
+            const Int3 n = u_.layout().cells();
+            for (int k = 0; k < n.z; ++k) {
+              for (int j = 0; j < n.y; ++j) {
+                for (int i = 0; i < n.x; ++i) {
+                  const double x = cell_centre(corners_[b], scheme_, i, j, k)[axis];
+                  const int side = x < kJumpFraction * length         ? 0
+                                   : x > (1 - kJumpFraction) * length ? 1
+                                                                      : -1;
+                  if (side < 0) continue;
+                  const CellPrimitive w = cell_primitive(u_.layout(), scheme_, u, i, j, k);
+                  const std::array<double, 3> v{w.vx, w.vy, w.vz};
+                  const std::array<double, 5> q{w.rho, v[axis], w.temperature, w.er, 1};
+                  for (int m = 0; m < 5; ++m) sums[5 * side + m].add(q[m]);
+                }
+              }
+            }
+          });
+    }
+    for (auto& e : all) session_.comm().iallreduce_sum(h, &e);
+    session_.runtime().wait_for(h);
+    std::array<std::array<double, 4>, 2> out{};
+    for (int side = 0; side < 2; ++side) {
+      for (int m = 0; m < 4; ++m)
+        out[side][m] = all[5 * side + m].value() / all[5 * side + 4].value();
+    }
+    return out;
   }
 
   /// Rank 0 writes the lineout CSV along x through the domain centre (collective; all
@@ -774,6 +824,7 @@ int run(int argc, char** argv) {
   const Simulation::Sums end_sums = sim->sums();
   const auto errors = sim->errors(t);
   const auto rad_errors = sim->radiation_errors(t);
+  const auto jump = sim->jump_states();
   if (!o.lineout.empty()) {
     session.exec().barrier();
     sim->write_lineout(o.lineout);
@@ -827,6 +878,33 @@ int run(int argc, char** argv) {
   if (rad_errors) {
     fields["l1_t"] = (*rad_errors)[0];
     fields["l1_er"] = (*rad_errors)[1];
+  }
+  if (jump) {
+    // Reached and reference states and their relative differences per side.
+    const auto ref = sim->problem().jump_reference();
+    const char* names[] = {"rho", "u", "T", "Er"};
+    nlohmann::json j;
+    std::array<double, 2> worst{};  // rho, u, T only (E_r upstream carries the precursor)
+    for (int side = 0; side < 2; ++side) {
+      nlohmann::json reached, reference, error;
+      for (int m = 0; m < 4; ++m) {
+        const double rel = std::abs((*jump)[side][m] - ref[side][m]) / ref[side][m];
+        reached[names[m]] = (*jump)[side][m];
+        reference[names[m]] = ref[side][m];
+        error[names[m]] = rel;
+        if (m < 3) worst[side] = std::fmax(worst[side], rel);
+      }
+      const std::string where = side == 0 ? "upstream" : "downstream";
+      j[where] = reached;
+      j[where + "_reference"] = reference;
+      j[where + "_rel_error"] = error;
+    }
+    fields["jump"] = j;
+    session.say(
+        "radhydro: jump states reached (relative to Moens et al.'s): rho, u, T within {:.3e} "
+        "upstream, {:.3e} downstream; E_r {:.3e} upstream, {:.3e} downstream",
+        worst[0], worst[1], j["upstream_rel_error"]["Er"].get<double>(),
+        j["downstream_rel_error"]["Er"].get<double>());
   }
   if (errors) {
     fields["l1_rho"] = (*errors)[0];

@@ -171,6 +171,12 @@ Primitive Problem::reference(const std::array<double, 3>& x, double t) const {
   throw std::logic_error("problem " + name_ + " has no reference solution");
 }
 
+std::array<std::array<double, 4>, 2> Problem::jump_reference() const {
+  // Moens et al.'s temperatures as given (not round-tripped through the EOS).
+  return {std::array<double, 4>{left_.rho, left_.v[axis_], kShockTL, left_.er},
+          std::array<double, 4>{right_.rho, right_.v[axis_], kShockTR, right_.er}};
+}
+
 void Problem::prepare(double t) {
   if (name_ != "heating-cooling") return;
   // d(rho e)/dt = -c kappa rho (a T^4 - E), dE/dt = -d(rho e)/dt, T = rho e / C_v.

@@ -67,6 +67,11 @@ class Problem {
   /// from one thread) or gaussian-pulse's heat kernel.
   void prepare(double t);
   std::array<double, 2> radiation_reference(const std::array<double, 3>& x, double t) const;
+  /// Whether jump_reference() exists (rad-shock).
+  bool has_jump_reference() const { return name_ == "rad-shock"; }
+  /// rad-shock's upstream [0] and downstream [1] states as {rho, u along the axis, T, E_r}
+  /// (Moens et al. 2022 sec. 4.2: the Rankine-Hugoniot states of the radiative shock).
+  std::array<std::array<double, 4>, 2> jump_reference() const;
   const std::string& name() const { return name_; }
   int axis() const { return axis_; }
 
