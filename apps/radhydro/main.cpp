@@ -68,7 +68,9 @@ class Simulation {
             .exchange = o.exchange_on,
             .limiter = o.limiter_on,
             .theta = o.rad_theta,
-            .omega = 0.8};
+            .omega = 0.8,
+            .incident_er = Problem::defaults(o.problem).incident_er,
+            .incident_axis = o.axis};
     if (o.radiation_on) {
       erad_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad", 1);
       erad2_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad2", 1);
@@ -244,26 +246,32 @@ class Simulation {
   double rad_residual() const { return rad_residual_; }
 
   /// The mean over all cells of |T - T_ref| / T_ref and |E_r - E_ref| / (E_ref's peak)
-  /// against the radiation reference at t (collective; waits).
-  std::optional<std::array<double, 2>> radiation_errors(double t) {
+  /// against the radiation reference at t, and the largest |E_r - E_ref| / (E_ref's peak)
+  /// (collective; waits).
+  std::optional<std::array<double, 3>> radiation_errors(double t) {
     if (!erad_ || !problem_.has_radiation_reference()) return std::nullopt;
     problem_.prepare(t);
-    std::array<ExactSum, 2> all;
+    struct Errors {
+      std::array<ExactSum, 2> sums;
+      double max = 0;
+    };
+    Errors all;
     const Handle h = session_.runtime().create_reduction_handle(
-        "rad-errors", &all,
-        [](std::array<ExactSum, 2>& total, const std::array<ExactSum, 2>& part) {
-          total[0].add(part[0]);
-          total[1].add(part[1]);
+        "rad-errors", &all, [](Errors& total, const Errors& part) {
+          total.sums[0].add(part.sums[0]);
+          total.sums[1].add(part.sums[1]);
+          total.max = std::fmax(total.max, part.max);
         });
     const double half = 0.5 * Problem::defaults(o_.problem).length;
     const double scale = problem_.name() == "gaussian-pulse"
                              ? problem_.radiation_reference({half, half, half}, 0)[1]
-                             : problem_.radiation_reference({}, t)[1];
+                         : problem_.name() == "marshak" ? Problem::defaults(o_.problem).incident_er
+                                                        : problem_.radiation_reference({}, t)[1];
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       session_.runtime().submit(
           "rad-errors", {read(u_.interior(b)), reduce(h)},
           [this, b, t, scale, u = u_.data(b), h](TaskContext& ctx) {
-            auto& sums = ctx.reduction_slot<std::array<ExactSum, 2>>(h);
+            auto& part = ctx.reduction_slot<Errors>(h);
             const Int3 n = u_.layout().cells();
             for (int k = 0; k < n.z; ++k) {
               for (int j = 0; j < n.y; ++j) {
@@ -271,17 +279,20 @@ class Simulation {
                   const std::array<double, 3> x = cell_centre(corners_[b], scheme_, i, j, k);
                   const auto ref = problem_.radiation_reference(x, t);
                   const CellPrimitive w = cell_primitive(u_.layout(), scheme_, u, i, j, k);
-                  sums[0].add(std::abs(w.temperature - ref[0]) / ref[0]);
-                  sums[1].add(std::abs(w.er - ref[1]) / scale);
+                  const double er = std::abs(w.er - ref[1]) / scale;
+                  part.sums[0].add(std::abs(w.temperature - ref[0]) / ref[0]);
+                  part.sums[1].add(er);
+                  part.max = std::fmax(part.max, er);
                 }
               }
             }
           });
     }
-    for (auto& e : all) session_.comm().iallreduce_sum(h, &e);
+    for (auto& e : all.sums) session_.comm().iallreduce_sum(h, &e);
+    session_.comm().iallreduce(h, &all.max, 1, MPI_DOUBLE, MPI_MAX);
     session_.runtime().wait_for(h);
-    return std::array<double, 2>{all[0].value() / static_cast<double>(cells()),
-                                 all[1].value() / static_cast<double>(cells())};
+    return std::array<double, 3>{all.sums[0].value() / static_cast<double>(cells()),
+                                 all.sums[1].value() / static_cast<double>(cells()), all.max};
   }
 
   /// rad-shock's states reached: the means of {rho, u along the axis, T, E_r} over the
@@ -381,6 +392,7 @@ class Simulation {
     s.radiation_force = o.radiation_on && o.radiation_force_on;
     s.kappa = o.kappa;
     s.limiter = o.limiter_on;
+    s.su_olson_epsilon = Problem::defaults(o.problem).su_olson_epsilon;
     const double length = Problem::defaults(o.problem).length;
     for (int a = 0; a < o.dim; ++a) s.dx[a] = length / o.cells[a];
     return s;
@@ -467,8 +479,9 @@ class Simulation {
                                  write(coef_->interior(b)), write(erad_->interior(b))};
       session_.runtime().submit(
           "rad-setup", std::span<const Access>(access),
-          [this, u = u_.data(b), coef = coef_->data(b), e = erad_->data(b), dt] {
-            setup_diffusion(u_.layout(), scheme_, rad_, dt, u, coef_->layout(), coef);
+          [this, u = u_.data(b), coef = coef_->data(b), e = erad_->data(b), dt,
+           lit = faces_[b][2 * rad_.incident_axis].has_value()] {
+            setup_diffusion(u_.layout(), scheme_, rad_, dt, u, coef_->layout(), coef, lit);
             finish_setup(u_.layout(), u, coef_->layout(), coef, erad_->layout(), e);
           },
           attributes(b));
@@ -878,6 +891,8 @@ int run(int argc, char** argv) {
   if (rad_errors) {
     fields["l1_t"] = (*rad_errors)[0];
     fields["l1_er"] = (*rad_errors)[1];
+    fields["linf_er"] = (*rad_errors)[2];
+    if (o.problem == "marshak") fields["tau"] = marshak_tau(t, o.kappa);
   }
   if (jump) {
     // Reached and reference states and their relative differences per side.
