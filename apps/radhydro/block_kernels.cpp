@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hydro/hll.hpp"
+#include "hydro/physical_constants.hpp"
 #include "hydro/weno5z.hpp"
 
 namespace radhydro {
@@ -326,6 +327,12 @@ void add_sums(const BlockLayout& layout, const Scheme& scheme, const double* u, 
   }
 }
 
+double Scheme::temperature(double rho, double p) const {
+  if (su_olson_epsilon == 0) return gas.temperature(rho, p);
+  const double t4 = su_olson_epsilon * p / ((gas.gamma - 1) * hydro::kRadiationConstant);
+  return std::sqrt(std::sqrt(t4));
+}
+
 CellPrimitive cell_primitive(const BlockLayout& layout, const Scheme& scheme, const double* u,
                              int i, int j, int k) {
   const std::ptrdiff_t cell = layout.index(0, i, j, k);
@@ -337,7 +344,7 @@ CellPrimitive cell_primitive(const BlockLayout& layout, const Scheme& scheme, co
           u[cell + 2 * sv] / rho,
           u[cell + 3 * sv] / rho,
           p,
-          scheme.gas.temperature(rho, p),
+          scheme.temperature(rho, p),
           scheme.nvars > kEr ? u[cell + kEr * sv] : 0.0};
 }
 

@@ -37,6 +37,12 @@ struct Scheme {
   bool radiation_force = false;
   double kappa = 0.4;   ///< opacity, cm^2/g (R = |grad E_r| / (kappa rho E_r))
   bool limiter = true;  ///< Levermore-Pomraning lambda(R); false: 1/3
+  /// Su-Olson's material (marshak): eps = 4 a T^3 / c_v with c_v per volume, i.e. the gas
+  /// energy a T^4 / eps per volume, T = (eps rho e / a)^(1/4); 0: the ideal gas's T.
+  double su_olson_epsilon = 0;
+
+  /// Temperature of a cell of density rho and pressure p (gas energy p / (gamma - 1)).
+  double temperature(double rho, double p) const;
 };
 
 /// A cell whose density or pressure is not positive (or not finite).

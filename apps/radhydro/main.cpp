@@ -68,7 +68,9 @@ class Simulation {
             .exchange = o.exchange_on,
             .limiter = o.limiter_on,
             .theta = o.rad_theta,
-            .omega = 0.8};
+            .omega = 0.8,
+            .incident_er = Problem::defaults(o.problem).incident_er,
+            .incident_axis = o.axis};
     if (o.radiation_on) {
       erad_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad", 1);
       erad2_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad2", 1);
@@ -235,6 +237,8 @@ class Simulation {
     return out;
   }
 
+  const Problem& problem() const { return problem_; }
+
   /// Radiation solver statistics: sweeps over all cycles, the most in one cycle, the last
   /// cycle's relative residual.
   std::int64_t rad_sweeps_total() const { return rad_sweeps_total_; }
@@ -242,26 +246,32 @@ class Simulation {
   double rad_residual() const { return rad_residual_; }
 
   /// The mean over all cells of |T - T_ref| / T_ref and |E_r - E_ref| / (E_ref's peak)
-  /// against the radiation reference at t (collective; waits).
-  std::optional<std::array<double, 2>> radiation_errors(double t) {
+  /// against the radiation reference at t, and the largest |E_r - E_ref| / (E_ref's peak)
+  /// (collective; waits).
+  std::optional<std::array<double, 3>> radiation_errors(double t) {
     if (!erad_ || !problem_.has_radiation_reference()) return std::nullopt;
     problem_.prepare(t);
-    std::array<ExactSum, 2> all;
+    struct Errors {
+      std::array<ExactSum, 2> sums;
+      double max = 0;
+    };
+    Errors all;
     const Handle h = session_.runtime().create_reduction_handle(
-        "rad-errors", &all,
-        [](std::array<ExactSum, 2>& total, const std::array<ExactSum, 2>& part) {
-          total[0].add(part[0]);
-          total[1].add(part[1]);
+        "rad-errors", &all, [](Errors& total, const Errors& part) {
+          total.sums[0].add(part.sums[0]);
+          total.sums[1].add(part.sums[1]);
+          total.max = std::fmax(total.max, part.max);
         });
     const double half = 0.5 * Problem::defaults(o_.problem).length;
     const double scale = problem_.name() == "gaussian-pulse"
                              ? problem_.radiation_reference({half, half, half}, 0)[1]
-                             : problem_.radiation_reference({}, t)[1];
+                         : problem_.name() == "marshak" ? Problem::defaults(o_.problem).incident_er
+                                                        : problem_.radiation_reference({}, t)[1];
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       session_.runtime().submit(
           "rad-errors", {read(u_.interior(b)), reduce(h)},
           [this, b, t, scale, u = u_.data(b), h](TaskContext& ctx) {
-            auto& sums = ctx.reduction_slot<std::array<ExactSum, 2>>(h);
+            auto& part = ctx.reduction_slot<Errors>(h);
             const Int3 n = u_.layout().cells();
             for (int k = 0; k < n.z; ++k) {
               for (int j = 0; j < n.y; ++j) {
@@ -269,8 +279,55 @@ class Simulation {
                   const std::array<double, 3> x = cell_centre(corners_[b], scheme_, i, j, k);
                   const auto ref = problem_.radiation_reference(x, t);
                   const CellPrimitive w = cell_primitive(u_.layout(), scheme_, u, i, j, k);
-                  sums[0].add(std::abs(w.temperature - ref[0]) / ref[0]);
-                  sums[1].add(std::abs(w.er - ref[1]) / scale);
+                  const double er = std::abs(w.er - ref[1]) / scale;
+                  part.sums[0].add(std::abs(w.temperature - ref[0]) / ref[0]);
+                  part.sums[1].add(er);
+                  part.max = std::fmax(part.max, er);
+                }
+              }
+            }
+          });
+    }
+    for (auto& e : all.sums) session_.comm().iallreduce_sum(h, &e);
+    session_.comm().iallreduce(h, &all.max, 1, MPI_DOUBLE, MPI_MAX);
+    session_.runtime().wait_for(h);
+    return std::array<double, 3>{all.sums[0].value() / static_cast<double>(cells()),
+                                 all.sums[1].value() / static_cast<double>(cells()), all.max};
+  }
+
+  /// rad-shock's states reached: the means of {rho, u along the axis, T, E_r} over the
+  /// cells in the first and the last kJumpFraction of the domain along the axis (far from
+  /// the shock at the centre and its radiative precursor), upstream [0] and downstream [1]
+  /// (collective; waits).
+  std::optional<std::array<std::array<double, 4>, 2>> jump_states() {
+    if (!problem_.has_jump_reference()) return std::nullopt;
+    constexpr double kJumpFraction = 0.2;
+    using Sides = std::array<ExactSum, 10>;  // 4 means and a count per side
+    Sides all;
+    const Handle h = session_.runtime().create_reduction_handle(
+        "jump-states", &all, [](Sides& total, const Sides& part) {
+          for (std::size_t q = 0; q < total.size(); ++q) total[q].add(part[q]);
+        });
+    const int axis = problem_.axis();
+    const double length = Problem::defaults(o_.problem).length;
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit(
+          "jump-states", {read(u_.interior(b)), reduce(h)},
+          [this, b, axis, length, u = u_.data(b), h](TaskContext& ctx) {
+            auto& sums = ctx.reduction_slot<Sides>(h);
+            const Int3 n = u_.layout().cells();
+            for (int k = 0; k < n.z; ++k) {
+              for (int j = 0; j < n.y; ++j) {
+                for (int i = 0; i < n.x; ++i) {
+                  const double x = cell_centre(corners_[b], scheme_, i, j, k)[axis];
+                  const int side = x < kJumpFraction * length         ? 0
+                                   : x > (1 - kJumpFraction) * length ? 1
+                                                                      : -1;
+                  if (side < 0) continue;
+                  const CellPrimitive w = cell_primitive(u_.layout(), scheme_, u, i, j, k);
+                  const std::array<double, 3> v{w.vx, w.vy, w.vz};
+                  const std::array<double, 5> q{w.rho, v[axis], w.temperature, w.er, 1};
+                  for (int m = 0; m < 5; ++m) sums[5 * side + m].add(q[m]);
                 }
               }
             }
@@ -278,8 +335,12 @@ class Simulation {
     }
     for (auto& e : all) session_.comm().iallreduce_sum(h, &e);
     session_.runtime().wait_for(h);
-    return std::array<double, 2>{all[0].value() / static_cast<double>(cells()),
-                                 all[1].value() / static_cast<double>(cells())};
+    std::array<std::array<double, 4>, 2> out{};
+    for (int side = 0; side < 2; ++side) {
+      for (int m = 0; m < 4; ++m)
+        out[side][m] = all[5 * side + m].value() / all[5 * side + 4].value();
+    }
+    return out;
   }
 
   /// Rank 0 writes the lineout CSV along x through the domain centre (collective; all
@@ -331,6 +392,7 @@ class Simulation {
     s.radiation_force = o.radiation_on && o.radiation_force_on;
     s.kappa = o.kappa;
     s.limiter = o.limiter_on;
+    s.su_olson_epsilon = Problem::defaults(o.problem).su_olson_epsilon;
     const double length = Problem::defaults(o.problem).length;
     for (int a = 0; a < o.dim; ++a) s.dx[a] = length / o.cells[a];
     return s;
@@ -417,8 +479,9 @@ class Simulation {
                                  write(coef_->interior(b)), write(erad_->interior(b))};
       session_.runtime().submit(
           "rad-setup", std::span<const Access>(access),
-          [this, u = u_.data(b), coef = coef_->data(b), e = erad_->data(b), dt] {
-            setup_diffusion(u_.layout(), scheme_, rad_, dt, u, coef_->layout(), coef);
+          [this, u = u_.data(b), coef = coef_->data(b), e = erad_->data(b), dt,
+           lit = faces_[b][2 * rad_.incident_axis].has_value()] {
+            setup_diffusion(u_.layout(), scheme_, rad_, dt, u, coef_->layout(), coef, lit);
             finish_setup(u_.layout(), u, coef_->layout(), coef, erad_->layout(), e);
           },
           attributes(b));
@@ -774,6 +837,7 @@ int run(int argc, char** argv) {
   const Simulation::Sums end_sums = sim->sums();
   const auto errors = sim->errors(t);
   const auto rad_errors = sim->radiation_errors(t);
+  const auto jump = sim->jump_states();
   if (!o.lineout.empty()) {
     session.exec().barrier();
     sim->write_lineout(o.lineout);
@@ -827,6 +891,35 @@ int run(int argc, char** argv) {
   if (rad_errors) {
     fields["l1_t"] = (*rad_errors)[0];
     fields["l1_er"] = (*rad_errors)[1];
+    fields["linf_er"] = (*rad_errors)[2];
+    if (o.problem == "marshak") fields["tau"] = marshak_tau(t, o.kappa);
+  }
+  if (jump) {
+    // Reached and reference states and their relative differences per side.
+    const auto ref = sim->problem().jump_reference();
+    const char* names[] = {"rho", "u", "T", "Er"};
+    nlohmann::json j;
+    std::array<double, 2> worst{};  // rho, u, T only (E_r upstream carries the precursor)
+    for (int side = 0; side < 2; ++side) {
+      nlohmann::json reached, reference, error;
+      for (int m = 0; m < 4; ++m) {
+        const double rel = std::abs((*jump)[side][m] - ref[side][m]) / ref[side][m];
+        reached[names[m]] = (*jump)[side][m];
+        reference[names[m]] = ref[side][m];
+        error[names[m]] = rel;
+        if (m < 3) worst[side] = std::fmax(worst[side], rel);
+      }
+      const std::string where = side == 0 ? "upstream" : "downstream";
+      j[where] = reached;
+      j[where + "_reference"] = reference;
+      j[where + "_rel_error"] = error;
+    }
+    fields["jump"] = j;
+    session.say(
+        "radhydro: jump states reached (relative to Moens et al.'s): rho, u, T within {:.3e} "
+        "upstream, {:.3e} downstream; E_r {:.3e} upstream, {:.3e} downstream",
+        worst[0], worst[1], j["upstream_rel_error"]["Er"].get<double>(),
+        j["downstream_rel_error"]["Er"].get<double>());
   }
   if (errors) {
     fields["l1_rho"] = (*errors)[0];

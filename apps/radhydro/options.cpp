@@ -27,7 +27,7 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                problem);
   registry.add("--problem", o.problem,
                "sod (default) | rankine-hugoniot | leblanc | sedov | acoustic-wave | "
-               "heating-cooling | gaussian-pulse | rad-shock",
+               "heating-cooling | gaussian-pulse | marshak | rad-shock",
                problem);
   registry.add("--axis", o.axis_name,
                "direction of the shock tube or wave x | y | z (an axis of --dim; default x)",
@@ -46,11 +46,11 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "problem (the problem's own, default) | flow | reflecting | periodic: one value "
                "for every domain face, or two per axis (low high) for --dim axes",
                problem);
-  registry.add(
-      "--radiation", o.radiation,
-      "problem (default: on for heating-cooling, gaussian-pulse, rad-shock) | on | off (pure "
-      "hydro, HARD's hydro-only executable)",
-      problem);
+  registry.add("--radiation", o.radiation,
+               "problem (default: on for heating-cooling, gaussian-pulse, marshak, rad-shock) | on "
+               "| off (pure "
+               "hydro, HARD's hydro-only executable)",
+               problem);
   registry.add("--kappa", o.kappa,
                "opacity in cm^2/g > 0, for absorption and diffusion alike (default: the "
                "problem's, 0.4)",
@@ -76,10 +76,11 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "implicitness of the diffusion in [0.5, 1]: 0.5 Crank-Nicolson (default), 1 "
                "backward Euler",
                problem);
-  registry.add("--flux-limiter", o.flux_limiter,
-               "problem (default: none for gaussian-pulse) | lp (Levermore-Pomraning) | none "
-               "(lambda = 1/3)",
-               problem);
+  registry.add(
+      "--flux-limiter", o.flux_limiter,
+      "problem (default: none for gaussian-pulse, marshak) | lp (Levermore-Pomraning) | none "
+      "(lambda = 1/3)",
+      problem);
   registry.add("--radiation-force", o.radiation_force,
                "problem (default: on for rad-shock, off in the static media of heating-cooling "
                "and gaussian-pulse) | on | off: the radiation force, its work and -P:grad v",

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "hydro/physical_constants.hpp"
+#include "su_olson.hpp"
 
 namespace radhydro {
 namespace {
@@ -30,13 +31,24 @@ constexpr double kPulseTemperature = 1, kPulseTime = 5e-5, kPulseBackground = 1e
 // upstream and downstream states of a radiative shock, mass flux continuous.
 constexpr double kShockRhoL = 1e-2, kShockUL = 1e9, kShockTL = 1e4;
 constexpr double kShockRhoR = 6.85847e-2, kShockTR = 4.2285513562735e7;
+// marshak: Su-Olson's eps, the medium (rho = 1 g/cm^3, kappa 1 cm^2/g by default) and its
+// depth x in [0, 20] (zero flux at x = 20, where u < 1e-3 up to tau = 10); the medium
+// starts at T_H / 100 in equilibrium (u = v = 1e-8: the problem is linear in u and v,
+// so the reference is 1e-8 + (1 - 1e-8) times Su-Olson's from zero).
+constexpr double kMarshakEpsilon = 0.1, kMarshakDepth = 20, kMarshakFloor = 1e-2;
+
+double marshak_scale() {
+  const double t2 = kMarshakTemperature * kMarshakTemperature;
+  return hydro::kRadiationConstant * t2 * t2;
+}
 
 }  // namespace
 
 const std::vector<std::string>& Problem::problem_names() {
   static const std::vector<std::string> names{
       "sod",           "rankine-hugoniot", "leblanc",        "sedov",
-      "acoustic-wave", "heating-cooling",  "gaussian-pulse", "rad-shock"};
+      "acoustic-wave", "heating-cooling",  "gaussian-pulse", "marshak",
+      "rad-shock"};
   return names;
 }
 
@@ -57,6 +69,19 @@ ProblemDefaults Problem::defaults(const std::string& name) {
          .limiter = true,
          .mu = 0.5,
          .radiation_force = true};
+  }
+  if (name == "marshak") {
+    // tau = 1 by default; dt at most tau 0.01 (the split exchange's first-order error).
+    const double rate = kMarshakEpsilon * hydro::kSpeedOfLight;  // per tau at kappa rho = 1
+    d = {.t_end = 1 / rate,
+         .length = kMarshakDepth / std::numbers::sqrt3,
+         .radiation = true,
+         .kappa = 1,
+         .max_dt = 0.01 / rate,
+         .exchange = true,
+         .limiter = false,
+         .su_olson_epsilon = kMarshakEpsilon,
+         .incident_er = marshak_scale()};
   }
   if (name == "gaussian-pulse") {
     d = {.t_end = kPulseTime,
@@ -104,7 +129,7 @@ Problem::Problem(const std::string& name, int dim, int axis, hydro::IdealGas gas
     left_ = state(kShockRhoL, kShockUL, kShockTL);
     right_ = state(kShockRhoR, kShockRhoL * kShockUL / kShockRhoR, kShockTR);
   } else if (name != "sedov" && name != "acoustic-wave" && name != "heating-cooling" &&
-             name != "gaussian-pulse") {
+             name != "gaussian-pulse" && name != "marshak") {
     throw std::invalid_argument("unknown problem " + name);
   }
   if (name == "sod" || name == "rankine-hugoniot" || name == "leblanc") {
@@ -121,6 +146,12 @@ Primitive Problem::initial(const std::array<double, 3>& x, const std::array<doub
     const double p = gas_.pressure(kHcDensity * gas_.specific_energy(kHcGasTemperature));
     const double t2 = kHcRadiationTemperature * kHcRadiationTemperature;
     return {kHcDensity, {}, p, hydro::kRadiationConstant * t2 * t2};
+  }
+  if (name_ == "marshak") {
+    // The gas energy a T^4 / eps per volume (Su-Olson's heat capacity), at rest.
+    const double er =
+        kMarshakFloor * kMarshakFloor * kMarshakFloor * kMarshakFloor * marshak_scale();
+    return {1, {}, (gas_.gamma - 1) * er / kMarshakEpsilon, er};
   }
   if (name_ == "gaussian-pulse") {
     const double p = gas_.pressure(gas_.specific_energy(kPulseTemperature));
@@ -171,6 +202,16 @@ Primitive Problem::reference(const std::array<double, 3>& x, double t) const {
   throw std::logic_error("problem " + name_ + " has no reference solution");
 }
 
+double marshak_tau(double t, double kappa) {
+  return kMarshakEpsilon * hydro::kSpeedOfLight * kappa * t;  // rho = 1
+}
+
+std::array<std::array<double, 4>, 2> Problem::jump_reference() const {
+  // Moens et al.'s temperatures as given (not round-tripped through the EOS).
+  return {std::array<double, 4>{left_.rho, left_.v[axis_], kShockTL, left_.er},
+          std::array<double, 4>{right_.rho, right_.v[axis_], kShockTR, right_.er}};
+}
+
 void Problem::prepare(double t) {
   if (name_ != "heating-cooling") return;
   // d(rho e)/dt = -c kappa rho (a T^4 - E), dE/dt = -d(rho e)/dt, T = rho e / C_v.
@@ -199,6 +240,14 @@ void Problem::prepare(double t) {
 
 std::array<double, 2> Problem::radiation_reference(const std::array<double, 3>& x, double t) const {
   if (name_ == "heating-cooling") return ode_at_t_;
+  if (name_ == "marshak") {
+    constexpr double floor4 = kMarshakFloor * kMarshakFloor * kMarshakFloor * kMarshakFloor;
+    const double depth = std::numbers::sqrt3 * kappa_ * x[axis_];
+    const auto uv = t > 0 ? su_olson_marshak(depth, marshak_tau(t, kappa_), kMarshakEpsilon)
+                          : std::array<double, 2>{0, 0};
+    const double u = floor4 + (1 - floor4) * uv[0], v = floor4 + (1 - floor4) * uv[1];
+    return {kMarshakTemperature * std::sqrt(std::sqrt(v)), u * marshak_scale()};
+  }
   // The heat kernel of D = c / (3 kappa rho) in dim_ dimensions around the domain's centre.
   const double d = hydro::kSpeedOfLight / (3 * kappa_);
   double r2 = 0;

@@ -34,7 +34,18 @@ struct ProblemDefaults {
   bool limiter = true;
   double mu = 1;  ///< mean molecular weight
   bool radiation_force = false;
+  /// Su-Olson's eps = 4 a T^3 / c_v (c_v per volume, proportional to T^3: the gas energy
+  /// per volume a T^4 / eps); 0: the ideal gas's constant c_v (marshak: 0.1).
+  double su_olson_epsilon = 0;
+  /// E_r of the radiation incident on the axis's low domain face (Marshak's condition
+  /// E_r - (2 / (3 kappa rho)) dE_r/dx = incident there); 0: none (marshak: a T_H^4).
+  double incident_er = 0;
 };
+
+/// marshak's heating temperature T_H (K) and its dimensionless depth x = sqrt 3 kappa rho z
+/// and time tau = eps c kappa rho t (rho = 1 g/cm^3).
+inline constexpr double kMarshakTemperature = 1e5;
+double marshak_tau(double t, double kappa);
 
 /// One problem as set up for a run (problem name, dimension, axis, gas and length known).
 /// Immutable after construction; callable from any task.
@@ -60,13 +71,18 @@ class Problem {
 
   /// Whether radiation_reference() exists (heating-cooling, gaussian-pulse).
   bool has_radiation_reference() const {
-    return name_ == "heating-cooling" || name_ == "gaussian-pulse";
+    return name_ == "heating-cooling" || name_ == "gaussian-pulse" || name_ == "marshak";
   }
   /// Gas temperature and E_r of the reference at x and time t: heating-cooling's ODE
   /// solution (RK4 in 10^5 steps; computed once per t and cached: call prepare(t) first
-  /// from one thread) or gaussian-pulse's heat kernel.
+  /// from one thread), gaussian-pulse's heat kernel or marshak's Su-Olson solution.
   void prepare(double t);
   std::array<double, 2> radiation_reference(const std::array<double, 3>& x, double t) const;
+  /// Whether jump_reference() exists (rad-shock).
+  bool has_jump_reference() const { return name_ == "rad-shock"; }
+  /// rad-shock's upstream [0] and downstream [1] states as {rho, u along the axis, T, E_r}
+  /// (Moens et al. 2022 sec. 4.2: the Rankine-Hugoniot states of the radiative shock).
+  std::array<std::array<double, 4>, 2> jump_reference() const;
   const std::string& name() const { return name_; }
   int axis() const { return axis_; }
 

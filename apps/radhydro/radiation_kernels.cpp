@@ -31,6 +31,19 @@ bool exchange_energy(const BlockLayout& layout, const Scheme& scheme, const Radi
         const double kk = hydro::kSpeedOfLight * rad.kappa * rho * dt;
         const double cv = scheme.gas.heat_capacity(rho);
         const double total = eint + er;
+        if (scheme.su_olson_epsilon > 0) {
+          // y = a T^4: y / eps + (er + kk y) / (1 + kk) = total, linear in y.
+          const double y =
+              (eint + er * kk / (1 + kk)) / (1 / scheme.su_olson_epsilon + kk / (1 + kk));
+          if (!(eint > 0 && er >= 0 && std::isfinite(y))) {
+            fault = {true, {i, j, k}, rho, scheme.gas.pressure(eint)};
+            return false;
+          }
+          const double er_new = (er + kk * y) / (1 + kk);
+          u[c + kEr * sv] = er_new;
+          u[c + kEnergy * sv] = kinetic + (eint + er - er_new);
+          continue;
+        }
         // f(T) = cv T + (er + kk a T^4) / (1 + kk) - total, increasing in T >= 0, with
         // f(0) <= 0 and f(total / cv) >= 0: Newton inside a shrinking bracket.
         const auto f = [&](double t, double& df) {
@@ -71,7 +84,8 @@ bool exchange_energy(const BlockLayout& layout, const Scheme& scheme, const Radi
 }
 
 void setup_diffusion(const BlockLayout& layout, const Scheme& scheme, const Radiation& rad,
-                     double dt, const double* u, const BlockLayout& coef_layout, double* coef) {
+                     double dt, const double* u, const BlockLayout& coef_layout, double* coef,
+                     bool lit) {
   const Int3 n = layout.cells();
   const std::ptrdiff_t sv = layout.stride_var();
   const std::array<std::ptrdiff_t, 3> stride{1, layout.stride_y(), layout.stride_z()};
@@ -103,6 +117,21 @@ void setup_diffusion(const BlockLayout& layout, const Scheme& scheme, const Radi
             explicit_part += (1 - rad.theta) * g * (er_nb - er);
           }
           coef[out + f * cv] = coupling;
+        }
+        const int ia = rad.incident_axis;
+        const int lit_index = ia == 0 ? i : ia == 1 ? j : k;
+        if (lit && rad.incident_er > 0 && lit_index == 0) {
+          // Marshak's incident flux through the low face: the face's coupling (to a ghost
+          // that copies the cell: no flux) replaced by beta on the row's diagonal.
+          const double dx = scheme.dx[ia];
+          const double d = hydro::kSpeedOfLight / (3 * rad.kappa * rho);
+          const double g = dt / (dx * (dx / (2 * d) + 2 / hydro::kSpeedOfLight));
+          const double beta = rad.theta * g;
+          explicit_part += (1 - rad.theta) * g * (rad.incident_er - er);
+          coef[out + 2 * ia * cv] = 0;
+          for (int f = 0; f < 6; ++f) coef[out + f * cv] /= 1 + beta;
+          // (b + beta E_inc) / (1 + beta) with b = explicit + E^n (finish_setup adds E^n).
+          explicit_part = (explicit_part + beta * (rad.incident_er - er)) / (1 + beta);
         }
         coef[out + kRhs * cv] = explicit_part;
       }

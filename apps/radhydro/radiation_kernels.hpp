@@ -21,6 +21,9 @@ struct Radiation {
   bool limiter = true;   ///< Levermore-Pomraning lambda(R); false: lambda = 1/3
   double theta = 0.5;    ///< implicitness of the diffusion: 1 backward Euler, 1/2 C-N
   double omega = 0.8;    ///< Jacobi damping (HARD's)
+  /// E_r incident on the low domain face of incident_axis (marshak); 0: none.
+  double incident_er = 0;
+  int incident_axis = 0;
 };
 
 /// lambda(R) = (2 + R) / (6 + 3R + R^2), the Levermore-Pomraning flux limiter.
@@ -31,8 +34,9 @@ inline double lp_limiter(double r) {
 /// The backward-Euler exchange over dt in every interior cell of u (which holds E and E_r):
 /// with k = c kappa rho dt, E_r' = (E_r + k a T^4) / (1 + k) and the gas energy
 /// rho e' = rho e + E_r - E_r', T the root of C_v T + (E_r + k a T^4) / (1 + k) =
-/// rho e + E_r (bracketed Newton). Conserves rho e + E_r per cell to round-off. Returns
-/// false at the first cell where no positive temperature solves it.
+/// rho e + E_r (bracketed Newton; with Su-Olson's material, a T^4 / eps + (E_r + k a T^4) /
+/// (1 + k) = rho e + E_r, solved for a T^4 directly). Conserves rho e + E_r per cell to
+/// round-off. Returns false at the first cell where no positive temperature solves it.
 bool exchange_energy(const tessera::BlockLayout& layout, const Scheme& scheme, const Radiation& rad,
                      double dt, double* u, CellFault& fault);
 
@@ -44,10 +48,15 @@ bool exchange_energy(const tessera::BlockLayout& layout, const Scheme& scheme, c
 /// D is evaluated at each face from E_r^n (lagged): D_f = c lambda(R_f) / (kappa rho_f),
 /// R_f = |E_j - E_i| / dx / (kappa rho_f E_f), rho_f and E_f the two cells' means (a
 /// face-normal gradient: it needs face ghosts only). Flow and reflecting ghosts copy or
-/// mirror the cell, so the domain faces carry no radiation flux.
+/// mirror the cell, so the domain faces carry no radiation flux, except where `lit` (the
+/// block lies on the low domain face of rad.incident_axis): there Marshak's condition
+/// E_b - (2 D / c) dE/dx = incident_er at the face gives the flux (incident_er - E) / (dx /
+/// (2 D) + 2 / c) into the cell (D = c / (3 kappa rho)); its implicit part beta = theta dt
+/// / (dx (dx / (2 D) + 2 / c)) enters by scaling the cell's row by 1 / (1 + beta) (the
+/// face's coupling 0), so the system keeps its form.
 void setup_diffusion(const tessera::BlockLayout& layout, const Scheme& scheme, const Radiation& rad,
                      double dt, const double* u, const tessera::BlockLayout& coef_layout,
-                     double* coef);
+                     double* coef, bool lit = false);
 
 /// b += E_r and e = E_r: the system's right-hand side and the solve's first iterate.
 void finish_setup(const tessera::BlockLayout& layout, const double* u,
