@@ -692,19 +692,8 @@ int run(int argc, char** argv) {
   restored.restarted_from = restart ? restart->header().step : -1;
   const std::int64_t restarted_from = restored.restarted_from;
   if (restart) {
-    const auto read_start = std::chrono::steady_clock::now();
-    try {
-      solver->restore(*restart);
-    } catch (const CheckpointError& e) {
-      session.fail(e.option(), e.what());
-    } catch (const nlohmann::json::exception& e) {
-      session.fail("--restart",
-                   fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
-    }
-    restored.restore_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
-    restored.read_s = restart->read_seconds();
-    restored.read_phases_s = restart->read_phase_seconds();
+    restored = restore_checkpoint(session, *restart, [&] { solver->restore(*restart); });
+    restored.restarted_from = restarted_from;
     session.progress("jacobi7: restarted from {} (iteration {}) on {} rank(s)", restart->file(),
                      restart->header().step, session.size());
     restart.reset();

@@ -452,21 +452,11 @@ int run(int argc, char** argv) {
   double initial_norm = 0;
   CheckpointRestore restored;
   if (restart) {
-    const auto read_start = std::chrono::steady_clock::now();
-    try {
+    restored = restore_checkpoint(session, *restart, [&] {
       read_whole_blocks(*restart, "u", solver->finest_u());
       done = static_cast<int>(restart->header().step);
       initial_norm = restart->header().state.at("initial_rnm2").get<double>();
-    } catch (const CheckpointError& e) {
-      session.fail(e.option(), e.what());
-    } catch (const nlohmann::json::exception& e) {
-      session.fail("--restart",
-                   fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
-    }
-    restored.restore_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
-    restored.read_s = restart->read_seconds();
-    restored.read_phases_s = restart->read_phase_seconds();
+    });
     restored.restarted_from = done;
     session.progress(" Restarted from {} (iteration {}) on {} rank(s)", restart->file(), done,
                      session.size());

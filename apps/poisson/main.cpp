@@ -287,8 +287,7 @@ int run(int argc, char** argv) {
   CheckpointRestore restored;
   if (restart) {
     // The finest u as it was (ghosts included); the history of the checks before it.
-    const auto read_start = std::chrono::steady_clock::now();
-    try {
+    restored = restore_checkpoint(session, *restart, [&] {
       read_whole_blocks(*restart, "u", finest->u());
       std::vector<HistoryPoint> earlier;
       for (const auto& p : restart->header().state.at("history"))
@@ -296,17 +295,8 @@ int run(int argc, char** argv) {
       monitor.restore_history(std::move(earlier));
       iterations = static_cast<int>(restart->header().step);
       residual = restart->header().state.at("residual").get<double>();
-    } catch (const CheckpointError& e) {
-      session.fail(e.option(), e.what());
-    } catch (const nlohmann::json::exception& e) {
-      session.fail("--restart",
-                   fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
-    }
+    });
     for (int l = 0; l < grids->levels(); ++l) grids->level(l).u_changed();
-    restored.restore_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
-    restored.read_s = restart->read_seconds();
-    restored.read_phases_s = restart->read_phase_seconds();
     session.progress("poisson: restarted from {} (iteration {}) on {} rank(s)", restart->file(),
                      iterations, session.size());
     restored.restarted_from = iterations;

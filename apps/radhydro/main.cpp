@@ -775,24 +775,14 @@ int run(int argc, char** argv) {
   double t = 0;
   CheckpointRestore restored;
   if (restart) {
-    const auto read_start = std::chrono::steady_clock::now();
-    try {
+    restored = restore_checkpoint(session, *restart, [&] {
       read_whole_blocks(*restart, "U", sim->state());
       cycle = static_cast<int>(restart->header().step);
       t = restart->header().time;
       const auto& st = restart->header().state;
       for (int v = 0; v < 6; ++v) start_sums.totals[v] = st.at("totals_start").at(v).get<double>();
       start_sums.checksum = st.at("checksum_start").get<double>();
-    } catch (const CheckpointError& e) {
-      session.fail(e.option(), e.what());
-    } catch (const nlohmann::json::exception& e) {
-      session.fail("--restart",
-                   fmt::format("{}: the app state is incomplete: {}", restart->file(), e.what()));
-    }
-    restored.restore_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count();
-    restored.read_s = restart->read_seconds();
-    restored.read_phases_s = restart->read_phase_seconds();
+    });
     restored.restarted_from = cycle;
     session.progress("radhydro: restarted from {} (cycle {}, t = {:.9g}) on {} rank(s)",
                      restart->file(), cycle, t, session.size());

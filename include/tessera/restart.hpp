@@ -10,6 +10,7 @@
 
 #include "tessera/io/checkpoint_options.hpp"
 #include "tessera/io/checkpoint_reader.hpp"
+#include "tessera/io/checkpoint_report.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera {
@@ -37,5 +38,13 @@ std::unique_ptr<CheckpointReader> open_restart(
 /// the --config file must agree with the checkpoint's; the others take its values.
 std::unique_ptr<CheckpointReader> open_restart(Session& session, const CheckpointOptions& options,
                                                const std::string& app);
+
+/// Runs `read`, the app's restore from `reader` (its blocks and its header state), and
+/// measures it: a CheckpointError, or state in the header that is missing or of the wrong
+/// type (nlohmann::json::exception), stops every rank with one line naming the option
+/// (Session::fail). Returns read_s and read_phases_s from the reader and restore_s, the
+/// wall time of `read`; restarted_from is left to the caller (the step it continues from).
+CheckpointRestore restore_checkpoint(Session& session, CheckpointReader& reader,
+                                     const std::function<void()>& read);
 
 }  // namespace tessera

@@ -17,6 +17,7 @@
 #include "tessera/driver/state_sums.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/io/plot_file.hpp"
+#include "tessera/restart.hpp"
 #include "tessera/mesh/weighted_split.hpp"
 
 namespace tessera {
@@ -529,8 +530,7 @@ void AmrDriver::write_output() {
 }
 
 void AmrDriver::restore() {
-  const auto start = Clock::now();
-  try {
+  const CheckpointRestore restored = restore_checkpoint(session_, *reader_, [&] {
     if (!options_.checkpoint_dataset.empty())
       read_checkpoint_cells(*reader_, *mesh_, options_.checkpoint_dataset, 0, state_fields_);
     for (int g = 0; g < state_fields_ && options_.checkpoint_dataset.empty(); ++g)
@@ -557,16 +557,11 @@ void AmrDriver::restore() {
     for (std::size_t v = 0; v + 1 < t.size(); ++v) start_.integral.push_back(t[v].get<double>());
     start_.checksum = t.back().get<double>();
     solver_.restore_state(h.state);
-  } catch (const CheckpointError& e) {
-    session_.fail(e.option(), e.what());
-  } catch (const nlohmann::json::exception& e) {
-    session_.fail("--restart",
-                  fmt::format("{}: the app state is incomplete: {}", reader_->file(), e.what()));
-  }
+  });
   restarted_from_ = cycle_;
-  read_seconds_ = reader_->read_seconds();
-  read_phases_ = reader_->read_phase_seconds();
-  restore_seconds_ = std::chrono::duration<double>(Clock::now() - start).count();
+  read_seconds_ = restored.read_s;
+  read_phases_ = restored.read_phases_s;
+  restore_seconds_ = restored.restore_s;
   session_.progress("{}: restarted from {} (cycle {}, t {:.6e}, {} blocks) on {} rank(s)",
                     session_.app(), reader_->file(), cycle_, time_, mesh_->forest().global_count(),
                     session_.size());

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "tessera/io/checkpoint_content.hpp"
 #include "tessera/option_registry.hpp"
 
@@ -39,6 +41,25 @@ std::unique_ptr<CheckpointReader> open_restart(
                                           reader ? reader->file() : options.restart, e.what()));
   }
   return reader;
+}
+
+CheckpointRestore restore_checkpoint(Session& session, CheckpointReader& reader,
+                                     const std::function<void()>& read) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    read();
+  } catch (const CheckpointError& e) {
+    session.fail(e.option(), e.what());
+  } catch (const nlohmann::json::exception& e) {
+    session.fail("--restart",
+                 fmt::format("{}: the app state is incomplete: {}", reader.file(), e.what()));
+  }
+  CheckpointRestore restored;
+  restored.restore_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  restored.read_s = reader.read_seconds();
+  restored.read_phases_s = reader.read_phase_seconds();
+  return restored;
 }
 
 std::unique_ptr<CheckpointReader> open_restart(Session& session, const CheckpointOptions& options,
