@@ -36,6 +36,8 @@
 #   expect_all_same REF RUN...  expect_same REF RUN for every RUN, then one "ok" line
 #   expect_error NP APP TEXT ARGS...  APP ARGS on NP ranks is refused (as `refused`) and its
 #                            output names TEXT (a fixed string: the option at fault)
+#   error_on_every_rank APP TEXT ARGS...  on $ranks ranks (default 2): exactly one line
+#                            "error: ...TEXT...", every rank's own status non-zero
 #   require_smpi APP         exits 77 (ctest's skip) without SimGrid SMPI; else sets
 #                            smpi_build ($TESSERA_SMPI_BUILD, default <source>/build-smpi,
 #                            which scripts/test builds first) and builds jacobi7 and mg
@@ -117,6 +119,38 @@ expect_error() {
   refused "$np" "$app" "$@"
   grep -q -- "$text" "$tmp/out" || { cat "$tmp/out"; fail "$app $*: no message naming $text"; }
   echo "ok: $* -> $(grep -m1 -- "$text" "$tmp/out")"
+}
+
+# error_on_every_rank APP TEXT ARGS...: APP with ARGS on $ranks ranks (default 2) prints
+# exactly one line, "error: ...TEXT...", every rank exits non-zero (each rank's status is
+# recorded apart: the wrapper exits 0 so that mpirun neither aborts the other ranks nor adds
+# its own messages), no hang, no report.
+error_on_every_rank() {
+  local app="$1" text="$2" np="${ranks:-2}"
+  shift 2
+  if [[ ! -e "$tmp/rank.sh" ]]; then
+    cat >"$tmp/rank.sh" <<'SH'
+#!/usr/bin/env bash
+status_file="$1"
+shift
+"$@"
+echo "rank ${OMPI_COMM_WORLD_RANK:-?} status $?" >>"$status_file"
+exit 0
+SH
+  fi
+  rm -f "$tmp/status" "$tmp/report.json"
+  launch "$np" bash "$tmp/rank.sh" "$tmp/status" "$bin/$app" \
+    --report "$tmp/report.json" "$@" >"$tmp/out" 2>&1
+  local rc=$?
+  [[ $rc -ne 124 ]] || fail "$app $* hung"
+  local lines
+  lines="$(grep -c . "$tmp/out")"
+  [[ "$lines" == 1 ]] || { cat "$tmp/out"; fail "$app $*: $lines output lines, expected one"; }
+  grep -q -- "error: .*$text" "$tmp/out" || { cat "$tmp/out"; fail "$app $*: no error naming $text"; }
+  [[ "$(grep -c 'status [1-9]' "$tmp/status")" == "$np" ]] ||
+    { cat "$tmp/status"; fail "$app $*: not every rank exited non-zero"; }
+  [[ ! -e "$tmp/report.json" ]] || fail "$app $* wrote a report"
+  echo "ok: $* -> $(cat "$tmp/out")"
 }
 
 refused() {

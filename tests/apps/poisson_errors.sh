@@ -6,36 +6,9 @@ set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 launch_timeout=60
 
-# Each rank runs poisson and appends its own exit status to $tmp/status; the wrapper then
-# exits 0 so that mpirun neither aborts the other rank nor adds its own messages.
-cat >"$tmp/rank.sh" <<'SH'
-#!/usr/bin/env bash
-status_file="$1"
-shift
-"$@"
-echo "rank ${OMPI_COMM_WORLD_RANK:-?} status $?" >>"$status_file"
-exit 0
-SH
-
-# expect_error_on_every_rank OPTION ARGS... (on $ranks ranks)
+# expect_error_on_every_rank TEXT ARGS... on $ranks ranks (lib.sh: error_on_every_rank)
 ranks=2
-expect_error_on_every_rank() {
-  local option="$1"
-  shift
-  rm -f "$tmp/status" "$tmp/report.json"
-  launch "$ranks" bash "$tmp/rank.sh" "$tmp/status" "$bin/poisson" \
-    --report "$tmp/report.json" "$@" >"$tmp/out" 2>&1
-  local rc=$?
-  [[ $rc -ne 124 ]] || fail "poisson $* hung"
-  local lines
-  lines="$(grep -c . "$tmp/out")"
-  [[ "$lines" == 1 ]] || { cat "$tmp/out"; fail "poisson $*: $lines output lines, expected one"; }
-  grep -q -- "error: .*$option" "$tmp/out" || { cat "$tmp/out"; fail "poisson $*: no error naming $option"; }
-  [[ "$(grep -c 'status [1-9]' "$tmp/status")" == "$ranks" ]] ||
-    { cat "$tmp/status"; fail "poisson $*: not every rank exited non-zero"; }
-  [[ ! -e "$tmp/report.json" ]] || fail "poisson $* wrote a report"
-  echo "ok: $* -> $(cat "$tmp/out")"
-}
+expect_error_on_every_rank() { error_on_every_rank poisson "$@"; }
 
 expect_error_on_every_rank --tolerance --tolerance -1e-6
 expect_error_on_every_rank --tolerance --tolerance nan
