@@ -38,7 +38,7 @@ expect_checkpoint_error() {
   local app="$1" pattern="$2"
   shift 2
   set +e
-  timeout 60 mpirun -np 3 --oversubscribe "$bin/$app" --quiet --checkpoint-every 1 "$@" \
+  timeout -k 10 60 mpirun -np 3 --oversubscribe "$bin/$app" --quiet --checkpoint-every 1 "$@" \
     >"$tmp/out" 2>"$tmp/err"
   local code=$?
   set -e

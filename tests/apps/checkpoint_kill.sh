@@ -36,7 +36,7 @@ cycle() {
   local app="$1" name="$2" cycles="$3"
   shift 3
   local ck="$tmp/$name.ck"
-  timeout 120 mpirun -np 2 --oversubscribe "$bin/$app" --quiet --report "$tmp/$name.json" "$@" \
+  timeout -k 10 120 mpirun -np 2 --oversubscribe "$bin/$app" --quiet --report "$tmp/$name.json" "$@" \
     >"$tmp/$name.out" 2>&1 || { cat "$tmp/$name.out"; fail "$name: straight run failed"; }
   local straight_s
   straight_s="$(/usr/bin/python3 -c "import json,sys; print(int(1000*json.load(open(sys.argv[1]))['wall_s']))" "$tmp/$name.json")"
@@ -57,7 +57,7 @@ cycle() {
   done
   local restart=()
   [[ -n "$(complete "$ck")" ]] && restart=(--restart latest)
-  timeout 120 mpirun -np 3 --oversubscribe "$bin/$app" --quiet --report "$tmp/$name.final.json" \
+  timeout -k 10 120 mpirun -np 3 --oversubscribe "$bin/$app" --quiet --report "$tmp/$name.final.json" \
     "$@" --checkpoint-dir "$ck" "${restart[@]}" >"$tmp/$name.final.out" 2>&1 ||
     { cat "$tmp/$name.final.out"; fail "$name: the restart after $kills kills failed"; }
   local want got

@@ -8,7 +8,7 @@ unset OMPI_MCA_rmaps_base_oversubscribe  # mpirun's own defaults for the binding
 # run "MPIRUN OPTIONS" THREADS
 run() {
   # shellcheck disable=SC2086
-  timeout 120 mpirun $1 "$bin/jacobi7" --threads "$2" --blocks 2 2 2 --block-cells 8 8 8 \
+  timeout -k 10 120 mpirun $1 "$bin/jacobi7" --threads "$2" --blocks 2 2 2 --block-cells 8 8 8 \
     --iters 2 --quiet >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "mpirun $1 failed"; }
 }
 

@@ -13,7 +13,7 @@ refused() {
   local app="$1" options="$2"
   shift 2
   local start=$SECONDS
-  timeout 30 mpirun -np 2 --oversubscribe "$bin/$app" --report "$tmp/report.json" "$@" \
+  timeout -k 10 30 mpirun -np 2 --oversubscribe "$bin/$app" --report "$tmp/report.json" "$@" \
     >"$tmp/out" 2>&1
   local rc=$? took=$((SECONDS - start))
   [[ $rc -ne 124 ]] || fail "$app $* hung"
@@ -51,11 +51,11 @@ refused euler --cells/--block-cells/--max-level/--max-blocks-per-rank --dim 3 \
   --cells 1024 1024 1024 --block-cells 16 16 16 --max-level 3
 
 # Small inputs still run.
-timeout 60 mpirun -np 2 "$bin/jacobi7" --quiet --blocks 4 4 4 --block-cells 8 8 8 --iters 2 \
+timeout -k 10 60 mpirun -np 2 "$bin/jacobi7" --quiet --blocks 4 4 4 --block-cells 8 8 8 --iters 2 \
   >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "a small jacobi7 run failed"; }
 
 # Past the check, an allocation failure names the rank, the field and the phase.
-timeout 60 mpirun -np 2 "$bin/jacobi7" --no-memory-check --blocks 2 2 2 \
+timeout -k 10 60 mpirun -np 2 "$bin/jacobi7" --no-memory-check --blocks 2 2 2 \
   --block-cells 4096 4096 4096 >"$tmp/out" 2>&1
 rc=$?
 [[ $rc -ne 124 ]] || fail "jacobi7 --no-memory-check hung"

@@ -12,7 +12,7 @@ library="$bin/libtessera_mpi_delay.so"
 for hold in 4 32; do
   for seed in 1 2 3; do
     out="$tmp/check_${hold}_$seed.out"
-    timeout 120 mpirun -np 2 --oversubscribe --bind-to none -x LD_PRELOAD="$library" \
+    timeout -k 10 120 mpirun -np 2 --oversubscribe --bind-to none -x LD_PRELOAD="$library" \
       -x TESSERA_MPI_DELAY_SEED="$seed" -x TESSERA_MPI_DELAY_MAX="$hold" \
       -x TESSERA_MPI_DELAY_VERBOSE=1 "$bin/delay_check" >"$out" 2>&1 ||
       { cat "$out"; fail "delay_check with holds up to $hold, seed $seed"; }
@@ -23,7 +23,7 @@ for hold in 4 32; do
   done
 done
 # Without the library one peer's messages are reported in order: the check fails.
-timeout 120 mpirun -np 2 --oversubscribe --bind-to none "$bin/delay_check" >"$tmp/plain.out" 2>&1 &&
+timeout -k 10 120 mpirun -np 2 --oversubscribe --bind-to none "$bin/delay_check" >"$tmp/plain.out" 2>&1 &&
   { cat "$tmp/plain.out"; fail "delay_check passed without the library"; }
 grep -q "FAIL: no message was reported out of posting order" "$tmp/plain.out" ||
   { cat "$tmp/plain.out"; fail "delay_check without the library failed for another reason"; }

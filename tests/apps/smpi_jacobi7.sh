@@ -13,7 +13,7 @@ require_smpi jacobi7
 input=(--blocks 4 4 4 --block-cells 8 8 8 --iters 30 --check-every 7 --quiet)
 invariant() { fields "$1" checksum history; }
 
-timeout 120 mpirun -np 2 --oversubscribe "$bin/jacobi7" --exec bsp "${input[@]}" \
+timeout -k 10 120 mpirun -np 2 --oversubscribe "$bin/jacobi7" --exec bsp "${input[@]}" \
   --report "$tmp/real.json" >"$tmp/real.out" 2>&1 ||
   { cat "$tmp/real.out"; fail "real 2-rank jacobi7 exited non-zero"; }
 want="$(invariant "$tmp/real.json")"
@@ -21,7 +21,7 @@ want="$(invariant "$tmp/real.json")"
 for platform in fast slow; do
   for model in bsp dataflow; do
     name="smpi_${platform}_${model}"
-    timeout 300 "$src/scripts/smpi-run" --platform "$platform" 16 "$smpi_build/bin/jacobi7" \
+    timeout -k 10 300 "$src/scripts/smpi-run" --platform "$platform" 16 "$smpi_build/bin/jacobi7" \
       --exec "$model" "${input[@]}" --report "$tmp/$name.json" >"$tmp/$name.out" 2>&1 ||
       { cat "$tmp/$name.out"; fail "$name: jacobi7 on 16 simulated ranks exited non-zero"; }
     got="$(invariant "$tmp/$name.json")"

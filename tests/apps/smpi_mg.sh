@@ -16,7 +16,7 @@ bits() {
   /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(r['rnm2_hex'], r['verified'])" "$1"
 }
 
-timeout 120 mpirun -np 2 --oversubscribe "$bin/mg" --exec bsp "${input[@]}" \
+timeout -k 10 120 mpirun -np 2 --oversubscribe "$bin/mg" --exec bsp "${input[@]}" \
   --report "$tmp/real.json" >"$tmp/real.out" 2>&1 ||
   { cat "$tmp/real.out"; fail "real 2-rank mg exited non-zero"; }
 want="$(bits "$tmp/real.json")"
@@ -26,7 +26,7 @@ want="$(bits "$tmp/real.json")"
 for run in "fast bsp" "fast dataflow" "slow bsp" "slow dataflow" "fast dataflow --staged-halo"; do
   read -r platform model staged <<<"$run"
   name="smpi_${platform}_${model}${staged:+_staged}"
-  timeout 300 "$src/scripts/smpi-run" --platform "$platform" 8 "$smpi_build/bin/mg" \
+  timeout -k 10 300 "$src/scripts/smpi-run" --platform "$platform" 8 "$smpi_build/bin/mg" \
     --exec "$model" "${input[@]}" ${staged:+"$staged"} --report "$tmp/$name.json" \
     >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: mg on 8 simulated ranks exited non-zero"; }
