@@ -14,7 +14,7 @@ run() {
   local name="$1" np="$2" want="${want_exit:-0}" code=0
   shift 2
   timeout -k 10 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/poisson" --quiet \
-    --hang-timeout -k 10 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 || code=$?
+    --hang-timeout 30 --report "$tmp/$name.json" "$@" >"$tmp/$name.out" 2>&1 || code=$?
   [[ $code == "$want" ]] ||
     { cat "$tmp/$name.out"; fail "$name: poisson $* on $np rank(s) exited $code, not $want"; }
 }

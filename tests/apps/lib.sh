@@ -65,13 +65,13 @@ launch() {
   fi
 }
 
-# run_app APP NAME NP ARGS...: runs APP on NP ranks with --quiet, --hang-timeout -k 10 30 and its
+# run_app APP NAME NP ARGS...: runs APP on NP ranks with --quiet, --hang-timeout 30 and its
 # report in $tmp/NAME.json, its output in $tmp/NAME.out; a non-zero exit prints the output
 # and fails the script.
 run_app() {
   local app="$1" name="$2" np="$3"
   shift 3
-  launch "$np" "$bin/$app" --quiet --hang-timeout -k 10 30 --report "$tmp/$name.json" "$@" \
+  launch "$np" "$bin/$app" --quiet --hang-timeout 30 --report "$tmp/$name.json" "$@" \
     >"$tmp/$name.out" 2>&1 ||
     { cat "$tmp/$name.out"; fail "$name: $app $* on $np rank(s) exited non-zero"; }
 }

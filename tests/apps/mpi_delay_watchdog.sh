@@ -14,7 +14,7 @@ input=(--blocks 4 3 2 --block-cells 6 5 4 --iters 20 --check-every 7 --intranode
 out="$tmp/delayed.out"
 timeout -k 10 60 mpirun -np 2 --oversubscribe --bind-to none -x LD_PRELOAD="$library" \
   -x TESSERA_MPI_DELAY_SEED=3 -x TESSERA_MPI_DELAY_MAX=64 -x TESSERA_MPI_DELAY_VERBOSE=1 \
-  "$bin/jacobi7" --quiet --hang-timeout -k 10 2 "${input[@]}" >"$out" 2>&1 ||
+  "$bin/jacobi7" --quiet --hang-timeout 2 "${input[@]}" >"$out" 2>&1 ||
   { cat "$out"; fail "delayed run exited non-zero"; }
 [[ $(grep -c "^mpi_delay: rank [01]: .* [1-9][0-9]* held for .* 0 left unreported$" "$out") == 2 ]] ||
   { cat "$out"; fail "delayed run: the library did not hold completions on both ranks"; }
@@ -28,7 +28,7 @@ never_run() {
   local out="$tmp/never.out" rc tag r
   timeout -k 10 60 mpirun -np 2 --oversubscribe --bind-to none -x LD_PRELOAD="$library" \
     -x TESSERA_MPI_DELAY_SEED=3 -x TESSERA_MPI_DELAY_MAX=4 -x TESSERA_MPI_DELAY_NEVER=0:1:3 \
-    "$bin/jacobi7" --quiet --hang-timeout -k 10 1 "${input[@]}" >"$out" 2>&1
+    "$bin/jacobi7" --quiet --hang-timeout 1 "${input[@]}" >"$out" 2>&1
   rc=$?
   [[ $rc -ne 0 ]] || { cat "$out"; fail "run without its message exited 0"; }
   [[ $rc -ne 124 ]] || { cat "$out"; fail "run without its message hung until the outer timeout"; }

@@ -4,7 +4,7 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 out="$tmp/out"
-timeout -k 10 60 mpirun -np 2 --oversubscribe "$bin/never_sends" --hang-timeout -k 10 1 >"$out" 2>&1
+timeout -k 10 60 mpirun -np 2 --oversubscribe "$bin/never_sends" --hang-timeout 1 >"$out" 2>&1
 rc=$?
 cat "$out"
 [[ $rc -ne 0 ]] || fail "run exited 0"

@@ -17,7 +17,7 @@ run() {
   local np="$1"
   shift
   timeout -k 10 120 mpirun -np "$np" --oversubscribe --bind-to none "$bin/$name" --quiet \
-    --hang-timeout -k 10 30 "$@" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "$* on $np rank(s) exited non-zero"; }
+    --hang-timeout 30 "$@" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "$* on $np rank(s) exited non-zero"; }
   cat "$tmp/out"
 }
 checksum() { sed -n 's/.*, checksum \([0-9a-f]\{16\}\)$/\1/p' "$tmp/out"; }

@@ -2,7 +2,7 @@
 # Runs jacobi7, euler, miniamr and mg many times under the PMPI delay library
 # (tests/support/mpi_delay.cpp, LD_PRELOAD) and checks that every run gives the bits of the
 # same app's run without it: a message completed late or out of order changes no bit,
-# loses nothing, hangs nothing and does not wake the hang watchdog (--hang-timeout -k 10 10 with
+# loses nothing, hangs nothing and does not wake the hang watchdog (--hang-timeout 10 with
 # holds of at most 64 polls).
 # Sourced by tests/apps/mpi_delay.sh (default suite) and tests/apps/long/mpi_delay_many.sh
 # after lib.sh, with
@@ -69,7 +69,7 @@ delayed_runs() {
     timeout -k 10 "$launch_timeout" mpirun -np "$np" --oversubscribe --bind-to none \
       -x LD_PRELOAD="$library" -x TESSERA_MPI_DELAY_SEED="$seed" -x TESSERA_MPI_DELAY_MAX="$hold" \
       -x TESSERA_MPI_DELAY_VERBOSE=1 \
-      "$bin/$app" --quiet --hang-timeout -k 10 10 --exec "$model" --threads "$threads" \
+      "$bin/$app" --quiet --hang-timeout 10 --exec "$model" --threads "$threads" \
       --intranode "$intranode" --report "$report" "${input[@]}" >"$out" 2>&1 ||
       { cat "$out"; fail "$what: exited non-zero"; }
     [[ "$(delayed_invariant "$app" "$report")" == "${references[$app]}" ]] ||
