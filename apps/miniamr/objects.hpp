@@ -5,6 +5,7 @@
 // (see docs/apps/miniamr.md), because block counts must match the reference.
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 
@@ -21,6 +22,7 @@ struct RefineObject {
   std::array<double, 3> size{};
   std::array<double, 3> growth{};
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RefineObject, type, bounce, center, move, size, growth)
 
 /// An axis-aligned box in the unit cube: [axis][0 = low, 1 = high].
 using UnitBox = std::array<std::array<double, 2>, 3>;
