@@ -1,9 +1,5 @@
-// miniAMR's object/block intersection test. Every comparison (strict or not) and every
-// floating-point expression is evaluated in the same order as in the reference, so that
-// borderline blocks are decided the same way and block counts match exactly.
-//
-// Contracting a*b + c into a fused multiply-add would change roundings of the normalised
-// distances; keep each operation separately rounded like the reference build does.
+// miniAMR's object/block test, comparison by comparison and in the reference's floating-point
+// order (objects.hpp). No fused multiply-adds: the reference build rounds every operation.
 #pragma GCC optimize("fp-contract=off")
 
 #include "objects.hpp"
@@ -17,16 +13,15 @@ namespace tessera {
 
 namespace {
 
-// Square of the normalised distance ((p - c) / s)^2 along one axis.
-double sq(double p, double c, double s) {
-  const double t = (p - c) / s;
+// Square of the normalised distance ((p - c) / s)^2 along axis a of the block's face `side`.
+double sq(const UnitBox& cor, const RefineObject& o, int a, int side) {
+  const double t = (cor[a][side] - o.center[a]) / o.size[a];
   return t * t;
 }
 
-// Position of the object centre relative to a block along one axis: inside (both ends
-// included), or outside with `near` = the index of the nearer block face (0 low, 1 high).
-// For a centre inside, `near` is the face on the centre's side of the midpoint when
-// `use_midpoint` (surface tests), so the far corner is cor[axis][1 - near].
+// The object centre along one axis of a block: inside (ends included), or outside with `near`
+// the nearer face (0 low, 1 high); inside, `near` is the face on the centre's side of the
+// midpoint when `use_midpoint` (surface tests), so the far corner is cor[axis][1 - near].
 struct AxisPosition {
   bool inside;
   int near;
@@ -59,7 +54,7 @@ bool near_inside(const UnitBox& cor, const RefineObject& o, const int* axes, int
   double q = 0;
   for (int i = 0; i < n; ++i)
     if (!pos[i].inside) {
-      q += sq(cor[axes[i]][pos[i].near], o.center[axes[i]], o.size[axes[i]]);
+      q += sq(cor, o, axes[i], pos[i].near);
       ++outside;
       last = i;
     }
@@ -72,8 +67,7 @@ bool near_inside(const UnitBox& cor, const RefineObject& o, const int* axes, int
 bool far_outside(const UnitBox& cor, const RefineObject& o, const int* axes, int n,
                  const AxisPosition* pos) {
   double q = 0;
-  for (int i = 0; i < n; ++i)
-    q += sq(cor[axes[i]][1 - pos[i].near], o.center[axes[i]], o.size[axes[i]]);
+  for (int i = 0; i < n; ++i) q += sq(cor, o, axes[i], 1 - pos[i].near);
   return q > 1.0;
 }
 
@@ -85,9 +79,8 @@ bool box_surface(const UnitBox& cor, const RefineObject& o) {
   return overlaps(cor, o, 2) && straddles_one(cor, o, 2);
 }
 
-// Hemispheroids keep the match unless the whole block lies on the excluded side of the
-// plane through the centre. Types 4/5: keep +x, 6/7: keep -x, 8/9: +y, 10/11: -y, 12/13: +z,
-// 14/15: -z.
+// A hemispheroid misses a block wholly on the excluded side of the plane through its centre.
+// Types 4/5 keep +x, 6/7 -x, 8/9 +y, 10/11 -y, 12/13 +z, 14/15 -z.
 bool excluded_half(const UnitBox& cor, const RefineObject& o) {
   const int half = (o.type - 4) / 2;  // 0 x+, 1 x-, 2 y+, 3 y-, 4 z+, 5 z-
   const int a = half / 2;

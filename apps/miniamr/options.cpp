@@ -27,14 +27,11 @@ void register_options(tessera::Session& session, Options& o) {
     add(fmt::format("--init_{}", x), o.init_blocks[a],
         fmt::format("initial blocks per rank-grid cell along {}", x), in_range(1, 1024));
     add(fmt::format("--np{}", x), o.rank_grid[a],
-        fmt::format("miniAMR rank grid along {0}: the mesh has np{0} * init_{0} level-0 blocks "
-                    "along {0} (any number of ranks may run it)",
-                    x),
+        fmt::format("miniAMR's rank grid: np{0} * init_{0} level-0 blocks along {0}", x),
         in_range(1, 4096));
   }
-  // Where tessera's shared vocabulary (docs/options.md) has a name, it is the option's own
-  // and miniAMR's spelling its alias. --max_blocks is checked against the initial blocks
-  // in validate_options; the reference divides by --refine_freq.
+  // A name of tessera's shared vocabulary (docs/options.md) is the option's own, miniAMR's
+  // its alias. validate_options checks --max_blocks; the reference divides by --refine_freq.
   constexpr auto kRun = tessera::OptionRole::run;
   add("--max_blocks", o.max_blocks, "most blocks a rank may hold", at_least(1));
   add("--num_refine", o.num_refine, "refinement levels above level 0",
@@ -77,8 +74,8 @@ void register_options(tessera::Session& session, Options& o) {
       one_of({0, 1, 2}));
   add("--inbalance", o.inbalance, "percent of imbalance that triggers load balancing", at_least(0));
   add("--plot_freq", o.run.output_every,
-      "write plot files (HDF5 + XDMF: every variable, level and rank of every block) at "
-      "timestep 0, every this many timesteps and at the end; 0 = never",
+      "plot files (HDF5 + XDMF, docs/output.md) at timestep 0, every this many timesteps and "
+      "at the end; 0 = never",
       at_least(0), kRun);
   registry.add("--plot_prefix", o.plot_prefix,
                "path prefix of the plot files: <prefix>_<T>.h5 and .xmf, the series <prefix>.xdmf");

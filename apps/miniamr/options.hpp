@@ -43,23 +43,20 @@ struct Options {
   bool moves_objects() const { return num_refine > 0 && uniform_refine == 0; }
 };
 
-/// Adds the options to the session's parser, each with its allowed values (before
-/// Session::start).
+/// Declares the options with their allowed values (before Session::start).
 void register_options(tessera::Session& session, Options& options);
 
-/// Checks what the parser cannot (after Session::start and after a restore): --max_blocks
-/// against the initial blocks, the --object values; a bad one stops every rank with one
-/// line naming the option (Session::fail). Fills options.objects from raw_objects.
+/// After Session::start and a restore, checks what the parser cannot (--max_blocks against
+/// the initial blocks, the --object values: Session::fail) and parses options.objects.
 void validate_options(tessera::Session& session, Options& options);
 
 /// The driver's run: miniAMR's unit cube of level-0 blocks, a fixed step of 1 per timestep,
 /// refinement and load balancing as the options say, plot files and checkpoints.
 tessera::AmrDriverOptions driver_options(const Options& options, nlohmann::json problem);
 
-/// The bytes one of `ranks` ranks needs (for Session::check_memory): the driver's fields
-/// (amr_field_memory of `driver` and `fields`) on its share of the most blocks the run may
-/// hold (--max_blocks per miniAMR rank, or what --num_refine levels can reach from the root
-/// blocks, if fewer; none without objects or uniform refinement), plus per-block metadata.
+/// The bytes one of `ranks` ranks needs (Session::check_memory): the driver's fields on its
+/// share of the most blocks the run may hold (--max_blocks per miniAMR rank, or what
+/// --num_refine levels reach from the root blocks if fewer), plus per-block metadata.
 tessera::MemoryEstimate memory_needed(const Options& options,
                                       const tessera::AmrDriverOptions& driver,
                                       const std::vector<tessera::FieldSpec>& fields, int ranks);

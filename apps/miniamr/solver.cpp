@@ -26,10 +26,9 @@ double initial_value(const std::array<std::int64_t, 3>& g, int v) {
   return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
 
-// miniAMR's stencils, with the reference's order of additions: the interior of variables
-// first .. first + vars - 1 of `block` becomes the 7- or 27-point average of the old values
-// (ghosts filled). 7: [u(i-1) + u(j-1) + u(k-1) + u + u(k+1) + u(j+1) + u(i+1)] / 7;
-// 27: the sums over the planes i-1, i and i+1, each j-major and k-minor, / 27.
+// miniAMR's stencils in the reference's order of additions: variables first .. first+vars-1
+// become 7: [u(i-1) + u(j-1) + u(k-1) + u + u(k+1) + u(j+1) + u(i+1)] / 7, or 27: the sums
+// over the planes i-1, i and i+1 (each j-major, k-minor) / 27, of the old values.
 void apply_stencil(const tessera::BlockShape& s, int points, double* block, int first, int vars) {
   const tessera::BlockLayout l = s.layout();
   const tessera::Int3 n = l.cells();
@@ -95,14 +94,14 @@ void Solver::submit_initial_state(tessera::AmrDriver& driver, const tessera::Sol
   std::vector<tessera::Access> acc;
   for (int g = 0; g < options_.groups(); ++g)
     acc.push_back(write(driver.mesh().interior(b.index, g)));
-  const int vars = options_.num_vars;
-  session_.runtime().submit("init_block", std::span<const tessera::Access>(acc), [b, vars] {
-    const std::ptrdiff_t stride = b.shape->layout().stride_var();
-    tessera::for_each_cell(b, [&](const std::array<std::int64_t, 3>& g, std::size_t c) {
-      for (int v = 0; v < vars; ++v)
-        b.data[c + static_cast<std::size_t>(v * stride)] = initial_value(g, v);
-    });
-  });
+  session_.runtime().submit(
+      "init_block", std::span<const tessera::Access>(acc), [b, vars = options_.num_vars] {
+        const std::ptrdiff_t stride = b.shape->layout().stride_var();
+        tessera::for_each_cell(b, [&](const std::array<std::int64_t, 3>& g, std::size_t c) {
+          for (int v = 0; v < vars; ++v)
+            b.data[c + static_cast<std::size_t>(v * stride)] = initial_value(g, v);
+        });
+      });
 }
 
 void Solver::submit_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx) {
@@ -123,8 +122,7 @@ void Solver::after_stage(tessera::AmrDriver& driver, int stage) {
   if (stage == 0) {
     const int ts = driver.cycle() + 1;
     if ((options_.report_perf & 8) != 0)
-      session_.progress("Timestep {} time {:.6f} delta {:.6f}", ts, static_cast<double>(ts - 1),
-                        1.0);
+      session_.progress("Timestep {} time {:.6f} delta 1.000000", ts, ts - 1.0);
     h_.blocks_per_step.push_back(driver.mesh().forest().global_count());
   }
   if (stage + 1 == options_.stages_per_ts * options_.groups() && options_.moves_objects())
@@ -136,9 +134,8 @@ void Solver::check_sums(tessera::AmrDriver& driver, int ts,
   // Round 0 (the initial state) is the reference each later round is compared with.
   if (ts > 0) ++h_.checksums;
   const double tol = std::pow(10.0, -options_.error_tol);
-  for (int v = 0; v < options_.num_vars && ts > 0; ++v) {
-    const double sum = sums[static_cast<std::size_t>(v)].value();
-    const double old = h_.reference_sums[static_cast<std::size_t>(v)];
+  for (std::size_t v = 0; ts > 0 && v < sums.size(); ++v) {
+    const double sum = sums[v].value(), old = h_.reference_sums[v];
     const double diff = std::fabs(sum - old), rel = diff / old;
     if (options_.report_diffusion)
       session_.say("{} var {} sum {} old {} diff {} {} tol {}", ts, v, sum, old, diff, rel, tol);
@@ -158,12 +155,11 @@ void Solver::check_sums(tessera::AmrDriver& driver, int ts,
 
 std::optional<std::vector<std::int8_t>> Solver::marks(tessera::AmrDriver& driver) {
   const tessera::Forest& forest = driver.mesh().forest();
-  std::vector<std::uint8_t> hit(static_cast<std::size_t>(forest.local_count()));
+  std::vector<std::uint8_t> hit;
   for (std::int32_t b = 0; b < forest.local_count(); ++b) {
     const tessera::BlockPlace& p = forest.local(b);
-    hit[static_cast<std::size_t>(b)] =
-        options_.uniform_refine != 0 ? p.level < options_.num_refine
-                                     : tessera::objects_intersect(h_.objects, forest.unit_box(p));
+    hit.push_back(options_.uniform_refine != 0 ? p.level < options_.num_refine
+                                               : objects_intersect(h_.objects, forest.unit_box(p)));
   }
   return tessera::refinement_marks(forest, hit, options_.num_refine);
 }
@@ -227,21 +223,20 @@ nlohmann::json Solver::report(const tessera::AmrDriver& driver) const {
 
 // The end-of-run report on stdout, in the spirit of miniAMR's (--report_perf bit 4).
 void Solver::print_report(const tessera::AmrDriver& d) const {
-  tessera::Session& session = session_;
   const Options& o = options_;
   const nlohmann::json t = report(d);
   const auto roots = o.root_blocks();
-  session.say(
+  session_.say(
       "================ Start report ===================\n\n"
       "          tessera miniamr (miniAMR-compatible, task-based)\n");
   const tessera::AmrDriverOptions& r = o.run;
-  session.say(
+  session_.say(
       "Run on {} ranks x {} threads, execution model {}\n"
       "Initial mesh of {} x {} x {} level-0 blocks (npx*init_x x npy*init_y x npz*init_z)\n"
       "Block size {} x {} x {}, {} variables, {} per communication group\n"
       "Maximum blocks {} per miniAMR rank; {} levels of refinement; block_change {}\n"
       "Load balancing: lb_opt {}, threshold {}% ; messages: {}{}{}",
-      session.size(), session.runtime().threads(), tessera::to_string(session.options().exec),
+      session_.size(), session_.runtime().threads(), tessera::to_string(session_.options().exec),
       roots[0], roots[1], roots[2], o.block_cells[0], o.block_cells[1], o.block_cells[2],
       o.num_vars, o.variables_per_group(), o.max_blocks, o.num_refine, o.refine_iterations_later(),
       o.lb_opt, o.inbalance, r.send_faces ? "one per face" : "one per neighbour rank and axis",
@@ -249,26 +244,25 @@ void Solver::print_report(const tessera::AmrDriver& d) const {
       r.separate_buffers ? ", separate buffers per axis" : "");
   for (std::size_t i = 0; i < o.objects.size(); ++i) {
     const auto& obj = o.objects[i];  // as given
-    session.say("Object {} is the {}", i, tessera::object_type_name(obj.type));
-    session.say("  bounce {} centre {} move {} size {} growth {}", obj.bounce,
-                fmt::join(obj.center, " "), fmt::join(obj.move, " "), fmt::join(obj.size, " "),
-                fmt::join(obj.growth, " "));
+    session_.say("Object {} is the {}\n  bounce {} centre {} move {} size {} growth {}", i,
+                 tessera::object_type_name(obj.type), obj.bounce, fmt::join(obj.center, " "),
+                 fmt::join(obj.move, " "), fmt::join(obj.size, " "), fmt::join(obj.growth, " "));
   }
-  session.say(
+  session_.say(
       "Number of timesteps {} (done {}), stages per timestep {}, checksum every {} stages, "
       "refinement every {} timesteps\n{}-point stencil, error tolerance 10^-{}\n\n"
       "Total time for test (sec): {:.4f}  (time stepping and refinement: {:.4f})\n",
       r.max_cycles, d.cycle(), o.stages_per_ts, o.checksum_freq, o.refine_freq, o.stencil,
       o.error_tol, total_seconds_, d.loop_seconds());
-  session.say("Phases (main-thread wall time on rank 0, sec; overlapping under dataflow):");
-  for (const auto& [name, seconds] : session.exec().phase_seconds())
-    session.say("     {:<16} {:10.4f}", name, seconds);
+  session_.say("Phases (main-thread wall time on rank 0, sec; overlapping under dataflow):");
+  for (const auto& [name, seconds] : session_.exec().phase_seconds())
+    session_.say("     {:<16} {:10.4f}", name, seconds);
   const double gflops = t["gflops"].get<double>();
-  session.say(
+  session_.say(
       "\nComputational Performance\n     Total floating point ops  {:.6e}\n"
       "     total GFLOPS              {:.4f}  (ops / time stepping wall time / 1e9)\n"
       "     Average GFLOPS per rank   {:.4f}\n",
-      t["flops"].get<double>(), gflops, gflops / session.size());
+      t["flops"].get<double>(), gflops, gflops / session_.size());
   // Blocks after each refinement step (the initial mesh without any).
   std::vector<std::int64_t> totals;
   for (const auto& step : h_.refinements) totals.push_back(step.total);
@@ -276,7 +270,7 @@ void Solver::print_report(const tessera::AmrDriver& d) const {
   const auto [min_b, max_b] = std::ranges::minmax(totals);
   const double stages = static_cast<double>(std::max(1, d.cycle())) * o.stages_per_ts;
   const auto total_blocks = t["total_blocks"].get<std::int64_t>();
-  session.say(
+  session_.say(
       "Mesh Refinement\n     Number of refinement steps     {}\n"
       "     Number of load balance steps   {}\n     Total blocks                   {}\n"
       "     Blocks/timestep ave, min, max  {:.2f} {} {}\n     Max blocks on a rank           {}\n"
@@ -285,13 +279,13 @@ void Solver::print_report(const tessera::AmrDriver& d) const {
       h_.refinements.size(), d.repartitions(), total_blocks,
       static_cast<double>(total_blocks) / stages, min_b, max_b, d.max_blocks_per_rank(),
       d.blocks_split(), d.families_merged(), d.blocks_moved());
-  session.say("Checksums: {} ({}), final checksum {}\n", h_.checksums,
-              validation_failed_ ? "validation FAILED" : "all validated",
-              tessera::hex_bits(checksum_));
-  session.say("================== End report ===================");
-  session.say("Summary: ranks {} threads {} ts {} time {:.4f} blocks/ts {:.2f} max_blocks {}",
-              session.size(), session.runtime().threads(), d.cycle(), total_seconds_,
-              static_cast<double>(total_blocks) / stages, d.max_blocks_per_rank());
+  session_.say("Checksums: {} ({}), final checksum {}\n", h_.checksums,
+               validation_failed_ ? "validation FAILED" : "all validated",
+               tessera::hex_bits(checksum_));
+  session_.say("================== End report ===================");
+  session_.say("Summary: ranks {} threads {} ts {} time {:.4f} blocks/ts {:.2f} max_blocks {}",
+               session_.size(), session_.runtime().threads(), d.cycle(), total_seconds_,
+               static_cast<double>(total_blocks) / stages, d.max_blocks_per_rank());
 }
 
 }  // namespace miniamr

@@ -1,9 +1,8 @@
 #pragma once
 // miniamr as a solver on the adaptive-mesh driver: miniAMR's cycle (per stage and variable
-// group: ghost exchange, 7- or 27-point stencil; the state summed every --checksum_freq
-// stages and validated one round later), its object-driven refinement rules as the
-// driver's marks, its report. The driver runs the loop, adaptation, repartition,
-// checkpoints, restart and plot files.
+// group: ghost exchange, 7- or 27-point stencil; sums every --checksum_freq stages validated
+// one round later), its object rules as the driver's marks, its report. The driver runs the
+// loop, adaptation, repartition, checkpoints, restart and plot files.
 
 #include <cstdint>
 #include <vector>
