@@ -49,7 +49,7 @@ class OptionError : public std::runtime_error {
 /// refuses it by name. Combine them with `&` (the message names only the failing part).
 /// "must be in LOW..HIGH, got V"; help shows "in LOW..HIGH".
 CLI::Validator in_range(long long low, long long high);
-/// "must be >= LOW, got V"; help shows ">= LOW".
+/// "must be >= LOW, got V"; help shows "at least LOW".
 CLI::Validator at_least(long long low);
 /// "must be 7 or 27, got V" (the allowed values in order, "0, 1 or 2" for three).
 CLI::Validator one_of(std::vector<long long> allowed);

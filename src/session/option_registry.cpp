@@ -43,7 +43,7 @@ CLI::Validator in_range(long long low, long long high) {
 }
 
 CLI::Validator at_least(long long low) {
-  return integer_check(fmt::format(">= {}", low), [=](long long v) {
+  return integer_check(fmt::format("at least {}", low), [=](long long v) {
     return v >= low ? "" : fmt::format("must be >= {}, got {}", low, v);
   });
 }

@@ -277,7 +277,8 @@ TEST_F(OptionConfigFile, ValidatorsNameTheOptionTheAllowedValuesAndTheValue) {
   EXPECT_EQ(ok.freq, 1);
   EXPECT_EQ(ok.stencil, 27);
   EXPECT_EQ(ok.lb, 0);
-  EXPECT_NE(ok.cli.help().find("7 or 27"), std::string::npos) << ok.cli.help();
+  for (const char* shown : {"7 or 27", "0, 1 or 2", "at least 1", "in 2..1024"})
+    EXPECT_NE(ok.cli.help().find(shown), std::string::npos) << shown << " in " << ok.cli.help();
   Checked from_file;
   from_file.error({});
   try {
