@@ -10,21 +10,14 @@ int main(int argc, char** argv) {
   tessera::Session session(argc, argv, "miniamr",
                            "miniAMR-compatible adaptive mesh refinement proxy, fully task-based");
   miniamr::Options options;
-  std::vector<std::vector<double>> raw_objects;
-  miniamr::register_options(session, options, raw_objects);
+  miniamr::register_options(session, options);
   session.start();
-  miniamr::validate_options(session, options, raw_objects);
   // A restart takes the problem options from the checkpoint; options given again must agree.
-  std::unique_ptr<tessera::CheckpointReader> restart = tessera::open_restart(
-      session, options.checkpoint, "miniamr", miniamr::problem_options(session, raw_objects),
-      [&](const nlohmann::json& stored) {
-        session.option_registry().restore(stored, options.checkpoint.restart);
-        stored.at("--object").get_to(raw_objects);
-      });
-  if (restart) miniamr::validate_options(session, options, raw_objects);
+  auto restart = tessera::open_restart(session, options.run.checkpoint, "miniamr");
+  miniamr::validate_options(session, options);
   miniamr::Solver solver(session, options);
   tessera::AmrDriverOptions driver_options =
-      miniamr::driver_options(options, miniamr::problem_options(session, raw_objects));
+      miniamr::driver_options(options, session.option_registry().problem());
   session.check_memory(
       "--max_blocks/--num_refine/--num_vars/--nx/--ny/--nz",
       miniamr::memory_needed(options, driver_options, solver.fields(), session.size()));

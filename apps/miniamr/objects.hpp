@@ -5,6 +5,7 @@
 // (see docs/apps/miniamr.md), because block counts must match the reference.
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 
@@ -14,13 +15,10 @@ namespace tessera {
 /// velocity per timestep, half-extent ("size") and growth per timestep. An object with any
 /// negative size takes no part in refinement.
 struct RefineObject {
-  int type = 0;
-  int bounce = 0;
-  std::array<double, 3> center{};
-  std::array<double, 3> move{};
-  std::array<double, 3> size{};
-  std::array<double, 3> growth{};
+  int type = 0, bounce = 0;
+  std::array<double, 3> center{}, move{}, size{}, growth{};
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RefineObject, type, bounce, center, move, size, growth)
 
 /// An axis-aligned box in the unit cube: [axis][0 = low, 1 = high].
 using UnitBox = std::array<std::array<double, 2>, 3>;

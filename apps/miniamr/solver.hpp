@@ -1,9 +1,8 @@
 #pragma once
 // miniamr as a solver on the adaptive-mesh driver: miniAMR's cycle (per stage and variable
-// group: ghost exchange, 7- or 27-point stencil; the state summed every --checksum_freq
-// stages and validated one round later), its object-driven refinement rules as the
-// driver's marks, its report. The driver runs the loop, adaptation, repartition,
-// checkpoints, restart and plot files.
+// group: ghost exchange, 7- or 27-point stencil; sums every --checksum_freq stages validated
+// one round later), its object rules as the driver's marks, its report. The driver runs the
+// loop, adaptation, repartition, checkpoints, restart and plot files.
 
 #include <cstdint>
 #include <vector>
@@ -19,6 +18,18 @@ struct RefinementRecord {
   std::vector<std::int64_t> levels;
   std::int64_t total = 0;
 };
+
+/// What a checkpoint stores of the solver and a restart restores: the run's history.
+struct History {
+  std::vector<double> reference_sums;  // last validated sum per variable
+  std::vector<tessera::RefineObject> objects;
+  std::vector<std::int64_t> blocks_per_step;
+  std::vector<RefinementRecord> refinements;
+  std::int64_t checksums = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RefinementRecord, timestep, levels, total)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(History, reference_sums, objects, blocks_per_step, refinements,
+                                   checksums)
 
 class Solver final : public tessera::AmrSolver {
  public:
@@ -37,8 +48,8 @@ class Solver final : public tessera::AmrSolver {
                   std::span<const tessera::ExactSum> sums) override;
   std::optional<std::vector<std::int8_t>> marks(tessera::AmrDriver& driver) override;
   void adapted(tessera::AmrDriver& driver) override;
-  nlohmann::json checkpoint_state() override;
-  void restore_state(const nlohmann::json& state) override;
+  nlohmann::json checkpoint_state() override { return h_; }
+  void restore_state(const nlohmann::json& state) override { state.get_to(h_); }
   void finished(tessera::AmrDriver& driver) override;
   nlohmann::json report(const tessera::AmrDriver& driver) const override;
 
@@ -47,12 +58,7 @@ class Solver final : public tessera::AmrSolver {
 
   tessera::Session& session_;
   Options options_;
-  int groups_ = 1;
-  std::vector<tessera::RefineObject> objects_;
-  std::vector<double> reference_sums_;  // last validated sum per variable
-  std::vector<std::int64_t> blocks_per_step_;
-  std::vector<RefinementRecord> refinements_;
-  std::int64_t checksums_ = 0;
+  History h_;
   bool validation_failed_ = false;
   std::vector<std::string> var_sums_hex_;
   double checksum_ = 0;

@@ -42,6 +42,20 @@ class OptionError : public std::runtime_error {
   std::string option_;
 };
 
+/// CLI11 validators for integer options (`registry.add(...)->check(in_range(2, 1024))`) whose
+/// messages follow the one-line error form every app uses, CLI11 prefixing the option's
+/// name: "--nx: must be in 2..1024, got 3". They check the value as given (command line or
+/// config file); one that is not an integer is left to the option's conversion, which
+/// refuses it by name. Combine them with `&` (the message names only the failing part).
+/// "must be in LOW..HIGH, got V"; help shows "in LOW..HIGH".
+CLI::Validator in_range(long long low, long long high);
+/// "must be >= LOW, got V"; help shows "at least LOW".
+CLI::Validator at_least(long long low);
+/// "must be 7 or 27, got V" (the allowed values in order, "0, 1 or 2" for three).
+CLI::Validator one_of(std::vector<long long> allowed);
+/// "must be even, got V".
+CLI::Validator even();
+
 class OptionRegistry {
  public:
   /// Declares options on `cli`, which must outlive the registry.
@@ -112,6 +126,10 @@ class OptionRegistry {
   /// Whether `name` (any spelling) is a declared option (not one added to the parser
   /// directly, which config_text cannot write).
   bool declares(const std::string& name) const { return find(name) != nullptr; }
+  /// Whether config_text can write `name`'s value so that apply_config reads it back: a
+  /// declared option whose value is not a list of lists (a repeated option of several
+  /// values, such as miniamr's --object; CLI11's TOML reader takes flat lists only).
+  bool writable(const std::string& name) const;
 
  private:
   struct Entry {

@@ -10,24 +10,31 @@ namespace tessera {
 
 void declare_amr_driver_options(OptionRegistry& registry, AmrDriverOptions& o,
                                 const std::string& step_name) {
-  registry.add("--max-cycles", o.max_cycles, "stop after this many cycles; 0 = no limit");
+  registry.add("--max-cycles", o.max_cycles, "stop after this many cycles; 0 = no limit")
+      ->check(at_least(0));
   registry.add("--history", o.history,
                "CSV file: per cycle the time, the step, the state's totals and the blocks");
-  registry.add("--output-every,--plot-every", o.output_every,
-               "write a plot file (HDF5 + XDMF, docs/output.md) at cycle 0, every this many "
-               "cycles and at the end; 0 = never (default)");
+  registry
+      .add("--output-every,--plot-every", o.output_every,
+           "write a plot file (HDF5 + XDMF, docs/output.md) at cycle 0, every this many "
+           "cycles and at the end; 0 = never (default)")
+      ->check(at_least(0));
   registry.add("--output-dir", o.output_dir,
                "directory of the plot files, created if missing (default .)");
   registry.add("--output-prefix", o.output_prefix,
                fmt::format("plot file names: <prefix>_<cycle>.h5 and .xmf, series "
                            "<prefix>.xdmf (default {})",
                            o.output_prefix));
-  registry.add("--progress-every", o.progress_every,
-               fmt::format("cycles between progress lines (default {})", o.progress_every));
+  registry
+      .add("--progress-every", o.progress_every,
+           fmt::format("cycles between progress lines (default {})", o.progress_every))
+      ->check(at_least(1));
   registry.add_flag("--send-faces", o.send_faces,
                     "one message per block face instead of one per neighbour rank and axis");
-  registry.add("--max-comm-tasks", o.max_comm_tasks,
-               "with --send-faces: most messages per neighbour rank and axis; 0 = one per face");
+  registry
+      .add("--max-comm-tasks", o.max_comm_tasks,
+           "with --send-faces: most messages per neighbour rank and axis; 0 = one per face")
+      ->check(at_least(0));
   registry.add_flag("--separate-buffers", o.separate_buffers,
                     "a message buffer per axis (the axes' messages do not wait for each other)");
   registry.add_flag(
@@ -38,13 +45,6 @@ void declare_amr_driver_options(OptionRegistry& registry, AmrDriverOptions& o,
 }
 
 void check_amr_driver_options(Session& session, const AmrDriverOptions& o) {
-  const auto at_least = [&](int value, int low, const char* option) {
-    if (value < low) session.fail(option, fmt::format("must be >= {}, got {}", low, value));
-  };
-  at_least(o.max_cycles, 0, "--max-cycles");
-  at_least(o.output_every, 0, "--output-every");
-  at_least(o.max_comm_tasks, 0, "--max-comm-tasks");
-  at_least(o.progress_every, 1, "--progress-every");
   if (o.output_prefix.empty() ||
       o.output_prefix.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                         "0123456789_-.") != std::string::npos)

@@ -23,7 +23,46 @@ const CLI::Option* lookup(const CLI::App& cli, const std::string& name) {
   return nullptr;
 }
 
+// A validator of integer values: `why(v)` is empty for an allowed v, else what is wrong. A
+// value that is not an integer is left to the option's conversion, which names it.
+CLI::Validator integer_check(std::string description, std::function<std::string(long long)> why) {
+  return CLI::Validator(
+      [why = std::move(why)](std::string& input) -> std::string {
+        long long value = 0;
+        return CLI::detail::lexical_cast(input, value) ? why(value) : "";
+      },
+      std::move(description));
+}
+
 }  // namespace
+
+CLI::Validator in_range(long long low, long long high) {
+  return integer_check(fmt::format("in {}..{}", low, high), [=](long long v) {
+    return low <= v && v <= high ? "" : fmt::format("must be in {}..{}, got {}", low, high, v);
+  });
+}
+
+CLI::Validator at_least(long long low) {
+  return integer_check(fmt::format("at least {}", low), [=](long long v) {
+    return v >= low ? "" : fmt::format("must be >= {}, got {}", low, v);
+  });
+}
+
+CLI::Validator one_of(std::vector<long long> allowed) {
+  std::string list;
+  for (std::size_t i = 0; i < allowed.size(); ++i)
+    list += fmt::format("{}{}", i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ", allowed[i]);
+  return integer_check(list, [allowed = std::move(allowed), list](long long v) {
+    return std::find(allowed.begin(), allowed.end(), v) != allowed.end()
+               ? ""
+               : fmt::format("must be {}, got {}", list, v);
+  });
+}
+
+CLI::Validator even() {
+  return integer_check(
+      "even", [](long long v) { return v % 2 == 0 ? "" : fmt::format("must be even, got {}", v); });
+}
 
 CLI::Option* OptionRegistry::add_flag(const std::string& names, bool& value,
                                       const std::string& help, OptionRole role) {
@@ -62,6 +101,14 @@ std::string OptionRegistry::canonical(const std::string& name) const {
 bool OptionRegistry::given(const std::string& name) const {
   const CLI::Option* option = lookup(*cli_, name);
   return option != nullptr && option->count() > 0;
+}
+
+bool OptionRegistry::writable(const std::string& name) const {
+  const Entry* e = find(name);
+  if (e == nullptr) return false;
+  const nlohmann::json value = e->get();
+  return !value.is_array() ||
+         std::none_of(value.begin(), value.end(), [](const auto& v) { return v.is_array(); });
 }
 
 nlohmann::json OptionRegistry::shown(const Entry& e) {

@@ -250,7 +250,7 @@ void Session::start() {
     for (const CLI::Option* option : cli_->get_options()) {
       if (option->count() == 0 || option->get_lnames().empty()) continue;
       const std::string name = "--" + option->get_lnames().front();
-      if (name != "--config" && name != "--write-config" && !registry_->declares(name)) {
+      if (name != "--config" && name != "--write-config" && !registry_->writable(name)) {
         fail("--write-config", fmt::format("cannot write {} to a config file; leave out "
                                            "--write-config to use {}",
                                            name, name));

@@ -14,14 +14,16 @@ namespace tessera {
 /// Declares, as run options bound to `o` (their current values are the defaults):
 /// --max-cycles, --history, --output-every (alias --plot-every), --output-dir,
 /// --output-prefix, --progress-every, --send-faces, --max-comm-tasks, --separate-buffers,
-/// --no-replay and the checkpoint options (`step_name` in their help, "cycles"). Main
+/// --no-replay and the checkpoint options (`step_name` in their help, "cycles"); the
+/// parser checks the counts (at_least: --progress-every >= 1, the others >= 0). Main
 /// thread, before Session::start.
 void declare_amr_driver_options(OptionRegistry& registry, AmrDriverOptions& o,
                                 const std::string& step_name = "cycles");
 
-/// Checks the values declare_amr_driver_options bound (after Session::start): a bad one
-/// stops every rank with one line naming the option (Session::fail), as does an output
-/// directory that cannot be written when plot files are due.
+/// Checks what the parser cannot of the values declare_amr_driver_options bound (after
+/// Session::start): the --output-prefix characters and, when plot files are due, that the
+/// --output-dir can be written. A bad one stops every rank with one line naming the option
+/// (Session::fail).
 void check_amr_driver_options(Session& session, const AmrDriverOptions& o);
 
 }  // namespace tessera

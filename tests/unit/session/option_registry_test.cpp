@@ -73,6 +73,30 @@ TEST(OptionRegistry, AliasesSetTheOptionAndNameItsOwnName) {
   EXPECT_FALSE(d.registry.declares("--nope"));
 }
 
+TEST(OptionRegistry, ARepeatedOptionOfSeveralValuesIsAProblemOptionButNotWritable) {
+  Declared d;
+  std::vector<std::vector<double>> objects;
+  d.registry.add("--object", objects, "an object: 3 values, repeated", OptionRole::problem)
+      ->expected(3)
+      ->allow_extra_args(false);
+  d.parse({"--object", "1", "2", "3", "--object", "4", "5", "6", "--blocks", "2", "2", "2"});
+  EXPECT_EQ(objects, (std::vector<std::vector<double>>{{1, 2, 3}, {4, 5, 6}}));
+  EXPECT_EQ(d.registry.problem()["--object"], nlohmann::json::parse("[[1, 2, 3], [4, 5, 6]]"));
+  EXPECT_FALSE(d.registry.writable("--object"));
+  EXPECT_TRUE(d.registry.writable("--blocks"));
+  EXPECT_TRUE(d.registry.writable("--iters"));
+  EXPECT_FALSE(d.registry.writable("--nope"));
+  // Given again at a restart it must agree, as any problem option.
+  EXPECT_THROW(d.registry.restore(nlohmann::json{{"--object", {{1, 2, 3}}}}, "ck.h5"), OptionError);
+  d.registry.restore(nlohmann::json{{"--object", {{1, 2, 3}, {4, 5, 6}}}}, "ck.h5");
+  Declared fresh;
+  std::vector<std::vector<double>> stored;
+  fresh.registry.add("--object", stored, "objects", OptionRole::problem)->expected(3);
+  fresh.parse({});
+  fresh.registry.restore(nlohmann::json{{"--object", {{7, 8, 9}}}}, "ck.h5");
+  EXPECT_EQ(stored, (std::vector<std::vector<double>>{{7, 8, 9}}));
+}
+
 TEST(OptionRegistry, DefaultsAreShownInHelp) {
   Declared d;
   const std::string help = d.cli.help();
@@ -212,6 +236,58 @@ TEST_F(OptionConfigFile, UnknownKeysAndBadValuesNameTheKey) {
   d.parse({});
   fs::remove(path_);
   EXPECT_THROW(d.registry.apply_config(path_.string()), OptionError);
+}
+
+// The validators' messages name the option, the allowed values and the value given, on the
+// command line and from a config file; allowed values pass unchanged.
+TEST_F(OptionConfigFile, ValidatorsNameTheOptionTheAllowedValuesAndTheValue) {
+  struct Checked {
+    CLI::App cli{"test app", "app"};
+    OptionRegistry registry{cli};
+    int cells = 10, freq = 5, stencil = 7, lb = 1;
+    Checked() {
+      registry.add("--nx", cells, "cells")->check(even() & in_range(2, 1024));
+      registry.add("--refine_freq", freq, "frequency")->check(at_least(1));
+      registry.add("--stencil", stencil, "points")->check(one_of({7, 27}));
+      registry.add("--lb_opt", lb, "balancing")->check(one_of({0, 1, 2}));
+    }
+    std::string error(std::vector<std::string> args) {
+      std::vector<const char*> argv{"app"};
+      for (const std::string& a : args) argv.push_back(a.c_str());
+      try {
+        cli.parse(static_cast<int>(argv.size()), argv.data());
+      } catch (const CLI::ParseError& e) {
+        return e.what();
+      }
+      return "";
+    }
+  };
+  EXPECT_EQ(Checked().error({"--nx", "3"}), "--nx: must be even, got 3");
+  EXPECT_EQ(Checked().error({"--nx", "0"}), "--nx: must be in 2..1024, got 0");
+  EXPECT_EQ(Checked().error({"--nx", "2048"}), "--nx: must be in 2..1024, got 2048");
+  EXPECT_NE(Checked().error({"--nx", "x"}).find("--nx"), std::string::npos);
+  EXPECT_EQ(Checked().error({"--refine_freq", "0"}), "--refine_freq: must be >= 1, got 0");
+  EXPECT_EQ(Checked().error({"--stencil", "5"}), "--stencil: must be 7 or 27, got 5");
+  EXPECT_EQ(Checked().error({"--lb_opt", "3"}), "--lb_opt: must be 0, 1 or 2, got 3");
+  EXPECT_NE(Checked().error({"--stencil", "2.5"}).find("--stencil"), std::string::npos);
+  Checked ok;
+  EXPECT_EQ(ok.error({"--nx", "1024", "--refine_freq", "1", "--stencil", "27", "--lb_opt", "0"}),
+            "");
+  EXPECT_EQ(ok.cells, 1024);
+  EXPECT_EQ(ok.freq, 1);
+  EXPECT_EQ(ok.stencil, 27);
+  EXPECT_EQ(ok.lb, 0);
+  for (const char* shown : {"7 or 27", "0, 1 or 2", "at least 1", "in 2..1024"})
+    EXPECT_NE(ok.cli.help().find(shown), std::string::npos) << shown << " in " << ok.cli.help();
+  Checked from_file;
+  from_file.error({});
+  try {
+    from_file.registry.apply_config(write("stencil = 9\n"));
+    FAIL() << "a value not allowed was accepted from a config file";
+  } catch (const OptionError& e) {
+    EXPECT_EQ(e.option(), "--stencil");
+    EXPECT_NE(std::string(e.what()).find("must be 7 or 27, got 9"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
