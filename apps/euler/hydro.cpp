@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hydro/hll.hpp"
+#include "hydro/weno5z.hpp"
 #include "problems.hpp"
 
 namespace euler {
@@ -136,11 +137,12 @@ void tangential(int axis, int& t0, int& t1) {
   t1 = axis == 2 ? 1 : 2;
 }
 
-// One pencil as structure of arrays: primitives q[field][m], their limited slopes and the
-// face fluxes. Per thread: a flux task needs only its pencil.
+// One pencil as structure of arrays: primitives q[field][m], their reconstructed values on
+// each cell's lower and upper face and the face fluxes. Per thread: a flux task needs only
+// its pencil.
 constexpr int kFields = 5;  // rho, vn, vt0, vt1, p
 struct PencilScratch {
-  std::vector<double> q[kFields], dq[kFields];
+  std::vector<double> q[kFields], lo[kFields], hi[kFields];
   std::vector<Flux> flux;
 };
 
@@ -215,7 +217,7 @@ void axis_fluxes(const AxisArgs& args) {
   const std::array<int, 3> n = s.cells, g = s.ghost;
   const int axis = args.axis;
   const std::size_t cells = s.interior_cells();
-  const bool plm = args.reconstruct == Reconstruct::plm;
+  const Reconstruct reconstruct = args.reconstruct;
   const std::ptrdiff_t strides[3] = {1, l.stride_y(), l.stride_z()};
   thread_local PencilScratch scratch;
   int t0, t1;
@@ -224,15 +226,16 @@ void axis_fluxes(const AxisArgs& args) {
   const std::ptrdiff_t sa = strides[axis];
   for (int f = 0; f < kFields; ++f) {
     scratch.q[f].resize(static_cast<std::size_t>(len));
-    scratch.dq[f].assign(static_cast<std::size_t>(len), 0.0);
+    scratch.lo[f].resize(static_cast<std::size_t>(len));
+    scratch.hi[f].resize(static_cast<std::size_t>(len));
   }
   scratch.flux.resize(static_cast<std::size_t>(n[axis] + 1));
   const double dt_dx = args.dt_dx;
-  double* q[kFields];
-  double* dq[kFields];
+  double *q[kFields], *lo[kFields], *hi[kFields];
   for (int f = 0; f < kFields; ++f) {
     q[f] = scratch.q[f].data();
-    dq[f] = scratch.dq[f].data();
+    lo[f] = scratch.lo[f].data();
+    hi[f] = scratch.hi[f].data();
   }
   int vmap[5];
   vmap[0] = 0;
@@ -261,21 +264,31 @@ void axis_fluxes(const AxisArgs& args) {
         q[3][m] = wt1[o];
         q[4][m] = wpr[o];
       }
-      if (plm)
+      // The cells' face values: PLM from 1 cell on each side, WENO5-Z from 2 (the faces read
+      // lie in cells g - 1 .. n + g, so the ghost width suffices).
+      if (reconstruct == Reconstruct::plm)
         for (int f = 0; f < kFields; ++f)
-          for (int m = 1; m < len - 1; ++m)
-            dq[f][m] = van_leer(q[f][m] - q[f][m - 1], q[f][m + 1] - q[f][m]);
+          for (int m = 1; m < len - 1; ++m) {
+            const double dq = van_leer(q[f][m] - q[f][m - 1], q[f][m + 1] - q[f][m]);
+            lo[f][m] = q[f][m] - 0.5 * dq;
+            hi[f][m] = q[f][m] + 0.5 * dq;
+          }
+      if (reconstruct == Reconstruct::weno5z)
+        for (int f = 0; f < kFields; ++f)
+          for (int m = 2; m < len - 2; ++m) {
+            const double* v = q[f] + m;
+            lo[f][m] = hydro::weno5z_mean_face(v[2], v[1], v[0], v[-1], v[-2]);
+            hi[f][m] = hydro::weno5z_mean_face(v[-2], v[-1], v[0], v[1], v[2]);
+          }
       // Face e (0..n) lies between cells g - 1 + e and g + e of the pencil.
       for (int e = 0; e <= n[axis]; ++e) {
         const int a = g[axis] - 1 + e, b = a + 1;
         Prim l{q[0][a], q[1][a], q[2][a], q[3][a], q[4][a]};
         Prim rr{q[0][b], q[1][b], q[2][b], q[3][b], q[4][b]};
-        if (plm) {
-          Prim ls{l.rho + 0.5 * dq[0][a], l.vn + 0.5 * dq[1][a], l.vt0 + 0.5 * dq[2][a],
-                  l.vt1 + 0.5 * dq[3][a], l.p + 0.5 * dq[4][a]};
-          Prim rs{rr.rho - 0.5 * dq[0][b], rr.vn - 0.5 * dq[1][b], rr.vt0 - 0.5 * dq[2][b],
-                  rr.vt1 - 0.5 * dq[3][b], rr.p - 0.5 * dq[4][b]};
-          // PLM states of positive cells can still be non-positive; use the cells there.
+        if (reconstruct != Reconstruct::pcm) {
+          Prim ls{hi[0][a], hi[1][a], hi[2][a], hi[3][a], hi[4][a]};
+          Prim rs{lo[0][b], lo[1][b], lo[2][b], lo[3][b], lo[4][b]};
+          // Reconstructed states of positive cells can still be non-positive; use the cells.
           if (!bad_state(ls.rho, ls.p) && !bad_state(rs.rho, rs.p)) {
             l = ls;
             rr = rs;
@@ -319,49 +332,57 @@ void axis_fluxes(const AxisArgs& args) {
 
 namespace {
 
-// Calls row(c, t, len) for each row of `len` interior cells contiguous in both the block
-// (first index c of variable 0) and a term (first index t of variable 0): an i row.
-template <typename Row>
-void for_each_interior_row(const tessera::BlockShape& s, const tessera::BlockLayout& l, Row&& row) {
-  const std::array<int, 3> n = s.cells;
-  for (int k = 0; k < n[2]; ++k)
-    for (int j = 0; j < n[1]; ++j)
-      row(static_cast<std::size_t>(l.index(0, 0, j, k)), term_index(s, 0, j, k), n[0]);
+// The stage's update row by row (an i row of the interior): increment(v, t, len, row)
+// returns variable v's increments du of the row starting at term index t (in `row` or
+// elsewhere); then dst = base + du, or (args.average) dst = (base + (src + du)) / 2. dst may
+// be base or src.
+template <typename Increment>
+void update(const StageArgs& args, Increment&& increment) {
+  const tessera::BlockShape& s = *args.shape;
+  const tessera::BlockLayout l = s.layout();
+  const auto sv = static_cast<std::size_t>(l.stride_var());
+  const double* base = args.block + static_cast<std::size_t>(args.base_group * kVars) * sv;
+  const double* src = args.block + static_cast<std::size_t>(args.src_group * kVars) * sv;
+  double* dst = args.block + static_cast<std::size_t>(args.dst_group * kVars) * sv;
+  thread_local std::vector<double> row;
+  row.resize(static_cast<std::size_t>(s.cells[0]));
+  for (int v = 0; v < kVars; ++v)
+    for (int k = 0; k < s.cells[2]; ++k)
+      for (int j = 0; j < s.cells[1]; ++j) {
+        const std::size_t c = static_cast<std::size_t>(l.index(v, 0, j, k));
+        const double* du = increment(v, term_index(s, 0, j, k), s.cells[0], row.data());
+        if (args.average) {
+          for (int m = 0; m < s.cells[0]; ++m)
+            dst[c + m] = 0.5 * (base[c + m] + (src[c + m] + du[m]));
+        } else {
+          for (int m = 0; m < s.cells[0]; ++m) dst[c + m] = base[c + m] + du[m];
+        }
+      }
 }
 
 }  // namespace
 
-void apply_terms(const tessera::BlockShape& s, int dim, double* block, int base_group,
-                 int dst_group, const std::array<const double*, 3>& terms) {
-  const tessera::BlockLayout l = s.layout();
-  const auto sv = static_cast<std::size_t>(l.stride_var());
-  const double* base = block + static_cast<std::size_t>(base_group * kVars) * sv;
-  double* dst = block + static_cast<std::size_t>(dst_group * kVars) * sv;
+void apply_terms(const StageArgs& args, const std::array<const double*, 3>& terms) {
+  const tessera::BlockShape& s = *args.shape;
   const std::size_t cells = s.interior_cells();
-  for (int v = 0; v < kVars; ++v) {
-    const std::size_t vc = static_cast<std::size_t>(v) * sv;
-    const std::size_t vt = static_cast<std::size_t>(v) * cells;
-    for_each_interior_row(s, l, [&](std::size_t c, std::size_t t, int len) {
-      const double* b = base + vc + c;
-      double* d = dst + vc + c;
-      const double* t0 = terms[0] + vt + t;
-      const double* t1 = terms[1] + vt + t;
-      if (dim == 3) {
-        const double* t2 = terms[2] + vt + t;
-        // The fused stage's running sum, term by term from 0 (0 - t, not -t: the same
-        // signed zeros).
-        for (int m = 0; m < len; ++m) d[m] = b[m] + (((0.0 - t0[m]) - t1[m]) - t2[m]);
-      } else {
-        for (int m = 0; m < len; ++m) d[m] = b[m] + ((0.0 - t0[m]) - t1[m]);
-      }
-    });
-  }
+  update(args, [&](int v, std::size_t t, int len, double* du) -> const double* {
+    const std::size_t vt = static_cast<std::size_t>(v) * cells + t;
+    const double* t0 = terms[0] + vt;
+    const double* t1 = terms[1] + vt;
+    if (args.dim == 3) {
+      const double* t2 = terms[2] + vt;
+      // The fused stage's running sum, term by term from 0 (0 - t, not -t: the same
+      // signed zeros).
+      for (int m = 0; m < len; ++m) du[m] = ((0.0 - t0[m]) - t1[m]) - t2[m];
+    } else {
+      for (int m = 0; m < len; ++m) du[m] = (0.0 - t0[m]) - t1[m];
+    }
+    return du;
+  });
 }
 
 CellFault hydro_stage(const StageArgs& args) {
   const tessera::BlockShape& s = *args.shape;
-  const tessera::BlockLayout l = s.layout();
-  const auto sv = static_cast<std::size_t>(l.stride_var());
   thread_local StageScratch scratch;
   const std::size_t cells = s.interior_cells();
   scratch.w.resize(primitive_layout(s).size());
@@ -384,15 +405,9 @@ CellFault hydro_stage(const StageArgs& args) {
     a.flux_layout = args.flux_layout;
     axis_fluxes(a);
   }
-  const double* base = args.block + static_cast<std::size_t>(args.base_group * kVars) * sv;
-  double* dst = args.block + static_cast<std::size_t>(args.dst_group * kVars) * sv;
-  for (int v = 0; v < kVars; ++v) {
-    const std::size_t vc = static_cast<std::size_t>(v) * sv;
-    const double* du = scratch.du.data() + static_cast<std::size_t>(v) * cells;
-    for_each_interior_row(s, l, [&](std::size_t c, std::size_t t, int len) {
-      for (int m = 0; m < len; ++m) dst[vc + c + m] = base[vc + c + m] + du[t + m];
-    });
-  }
+  update(args, [&](int v, std::size_t t, int, double*) {
+    return scratch.du.data() + static_cast<std::size_t>(v) * cells + t;
+  });
   return {};
 }
 

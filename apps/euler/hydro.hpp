@@ -1,5 +1,5 @@
 #pragma once
-// The finite-volume kernels of the euler app, per block: one VL2 stage (primitive
+// The finite-volume kernels of the euler app, per block: one VL2 or RK2 stage (primitive
 // recovery, reconstruction, Riemann fluxes per direction, conservative update), whole or
 // piece by piece, and the time-step / positivity scan. Pure functions of a block's data: a block
 // gives the same bits wherever it lives and whichever thread runs it.
@@ -21,7 +21,7 @@ struct CellFault {
   double rho = 0, p = 0;
 };
 
-/// The pieces of one VL2 stage on a block, which the driver runs as one task (fused) or as
+/// The pieces of one stage on a block, which the driver runs as one task (fused) or as
 /// a task each (split): primitive recovery, fluxes along each axis, the update
 ///   dst = base + (((0 - term_x) - term_y) - term_z),  term_a = dt_dx[a] * (F[i + 1/2] - F[i -
 ///   1/2])
@@ -66,14 +66,10 @@ struct AxisArgs {
 };
 void axis_fluxes(const AxisArgs& args);
 
-/// The update from the terms of axes 0..dim-1 (split form): for each interior cell and
-/// variable, dst = base + (((0 - t[0]) - t[1]) - t[2]). dst may be base.
-void apply_terms(const tessera::BlockShape& shape, int dim, double* block, int base_group,
-                 int dst_group, const std::array<const double*, 3>& terms);
-
-/// One whole VL2 stage on a block (the fused form). The block's slot holds groups of kVars
-/// variables; `src_group` (with filled face ghosts) gives the fluxes, and
-///   dst = base - sum over axes of dt_dx[a] * (F[i + 1/2] - F[i - 1/2])
+/// One whole stage on a block (the fused form). The block's slot holds groups of kVars
+/// variables; `src_group` (with filled face ghosts) gives the fluxes, and with
+///   du = -sum over axes of dt_dx[a] * (F[i + 1/2] - F[i - 1/2])  (summed from axis 0)
+/// dst = base + du, or with `average` (RK2's second stage) dst = (base + (src + du)) / 2,
 /// for the interior cells (dst may be base). Returns the first interior cell of src with a
 /// non-positive density or pressure, in which case dst is left unchanged. With `face_flux`,
 /// the fluxes of the block's six faces are stored there too (FluxRegister layout of
@@ -83,6 +79,7 @@ struct StageArgs {
   int dim = 3;
   double* block = nullptr;
   int src_group = 0, base_group = 0, dst_group = 0;
+  bool average = false;
   std::array<double, 3> dt_dx{};
   Reconstruct reconstruct = Reconstruct::plm;
   Riemann riemann = Riemann::hllc;
@@ -91,6 +88,10 @@ struct StageArgs {
   const tessera::FluxRegister* flux_layout = nullptr;
 };
 CellFault hydro_stage(const StageArgs& args);
+
+/// The update of `args` from the terms t[a] = dt_dx[a] dF of axes 0..dim-1 (split form),
+/// with du = ((0 - t[0]) - t[1]) - t[2]: the fused stage's bits.
+void apply_terms(const StageArgs& args, const std::array<const double*, 3>& terms);
 
 /// Scans the interior of group `group`: the largest stable time step
 /// min over cells and axes of dx[a] / (|v_a| + c_s) (without the CFL factor), and the first

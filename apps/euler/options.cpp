@@ -31,7 +31,12 @@ void register_options(tessera::Session& session, Options& o) {
                "ratio of specific heats > 1 (default: the problem's, 1.4 or 5/3)", kProblem);
   registry.add("--cfl", o.cfl, "Courant number in (0, 1) (default 0.3)", kProblem);
   registry.add("--t-end", o.t_end, "end time > 0 (default: the problem's)", kProblem);
-  registry.add("--reconstruct", o.reconstruct_name, "plm | pcm (default plm)", kProblem);
+  registry.add("--reconstruct", o.reconstruct_name,
+               "plm | pcm | weno5z (WENO5-Z, radhydro's and HARD's; 3 ghost layers) (default plm)",
+               kProblem);
+  registry.add("--integrator", o.integrator_name,
+               "vl2 (predictor-corrector, Athena++'s) | rk2 (Heun / SSP-RK2, HARD's) (default vl2)",
+               kProblem);
   registry.add("--riemann", o.riemann_name,
                "hllc | hlle | hll (Davis speeds, radhydro's and HARD's) (default hllc)", kProblem);
   registry.add("--boundary", o.boundary_name,
@@ -105,8 +110,8 @@ void validate_options(tessera::Session& session, Options& o) {
   for (int a = 0; a < o.dim; ++a) {
     const int b = o.block_cells_raw[static_cast<std::size_t>(a)];
     const int c = o.cells_raw[static_cast<std::size_t>(a)];
-    require(b >= kGhost && b % 2 == 0 && b <= 4096, "--block-cells",
-            fmt::format("must be even, >= {} (the ghost width) and <= 4096, got {}", kGhost, b));
+    require(b >= 2 && b % 2 == 0 && b <= 4096, "--block-cells",
+            fmt::format("must be even, >= 2 and <= 4096, got {}", b));
     require(c >= b && c % b == 0 && c / b <= 65536, "--cells",
             fmt::format("must be a positive multiple of --block-cells ({}) along each axis, got {}",
                         b, c));
@@ -115,7 +120,10 @@ void validate_options(tessera::Session& session, Options& o) {
   }
   if (o.scheme_name != "fv" && o.scheme_name != "dg")
     session.fail("--scheme", fmt::format("must be fv or dg, got '{}'", o.scheme_name));
-  if (o.scheme_name == "dg") return validate_dg_options(session, o);
+  if (o.scheme_name == "dg") {
+    require(!session.option_registry().given("--integrator"), "--integrator", "needs --scheme fv");
+    return validate_dg_options(session, o);
+  }
   require(!session.option_registry().given("--order"), "--order", "needs --scheme dg");
   o.problem = choose<Problem>(session, "--problem", o.problem_name,
                               {{"sod", Problem::sod},
@@ -138,8 +146,11 @@ void validate_options(tessera::Session& session, Options& o) {
   if (o.t_end == 0) o.t_end = kProblemTEnd[static_cast<int>(o.problem)];
   require(std::isfinite(o.t_end) && o.t_end > 0, "--t-end",
           fmt::format("must be > 0, got {}", o.t_end));
-  o.reconstruct = choose<Reconstruct>(session, "--reconstruct", o.reconstruct_name,
-                                      {{"plm", Reconstruct::plm}, {"pcm", Reconstruct::pcm}});
+  o.reconstruct = choose<Reconstruct>(
+      session, "--reconstruct", o.reconstruct_name,
+      {{"plm", Reconstruct::plm}, {"pcm", Reconstruct::pcm}, {"weno5z", Reconstruct::weno5z}});
+  o.integrator = choose<Integrator>(session, "--integrator", o.integrator_name,
+                                    {{"vl2", Integrator::vl2}, {"rk2", Integrator::rk2}});
   o.riemann =
       choose<Riemann>(session, "--riemann", o.riemann_name,
                       {{"hllc", Riemann::hllc}, {"hlle", Riemann::hlle}, {"hll", Riemann::hll}});
@@ -160,11 +171,14 @@ void validate_options(tessera::Session& session, Options& o) {
       fmt::format("must be problem, periodic, outflow or reflecting, got '{}'", o.boundary_name));
   require(o.max_level >= 0 && o.max_level <= 10, "--max-level",
           fmt::format("must be in 0..10, got {}", o.max_level));
-  if (o.max_level > 0)
-    for (int a = 0; a < o.dim; ++a)
-      require(o.block_cells[static_cast<std::size_t>(a)] >= 2 * kGhost, "--block-cells",
-              fmt::format("must be >= {} (twice the ghost width) with --max-level > 0, got {}",
-                          2 * kGhost, o.block_cells[static_cast<std::size_t>(a)]));
+  // A block gives its neighbours all its ghost layers; across a level jump a fine block's
+  // ghosts come from half as many coarse cells, so it needs twice as many.
+  const int least = (o.max_level > 0 ? 2 : 1) * o.ghost();
+  for (int a = 0; a < o.dim; ++a)
+    require(o.block_cells[static_cast<std::size_t>(a)] >= least, "--block-cells",
+            fmt::format("must be >= {} ({}{} ghost layers of --reconstruct {}), got {}", least,
+                        o.max_level > 0 ? "with --max-level > 0: twice the " : "the ", o.ghost(),
+                        o.reconstruct_name, o.block_cells[static_cast<std::size_t>(a)]));
   require(std::isfinite(o.refine_above) && o.refine_above > 0, "--refine-above",
           fmt::format("must be > 0, got {}", o.refine_above));
   require(

@@ -28,13 +28,13 @@ double sedov_taylor_radius(int dim, double gamma, double energy, double t) {
 
 }  // namespace
 
-std::vector<tessera::FieldSpec> declared_fields() {
+std::vector<tessera::FieldSpec> declared_fields(int ghost) {
   // Per-volume densities; the momentum components flip sign at a reflecting wall. U is the
   // state; U* (the half-step state) is scratch. Both get their fluxes corrected.
   const std::vector<int> vector_axis{-1, 0, 1, 2, -1};
   const std::vector<std::string> names{"rho", "mom_x", "mom_y", "mom_z", "energy"};
-  return {{"U", kVars, tessera::Amount::per_volume, true, kGhost, vector_axis, true, names},
-          {"U*", kVars, tessera::Amount::per_volume, true, kGhost, vector_axis, false}};
+  return {{"U", kVars, tessera::Amount::per_volume, true, ghost, vector_axis, true, names},
+          {"U*", kVars, tessera::Amount::per_volume, true, ghost, vector_axis, false}};
 }
 
 tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, int ranks,
@@ -60,15 +60,15 @@ tessera::MemoryEstimate memory_needed(const Options& o, const tessera::AmrDriver
   constexpr double kBlockBytes = 512;  // p4est's quadrant, the block's place, scans, faults
   const auto local = static_cast<double>(d.block_slots);
   tessera::MemoryEstimate need =
-      tessera::amr_field_memory(d, declared_fields(), d.block_slots, ranks);
+      tessera::amr_field_memory(d, declared_fields(o.ghost()), d.block_slots, ranks);
   double interior = 1, stored = 1, face_cells = 0, longest = 0;
   for (int a = 0; a < 3; ++a) {
     interior *= o.block_cells[a];
-    stored *= o.block_cells[a] + 2 * (a < o.dim ? kGhost : 0);
+    stored *= o.block_cells[a] + 2 * (a < o.dim ? o.ghost() : 0);
   }
   for (int a = 0; a < o.dim; ++a) {
     face_cells += 2 * interior / o.block_cells[a];
-    longest = std::max(longest, o.block_cells[a] + 2.0 * kGhost);
+    longest = std::max(longest, o.block_cells[a] + 2.0 * o.ghost());
   }
   double handles = 4, tasks = 8;  // per block: the slot's handles, a cycle's tasks
   if (o.stage_tasks == StageTasks::fused) {
@@ -95,7 +95,9 @@ Solver::Solver(tessera::Session& session, const Options& options)
       derefinement_delay_(options.derefine_count) {}
 
 std::vector<tessera::StageSpec> Solver::stages() const {
-  // VL2: the predictor updates U* from U over half the step, the corrector U from U*.
+  // VL2: the predictor updates U* from U over half the step, the corrector U from U*. RK2:
+  // U* from U over the whole step, U from half of U* and its step.
+  if (options_.integrator == Integrator::rk2) return {{0, 1, 1.0}, {1, 0, 0.5}};
   return {{0, 1, 0.5}, {1, 0, 1.0}};
 }
 
@@ -158,7 +160,8 @@ void Solver::describe_fault(tessera::AmrDriver& driver) {
     // The block's first fault in the cycle's order.
     const std::pair<const CellFault*, const char*> faults[] = {
         {&stage_faults_[0][i], "the predictor's input"},
-        {&stage_faults_[1][i], "the half-step state"},
+        {&stage_faults_[1][i], options_.integrator == Integrator::vl2 ? "the half-step state"
+                                                                      : "the first stage's state"},
         {&scan_faults_[i], "the updated state"}};
     const auto* first = std::find_if(std::begin(faults), std::end(faults),
                                      [](const auto& f) { return f.first->bad; });

@@ -2,7 +2,8 @@
 // The euler solver on tessera's adaptive-mesh driver (tessera/driver/amr_driver.hpp). Per
 // cycle (VL2): stage 0 exchanges the ghosts of U and computes U* = U - dt/2 div F(U) with
 // PCM fluxes; stage 1 exchanges the ghosts of U* and computes U = U - dt div F(U*) with the
-// chosen reconstruction; the driver corrects the fluxes at coarse-fine faces, reduces the
+// chosen reconstruction (RK2: U* = U - dt div F(U), U = (U + (U* - dt div F(U*))) / 2, both
+// with the chosen reconstruction); the driver corrects the fluxes at coarse-fine faces, reduces the
 // CFL step, adapts the mesh with the --refine-criterion of refinement.hpp, writes
 // checkpoints of U and replays the recorded cycle.
 // A block's stage is one task (--stage-tasks fused) or a task per piece (split; auto
@@ -28,7 +29,7 @@
 namespace euler {
 
 /// U (the state) and U* (the stage's scratch), kVars variables each.
-std::vector<tessera::FieldSpec> declared_fields();
+std::vector<tessera::FieldSpec> declared_fields(int ghost);
 /// The driver's options from euler's validated options; `problem`: the registry's problem
 /// options, which a checkpoint stores.
 tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, int ranks,
@@ -41,7 +42,9 @@ class Solver : public tessera::AmrSolver {
  public:
   Solver(tessera::Session& session, const Options& options);
 
-  std::vector<tessera::FieldSpec> fields() const override { return declared_fields(); }
+  std::vector<tessera::FieldSpec> fields() const override {
+    return declared_fields(options_.ghost());
+  }
   std::vector<tessera::StageSpec> stages() const override;
   void blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) override;
   void submit_initial_state(tessera::AmrDriver& driver, const tessera::SolverBlock& b) override;
@@ -56,7 +59,7 @@ class Solver : public tessera::AmrSolver {
  private:
   /// Submits block ctx.block's stage as primitive, per-axis flux and update tasks.
   void submit_split_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx,
-                          const StageArgs& args);
+                          const StageArgs& args, double factor);
 
   tessera::Session& session_;
   Options options_;

@@ -20,14 +20,18 @@ void Solver::submit_stage(tessera::AmrDriver& driver, const tessera::StageContex
   args.src_group = stage == 0 ? 0 : 1;
   args.base_group = 0;
   args.dst_group = stage == 0 ? 1 : 0;
-  // VL2 as Athena++ runs it: first-order fluxes in the predictor.
-  args.reconstruct = stage == 0 ? Reconstruct::pcm : options_.reconstruct;
+  const bool vl2 = options_.integrator == Integrator::vl2;
+  // VL2 as Athena++ runs it: first-order fluxes in the predictor, over half the step. RK2:
+  // U* = U + dt L(U), then U = (U + (U* + dt L(U*))) / 2.
+  args.reconstruct = vl2 && stage == 0 ? Reconstruct::pcm : options_.reconstruct;
+  args.average = !vl2 && stage == 1;
+  const double factor = vl2 && stage == 0 ? 0.5 : 1.0;
   args.riemann = options_.riemann;
   args.gamma = options_.gamma;
   args.face_flux = ctx.flux;
   args.flux_layout = ctx.flux_layout;
   if (options_.stage_tasks == StageTasks::split) {
-    submit_split_stage(driver, ctx, args);
+    submit_split_stage(driver, ctx, args, factor);
     return;
   }
   std::vector<tessera::Access> acc;
@@ -41,7 +45,6 @@ void Solver::submit_stage(tessera::AmrDriver& driver, const tessera::StageContex
   }
   if (args.face_flux != nullptr) acc.push_back(tessera::write(ctx.flux_handle));
   CellFault* fault = &stage_faults_[stage][static_cast<std::size_t>(b)];
-  const double factor = stage == 0 ? 0.5 : 1.0;
   session_.runtime().submit(
       stage == 0 ? "euler_predict" : "euler_correct", std::span<const tessera::Access>(acc),
       [args, fault, step = ctx.step, factor, dx = ctx.block.dx] {
@@ -53,14 +56,13 @@ void Solver::submit_stage(tessera::AmrDriver& driver, const tessera::StageContex
 }
 
 void Solver::submit_split_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx,
-                                const StageArgs& args) {
+                                const StageArgs& args, double factor) {
   tessera::Runtime& runtime = session_.runtime();
   tessera::AmrMesh& mesh = driver.mesh();
   const std::int32_t b = ctx.block.index;
   StageBuffers& buf = stage_buffers_[static_cast<std::size_t>(b)];
   CellFault* fault = &stage_faults_[ctx.stage][static_cast<std::size_t>(b)];
   const int dim = options_.dim;
-  const double factor = ctx.stage == 0 ? 0.5 : 1.0;
   const double* step = ctx.step;
   double* w = buf.w.data();
   std::vector<tessera::Access> acc;
@@ -111,6 +113,7 @@ void Solver::submit_split_stage(tessera::AmrDriver& driver, const tessera::Stage
     acc.push_back(tessera::read(mesh.interior(b, args.base_group)));
     acc.push_back(tessera::write(mesh.interior(b, args.dst_group)));
   } else {
+    if (args.average) acc.push_back(tessera::read(mesh.interior(b, args.src_group)));
     acc.push_back(tessera::readwrite(mesh.interior(b, args.dst_group)));
   }
   if (args.face_flux != nullptr) acc.push_back(tessera::write(ctx.flux_handle));
@@ -118,7 +121,7 @@ void Solver::submit_split_stage(tessera::AmrDriver& driver, const tessera::Stage
       ctx.stage == 0 ? "euler_predict" : "euler_correct", std::span<const tessera::Access>(acc),
       [args, fault, terms, faces, dim] {
         if (fault->bad) return;
-        apply_terms(*args.shape, dim, args.block, args.base_group, args.dst_group, terms);
+        apply_terms(args, terms);
         if (args.face_flux == nullptr) return;
         // Each axis's two faces are consecutive in the register.
         const tessera::FluxRegister& layout = *args.flux_layout;
