@@ -12,7 +12,7 @@
 #include <limits>
 #include <vector>
 
-#include "hydro/hll.hpp"
+#include "hydro/hllc.hpp"
 #include "hydro/weno5z.hpp"
 #include "problems.hpp"
 
@@ -20,9 +20,8 @@ namespace euler {
 
 namespace {
 
-struct Prim {
-  double rho, vn, vt0, vt1, p;
-};
+// A face state in the pencil's frame: rho, un, ut1, ut2, p (apps/hydro's Riemann solvers).
+using Prim = hydro::FaceState;
 
 // Van Leer's harmonic limiter on the one-sided differences (Athena++'s PLM default).
 double van_leer(double left, double right) {
@@ -30,100 +29,18 @@ double van_leer(double left, double right) {
   return product > 0 ? 2 * product / (left + right) : 0.0;
 }
 
-struct Flux {
-  double rho, mn, mt0, mt1, e;
-};
-
-Flux physical_flux(const Prim& w, double energy) {
-  const double mn = w.rho * w.vn;
-  return {mn, mn * w.vn + w.p, mn * w.vt0, mn * w.vt1, (energy + w.p) * w.vn};
-}
-
-double total_energy(const Prim& w, double gamma) {
-  return w.p / (gamma - 1) + 0.5 * w.rho * (w.vn * w.vn + (w.vt0 * w.vt0 + w.vt1 * w.vt1));
-}
-
-// Signal speeds: Einfeldt's estimate with Roe averages (as Athena++'s HLLE / HLLC).
-void wave_speeds(const Prim& l, const Prim& r, double el, double er, double gamma, double& sl,
-                 double& sr) {
-  const double sql = std::sqrt(l.rho), sqr = std::sqrt(r.rho);
-  const double isum = 1.0 / (sql + sqr);
-  const double u = (sql * l.vn + sqr * r.vn) * isum;
-  const double hl = (el + l.p) / l.rho, hr = (er + r.p) / r.rho;
-  const double h = (sql * hl + sqr * hr) * isum;
-  const double v2 = u * u +
-                    ((sql * l.vt0 + sqr * r.vt0) * isum) * ((sql * l.vt0 + sqr * r.vt0) * isum) +
-                    ((sql * l.vt1 + sqr * r.vt1) * isum) * ((sql * l.vt1 + sqr * r.vt1) * isum);
-  const double c = std::sqrt(std::max((gamma - 1) * (h - 0.5 * v2), 0.0));
-  const double cl = std::sqrt(gamma * l.p / l.rho), cr = std::sqrt(gamma * r.p / r.rho);
-  sl = std::min(l.vn - cl, u - c);
-  sr = std::max(r.vn + cr, u + c);
-}
-
-// HLL with Davis speeds (apps/hydro/hll.hpp, the radhydro and HARD solver).
-Flux hll_davis(const Prim& l, const Prim& r, double gamma) {
-  const hydro::IdealGas gas{gamma, 1.0};
-  const auto state = [&](const Prim& w) {
-    return hydro::FaceState{w.rho, w.vn, w.vt0, w.vt1, w.p, gas.sound_speed(w.rho, w.p), 0.0};
-  };
-  const hydro::FaceFlux f = hydro::hll_flux(state(l), state(r), gas);
-  return {f.mass, f.momentum_n, f.momentum_t1, f.momentum_t2, f.energy};
-}
-
-Flux hlle(const Prim& l, const Prim& r, double gamma) {
-  const double el = total_energy(l, gamma), er = total_energy(r, gamma);
-  double sl, sr;
-  wave_speeds(l, r, el, er, gamma, sl, sr);
-  const double bm = std::min(sl, 0.0), bp = std::max(sr, 0.0);
-  const Flux fl = physical_flux(l, el), fr = physical_flux(r, er);
-  const double ul[5] = {l.rho, l.rho * l.vn, l.rho * l.vt0, l.rho * l.vt1, el};
-  const double ur[5] = {r.rho, r.rho * r.vn, r.rho * r.vt0, r.rho * r.vt1, er};
-  const double fa[5] = {fl.rho, fl.mn, fl.mt0, fl.mt1, fl.e};
-  const double fb[5] = {fr.rho, fr.mn, fr.mt0, fr.mt1, fr.e};
-  const double inv = 1.0 / (bp - bm);
-  double f[5];
-  for (int v = 0; v < 5; ++v) f[v] = ((bp * fa[v] - bm * fb[v]) + bp * bm * (ur[v] - ul[v])) * inv;
-  return {f[0], f[1], f[2], f[3], f[4]};
-}
-
-// Toro's HLLC: the star-region speed from the two outer waves, the flux of the side the
-// interface (x/t = 0) lies in.
-Flux hllc(const Prim& l, const Prim& r, double gamma) {
-  const double el = total_energy(l, gamma), er = total_energy(r, gamma);
-  double sl, sr;
-  wave_speeds(l, r, el, er, gamma, sl, sr);
-  const double ml = l.rho * (sl - l.vn), mr = r.rho * (sr - r.vn);  // mass fluxes through waves
-  // Grouped so that the mirror image (l <-> r, speeds negated) negates s_star exactly.
-  const double s_star = ((r.p - l.p) + (l.vn * ml - r.vn * mr)) / (ml - mr);
-  if (sl >= 0) return physical_flux(l, el);
-  if (sr <= 0) return physical_flux(r, er);
-  // F* = F + S (U* - U) with U* = (s - vn) / (s - s*) (rho, rho s*, rho vt0, rho vt1,
-  // E + (s* - vn)(rho s* + p / (s - vn))): one division per face. Mirror images give
-  // exactly opposite fluxes (every factor changes sign or not as a whole).
-  const auto star_flux = [&](const Prim& w, double e, double s, double m) {
-    const Flux f = physical_flux(w, e);
-    const double inv = 1.0 / (s - s_star);
-    const double rho_star = m * inv;  // m = rho (s - vn)
-    const double e_star = (e * (s - w.vn) + (s_star - w.vn) * (m * s_star + w.p)) * inv;
-    const double mn = w.rho * w.vn;
-    return Flux{f.rho + s * (rho_star - w.rho), f.mn + s * (rho_star * s_star - mn),
-                f.mt0 + s * (rho_star * w.vt0 - w.rho * w.vt0),
-                f.mt1 + s * (rho_star * w.vt1 - w.rho * w.vt1), f.e + s * (e_star - e)};
-  };
-  if (s_star > 0) return star_flux(l, el, sl, ml);
-  if (s_star < 0) return star_flux(r, er, sr, mr);
-  // A contact at rest on the face (s* = 0, as everywhere the gas is at rest): the star
-  // fluxes of both sides are (0, p*, 0, 0, 0) in exact arithmetic; p* is taken as the mean of
-  // both sides' values, so mirror-image states give the same flux and no mass crosses.
-  const double p_star =
-      0.5 * ((l.p + l.rho * l.vn * (l.vn - sl)) + (r.p + r.rho * r.vn * (r.vn - sr)));
-  return {0.0, p_star, 0.0, 0.0, 0.0};
+hydro::FaceFlux riemann_flux(Riemann riemann, Prim l, Prim r, const hydro::IdealGas& gas) {
+  if (riemann == Riemann::hllc) return hydro::hllc_flux(l, r, gas);
+  if (riemann == Riemann::hlle) return hydro::hlle_flux(l, r, gas);
+  l.c = gas.sound_speed(l.rho, l.p);  // HLL with Davis speeds (radhydro's and HARD's)
+  r.c = gas.sound_speed(r.rho, r.p);
+  return hydro::hll_flux(l, r, gas);
 }
 
 Prim to_prim(double rho, double mn, double mt0, double mt1, double e, double gamma) {
   const double inv = 1.0 / rho;
   Prim w{rho, mn * inv, mt0 * inv, mt1 * inv, 0};
-  w.p = (gamma - 1) * (e - 0.5 * (mn * w.vn + (mt0 * w.vt0 + mt1 * w.vt1)));
+  w.p = (gamma - 1) * (e - 0.5 * (mn * w.un + (mt0 * w.ut1 + mt1 * w.ut2)));
   return w;
 }
 
@@ -143,7 +60,7 @@ void tangential(int axis, int& t0, int& t1) {
 constexpr int kFields = 5;  // rho, vn, vt0, vt1, p
 struct PencilScratch {
   std::vector<double> q[kFields], lo[kFields], hi[kFields];
-  std::vector<Flux> flux;
+  std::vector<hydro::FaceFlux> flux;
 };
 
 // The fused stage's block-sized scratch, per thread.
@@ -200,9 +117,9 @@ CellFault recover_primitives(const tessera::BlockShape& s, const double* block, 
             to_prim(src[c], src[c + sv], src[c + 2 * sv], src[c + 3 * sv], src[c + 4 * sv], gamma);
         if (outside == 0 && bad_state(w.rho, w.p)) return first_bad_cell(l, src, gamma);
         wp[c] = w.rho;
-        wp[c + sv] = w.vn;
-        wp[c + 2 * sv] = w.vt0;
-        wp[c + 3 * sv] = w.vt1;
+        wp[c + sv] = w.un;
+        wp[c + 2 * sv] = w.ut1;
+        wp[c + 3 * sv] = w.ut2;
         wp[c + 4 * sv] = w.p;
       }
     }
@@ -213,6 +130,7 @@ void axis_fluxes(const AxisArgs& args) {
   const tessera::BlockShape& s = *args.shape;
   const tessera::BlockLayout l = s.layout();
   const double gamma = args.gamma;
+  const hydro::IdealGas gas{gamma, 1.0};
   const std::ptrdiff_t sv = l.stride_var();
   const std::array<int, 3> n = s.cells, g = s.ghost;
   const int axis = args.axis;
@@ -294,16 +212,14 @@ void axis_fluxes(const AxisArgs& args) {
             rr = rs;
           }
         }
-        scratch.flux[static_cast<std::size_t>(e)] =
-            args.riemann == Riemann::hllc   ? hllc(l, rr, gamma)
-            : args.riemann == Riemann::hlle ? hlle(l, rr, gamma)
-                                            : hll_davis(l, rr, gamma);
+        scratch.flux[static_cast<std::size_t>(e)] = riemann_flux(args.riemann, l, rr, gas);
       }
       if (args.face_flux != nullptr) {
         // The fluxes through the block's two faces on this pencil, for flux correction.
         for (int side = 0; side < 2; ++side) {
-          const Flux& f = scratch.flux[static_cast<std::size_t>(side == 0 ? 0 : n[axis])];
-          const double comp[5] = {f.rho, f.mn, f.mt0, f.mt1, f.e};
+          const hydro::FaceFlux& f =
+              scratch.flux[static_cast<std::size_t>(side == 0 ? 0 : n[axis])];
+          const double comp[5] = {f.mass, f.momentum_n, f.momentum_t1, f.momentum_t2, f.energy};
           for (int v = 0; v < 5; ++v)
             args.face_flux[args.flux_layout->index(2 * axis + side, vmap[v], p, r) -
                            args.face_offset] = comp[v];
@@ -315,10 +231,11 @@ void axis_fluxes(const AxisArgs& args) {
         ci[t0] = p;
         ci[t1] = r;
         const std::size_t c = term_index(s, ci[0], ci[1], ci[2]);
-        const Flux& lo = scratch.flux[static_cast<std::size_t>(m)];
-        const Flux& hi = scratch.flux[static_cast<std::size_t>(m + 1)];
-        const double diff[5] = {hi.rho - lo.rho, hi.mn - lo.mn, hi.mt0 - lo.mt0, hi.mt1 - lo.mt1,
-                                hi.e - lo.e};
+        const hydro::FaceFlux& fl = scratch.flux[static_cast<std::size_t>(m)];
+        const hydro::FaceFlux& fh = scratch.flux[static_cast<std::size_t>(m + 1)];
+        const double diff[5] = {fh.mass - fl.mass, fh.momentum_n - fl.momentum_n,
+                                fh.momentum_t1 - fl.momentum_t1, fh.momentum_t2 - fl.momentum_t2,
+                                fh.energy - fl.energy};
         if (args.accumulate) {
           for (int v = 0; v < 5; ++v)
             args.term[static_cast<std::size_t>(vmap[v]) * cells + c] -= dt_dx * diff[v];
@@ -433,7 +350,7 @@ ScanResult scan_block(const tessera::BlockShape& s, int dim, const double* block
           continue;
         }
         const double cs = std::sqrt(gamma * w.p / w.rho);
-        const double v[3] = {w.vn, w.vt0, w.vt1};
+        const double v[3] = {w.un, w.ut1, w.ut2};
         for (int a = 0; a < dim; ++a)
           result.dt = std::min(result.dt, dx[a] / (std::fabs(v[a]) + cs));
       }

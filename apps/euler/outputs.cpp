@@ -11,17 +11,6 @@
 
 namespace euler {
 
-namespace {
-
-double pressure(const double* u, std::size_t sv, double gamma) {
-  const double rho = u[0];
-  double kinetic = 0;
-  for (int a = 1; a <= 3; ++a) kinetic += u[a * sv] * u[a * sv];
-  return (gamma - 1) * (u[4 * sv] - 0.5 * kinetic / rho);
-}
-
-}  // namespace
-
 std::vector<tessera::CellQuantity> primitive_quantities(double gamma) {
   return {{"rho", 1, [](const double* u, std::size_t, double* out) { out[0] = u[0]; }},
           {"v", 3,

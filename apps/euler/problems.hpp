@@ -29,6 +29,12 @@ namespace euler {
 /// Conserved variables per cell, in this order.
 inline constexpr int kRho = 0, kMomentum = 1, kEnergy = 4, kVars = 5;
 
+/// The pressure of the cell whose conserved variables are u[0], u[sv], ..., u[4 sv].
+inline double pressure(const double* u, std::size_t sv, double gamma) {
+  const double mx = u[sv], my = u[2 * sv], mz = u[3 * sv];
+  return (gamma - 1) * (u[4 * sv] - 0.5 * (mx * mx + my * my + mz * mz) / u[0]);
+}
+
 /// The physical domain, the base-mesh cells and the boundaries.
 struct Geometry : tessera::Domain {
   std::array<bool, 3> periodic{};
