@@ -53,7 +53,7 @@ void register_options(tessera::Session& session, Options& o) {
   registry.add("--refine-criterion", o.criterion_name,
                "density-pressure (max relative gradient of density and pressure, default) | "
                "pressure (Athena++'s blast criterion: max |grad p| dx / p, face ghosts too)");
-  registry.add("--derefine-count", o.derefine_count,
+  registry.add("--derefine-count", o.driver.derefine_count,
                "a block merges only from the N-th consecutive check below --derefine-below "
                "(Athena++'s derefine_count; default 1)");
   registry.add("--max-blocks-per-rank", o.max_blocks_per_rank,
@@ -189,11 +189,11 @@ void validate_options(tessera::Session& session, Options& o) {
   o.criterion = choose<Criterion>(
       session, "--refine-criterion", o.criterion_name,
       {{"density-pressure", Criterion::density_pressure}, {"pressure", Criterion::pressure}});
-  require(o.derefine_count >= 1, "--derefine-count",
-          fmt::format("must be >= 1, got {}", o.derefine_count));
+  require(o.driver.derefine_count >= 1, "--derefine-count",
+          fmt::format("must be >= 1, got {}", o.driver.derefine_count));
   // Neither is stored in a checkpoint (nor are the running counts): a restart would
   // continue with another criterion.
-  const bool plain = o.criterion == Criterion::density_pressure && o.derefine_count == 1;
+  const bool plain = o.criterion == Criterion::density_pressure && o.driver.derefine_count == 1;
   require(plain || (o.driver.checkpoint.every == 0 && !o.driver.checkpoint.restarting()),
           o.criterion == Criterion::density_pressure ? "--derefine-count" : "--refine-criterion",
           "is not stored in checkpoints: not allowed with --checkpoint-every or --restart");

@@ -38,7 +38,6 @@ struct Options {
   double refine_above = 0.5;
   double derefine_below = 0.1;
   std::string criterion_name = "density-pressure";
-  int derefine_count = 1;
   /// Block slots one rank may hold with --max-level > 0; 0 = automatic (memory_needed.hpp).
   long long max_blocks_per_rank = 0;
   std::string lineout;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
 
 #include "problems.hpp"
 
@@ -64,45 +63,6 @@ double pressure_indicator(const tessera::BlockShape& s, int dim, const double* b
       eps = std::max(eps, max_gradient(s, dim, block, group, gamma, false, lo, hi));
     }
   return eps;
-}
-
-void DerefinementDelay::blocks_changed(const tessera::AmrMesh& mesh, MPI_Comm comm) {
-  // Every rank's running counts (blocks may have moved between ranks): level, origin, count.
-  std::vector<std::int64_t> mine;
-  for (const Count& c : counts_)
-    if (c.checks > 0)
-      mine.insert(mine.end(), {c.place.level, c.place.origin[0], c.place.origin[1],
-                               c.place.origin[2], c.checks});
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
-  const int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(ranks)), starts(lengths.size());
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-  for (std::size_t r = 1; r < lengths.size(); ++r) starts[r] = starts[r - 1] + lengths[r - 1];
-  std::vector<std::int64_t> all(static_cast<std::size_t>(starts.back() + lengths.back()));
-  MPI_Allgatherv(mine.data(), length, MPI_INT64_T, all.data(), lengths.data(), starts.data(),
-                 MPI_INT64_T, comm);
-  std::map<std::array<std::int64_t, 4>, int> known;
-  for (std::size_t e = 0; e + 5 <= all.size(); e += 5)
-    known[{all[e], all[e + 1], all[e + 2], all[e + 3]}] = static_cast<int>(all[e + 4]);
-  counts_.assign(static_cast<std::size_t>(mesh.local_block_count()), Count{});
-  for (tessera::LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
-    Count& c = counts_[static_cast<std::size_t>(b)];
-    c.place = mesh.place(b);
-    const auto it =
-        known.find({c.place.level, c.place.origin[0], c.place.origin[1], c.place.origin[2]});
-    if (it != known.end()) c.checks = it->second;
-  }
-}
-
-signed char DerefinementDelay::delayed(tessera::LocalBlockIndex b, signed char wish) const {
-  Count& c = counts_[static_cast<std::size_t>(b)];
-  if (wish >= 0 || c.place.level == 0) {
-    c.checks = 0;
-    return wish < 0 ? 0 : wish;
-  }
-  ++c.checks;
-  return c.checks >= checks_ ? -1 : 0;
 }
 
 }  // namespace euler

@@ -89,10 +89,7 @@ tessera::MemoryEstimate memory_needed(const Options& o, const tessera::AmrDriver
 }
 
 Solver::Solver(tessera::Session& session, const Options& options)
-    : session_(session),
-      options_(options),
-      geo_(make_geometry(options)),
-      derefinement_delay_(options.derefine_count) {}
+    : session_(session), options_(options), geo_(make_geometry(options)) {}
 
 std::vector<tessera::StageSpec> Solver::stages() const {
   // VL2: the predictor updates U* from U over half the step, the corrector U from U*. RK2:
@@ -103,8 +100,6 @@ std::vector<tessera::StageSpec> Solver::stages() const {
 
 void Solver::blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) {
   const auto n = static_cast<std::size_t>(blocks);
-  if (options_.derefine_count > 1)
-    derefinement_delay_.blocks_changed(driver.mesh(), session_.comm().mpi());
   for (auto& faults : stage_faults_) faults.assign(n, CellFault{});
   scan_faults_.assign(n, CellFault{});
   if (options_.stage_tasks != StageTasks::split) return;
@@ -141,9 +136,8 @@ tessera::Refinement Solver::refinement(const tessera::SolverBlock& b) const {
   const double eps = options_.criterion == Criterion::pressure
                          ? pressure_indicator(*b.shape, options_.dim, b.data, 0, options_.gamma)
                          : refinement_indicator(*b.shape, options_.dim, b.data, 0, options_.gamma);
-  const signed char wish = refinement_wish(eps, options_.refine_above, options_.derefine_below);
   return static_cast<tessera::Refinement>(
-      options_.derefine_count > 1 ? derefinement_delay_.delayed(b.index, wish) : wish);
+      refinement_wish(eps, options_.refine_above, options_.derefine_below));
 }
 
 tessera::StepEstimate Solver::time_step(const tessera::SolverBlock& b) const {

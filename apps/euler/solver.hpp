@@ -78,7 +78,6 @@ class Solver : public tessera::AmrSolver {
     std::array<tessera::Handle, 3> term_handles;
   };
   std::vector<StageBuffers> stage_buffers_;
-  DerefinementDelay derefinement_delay_;  // with --derefine-count > 1
   double sod_l1_ = -1;
   std::array<double, 2> wave_errors_{-1, -1};  // density-wave: l1_rho, l2_rho
   double sedov_radius_ = -1, sedov_analytic_ = -1;
