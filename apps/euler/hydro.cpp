@@ -48,19 +48,21 @@ bool bad_state(double rho, double p) {
   return !(rho > 0) || !(p > 0) || !std::isfinite(rho) || !std::isfinite(p);
 }
 
-// The tangential axes of `axis` in increasing order.
-void tangential(int axis, int& t0, int& t1) {
-  t0 = axis == 0 ? 1 : 0;
-  t1 = axis == 2 ? 1 : 2;
+// The index of interior cell (i, j, k) in a stage term (i fastest, as the block's layout).
+std::size_t term_index(const tessera::BlockShape& s, int i, int j, int k) {
+  return (static_cast<std::size_t>(k) * static_cast<std::size_t>(s.cells[1]) +
+          static_cast<std::size_t>(j)) *
+             static_cast<std::size_t>(s.cells[0]) +
+         static_cast<std::size_t>(i);
 }
 
 // One pencil as structure of arrays: primitives q[field][m], their reconstructed values on
-// each cell's lower and upper face and the face fluxes. Per thread: a flux task needs only
-// its pencil.
+// each cell's lower and upper face, and the face fluxes. Per thread: a flux task needs
+// only its pencil.
 constexpr int kFields = 5;  // rho, vn, vt0, vt1, p
 struct PencilScratch {
-  std::vector<double> q[kFields], lo[kFields], hi[kFields];
-  std::vector<hydro::FaceFlux> flux;
+  std::vector<double> values;  // q, lo, hi: kFields arrays of the pencil's length each
+  std::vector<std::array<double, kFields>> flux;
 };
 
 // The fused stage's block-sized scratch, per thread.
@@ -68,10 +70,6 @@ struct StageScratch {
   std::vector<double> du;
   std::vector<double> w;  // primitives rho, vx, vy, vz, p of the block (primitive_layout)
 };
-
-}  // namespace
-
-namespace {
 
 // The first interior cell of `src` (variable 0 of a group) with a bad state, in i-major
 // order (i outermost, k innermost): the cell a fault reports, whichever order found it.
@@ -126,41 +124,28 @@ CellFault recover_primitives(const tessera::BlockShape& s, const double* block, 
   return {};
 }
 
-void axis_fluxes(const AxisArgs& args) {
+void axis_fluxes(const StageArgs& args, int axis, const double* w, double* term, bool accumulate,
+                 double* faces, std::size_t face_offset) {
   const tessera::BlockShape& s = *args.shape;
   const tessera::BlockLayout l = s.layout();
-  const double gamma = args.gamma;
-  const hydro::IdealGas gas{gamma, 1.0};
-  const std::ptrdiff_t sv = l.stride_var();
+  const hydro::IdealGas gas{args.gamma, 1.0};
   const std::array<int, 3> n = s.cells, g = s.ghost;
-  const int axis = args.axis;
   const std::size_t cells = s.interior_cells();
   const Reconstruct reconstruct = args.reconstruct;
-  const std::ptrdiff_t strides[3] = {1, l.stride_y(), l.stride_z()};
-  thread_local PencilScratch scratch;
-  int t0, t1;
-  tangential(axis, t0, t1);
+  const std::ptrdiff_t sa = std::array<std::ptrdiff_t, 3>{1, l.stride_y(), l.stride_z()}[axis];
+  const int t0 = axis == 0 ? 1 : 0, t1 = axis == 2 ? 1 : 2;  // the tangential axes, in order
   const int len = n[axis] + 2 * g[axis];
-  const std::ptrdiff_t sa = strides[axis];
-  for (int f = 0; f < kFields; ++f) {
-    scratch.q[f].resize(static_cast<std::size_t>(len));
-    scratch.lo[f].resize(static_cast<std::size_t>(len));
-    scratch.hi[f].resize(static_cast<std::size_t>(len));
-  }
+  thread_local PencilScratch scratch;
+  scratch.values.resize(3 * kFields * static_cast<std::size_t>(len));
   scratch.flux.resize(static_cast<std::size_t>(n[axis] + 1));
-  const double dt_dx = args.dt_dx;
   double *q[kFields], *lo[kFields], *hi[kFields];
   for (int f = 0; f < kFields; ++f) {
-    q[f] = scratch.q[f].data();
-    lo[f] = scratch.lo[f].data();
-    hi[f] = scratch.hi[f].data();
+    q[f] = scratch.values.data() + f * len;
+    lo[f] = q[f] + kFields * len;
+    hi[f] = lo[f] + kFields * len;
   }
-  int vmap[5];
-  vmap[0] = 0;
-  vmap[1] = 1 + axis;
-  vmap[2] = 1 + t0;
-  vmap[3] = 1 + t1;
-  vmap[4] = 4;
+  const double dt_dx = args.dt_dx[axis];
+  const int vmap[kFields] = {0, 1 + axis, 1 + t0, 1 + t1, 4};  // field -> conserved variable
   // Pencils are independent; the one along t0 (the lower tangential axis) varies fastest,
   // so consecutive pencils start on neighbouring cells of the layout.
   for (int r = 0; r < n[t1]; ++r)
@@ -169,18 +154,9 @@ void axis_fluxes(const AxisArgs& args) {
       c0[axis] = -g[axis];
       c0[t0] = p;
       c0[t1] = r;
-      const double* w0 = args.w + l.index(0, c0[0], c0[1], c0[2]);
-      const double* wn = w0 + (1 + axis) * sv;
-      const double* wt0 = w0 + (1 + t0) * sv;
-      const double* wt1 = w0 + (1 + t1) * sv;
-      const double* wpr = w0 + 4 * sv;
-      for (int m = 0; m < len; ++m) {
-        const std::ptrdiff_t o = m * sa;
-        q[0][m] = w0[o];
-        q[1][m] = wn[o];
-        q[2][m] = wt0[o];
-        q[3][m] = wt1[o];
-        q[4][m] = wpr[o];
+      for (int f = 0; f < kFields; ++f) {
+        const double* from = w + l.index(vmap[f], c0[0], c0[1], c0[2]);
+        for (int m = 0; m < len; ++m) q[f][m] = from[m * sa];
       }
       // The cells' face values: PLM from 1 cell on each side, WENO5-Z from 2 (the faces read
       // lie in cells g - 1 .. n + g, so the ghost width suffices).
@@ -201,47 +177,35 @@ void axis_fluxes(const AxisArgs& args) {
       // Face e (0..n) lies between cells g - 1 + e and g + e of the pencil.
       for (int e = 0; e <= n[axis]; ++e) {
         const int a = g[axis] - 1 + e, b = a + 1;
-        Prim l{q[0][a], q[1][a], q[2][a], q[3][a], q[4][a]};
-        Prim rr{q[0][b], q[1][b], q[2][b], q[3][b], q[4][b]};
+        Prim lf{q[0][a], q[1][a], q[2][a], q[3][a], q[4][a]};
+        Prim rf{q[0][b], q[1][b], q[2][b], q[3][b], q[4][b]};
         if (reconstruct != Reconstruct::pcm) {
-          Prim ls{hi[0][a], hi[1][a], hi[2][a], hi[3][a], hi[4][a]};
-          Prim rs{lo[0][b], lo[1][b], lo[2][b], lo[3][b], lo[4][b]};
+          const Prim ls{hi[0][a], hi[1][a], hi[2][a], hi[3][a], hi[4][a]};
+          const Prim rs{lo[0][b], lo[1][b], lo[2][b], lo[3][b], lo[4][b]};
           // Reconstructed states of positive cells can still be non-positive; use the cells.
-          if (!bad_state(ls.rho, ls.p) && !bad_state(rs.rho, rs.p)) {
-            l = ls;
-            rr = rs;
-          }
+          if (!bad_state(ls.rho, ls.p) && !bad_state(rs.rho, rs.p)) lf = ls, rf = rs;
         }
-        scratch.flux[static_cast<std::size_t>(e)] = riemann_flux(args.riemann, l, rr, gas);
+        const hydro::FaceFlux f = riemann_flux(args.riemann, lf, rf, gas);
+        scratch.flux[static_cast<std::size_t>(e)] = {f.mass, f.momentum_n, f.momentum_t1,
+                                                     f.momentum_t2, f.energy};
       }
-      if (args.face_flux != nullptr) {
-        // The fluxes through the block's two faces on this pencil, for flux correction.
-        for (int side = 0; side < 2; ++side) {
-          const hydro::FaceFlux& f =
-              scratch.flux[static_cast<std::size_t>(side == 0 ? 0 : n[axis])];
-          const double comp[5] = {f.mass, f.momentum_n, f.momentum_t1, f.momentum_t2, f.energy};
-          for (int v = 0; v < 5; ++v)
-            args.face_flux[args.flux_layout->index(2 * axis + side, vmap[v], p, r) -
-                           args.face_offset] = comp[v];
-        }
-      }
+      // The fluxes through the block's two faces on this pencil, for flux correction.
+      if (faces != nullptr)
+        for (int side = 0; side < 2; ++side)
+          for (int v = 0; v < kFields; ++v)
+            faces[args.flux_layout->index(2 * axis + side, vmap[v], p, r) - face_offset] =
+                scratch.flux[static_cast<std::size_t>(side * n[axis])][static_cast<std::size_t>(v)];
       for (int m = 0; m < n[axis]; ++m) {
         int ci[3];
         ci[axis] = m;
         ci[t0] = p;
         ci[t1] = r;
         const std::size_t c = term_index(s, ci[0], ci[1], ci[2]);
-        const hydro::FaceFlux& fl = scratch.flux[static_cast<std::size_t>(m)];
-        const hydro::FaceFlux& fh = scratch.flux[static_cast<std::size_t>(m + 1)];
-        const double diff[5] = {fh.mass - fl.mass, fh.momentum_n - fl.momentum_n,
-                                fh.momentum_t1 - fl.momentum_t1, fh.momentum_t2 - fl.momentum_t2,
-                                fh.energy - fl.energy};
-        if (args.accumulate) {
-          for (int v = 0; v < 5; ++v)
-            args.term[static_cast<std::size_t>(vmap[v]) * cells + c] -= dt_dx * diff[v];
-        } else {
-          for (int v = 0; v < 5; ++v)
-            args.term[static_cast<std::size_t>(vmap[v]) * cells + c] = dt_dx * diff[v];
+        const auto& fl = scratch.flux[static_cast<std::size_t>(m)];
+        const auto& fh = scratch.flux[static_cast<std::size_t>(m + 1)];
+        for (std::size_t v = 0; v < kFields; ++v) {
+          double& out = term[static_cast<std::size_t>(vmap[v]) * cells + c];
+          out = accumulate ? out - dt_dx * (fh[v] - fl[v]) : dt_dx * (fh[v] - fl[v]);
         }
       }
     }
@@ -307,21 +271,8 @@ CellFault hydro_stage(const StageArgs& args) {
       recover_primitives(s, args.block, args.src_group, args.gamma, scratch.w.data());
   if (fault.bad) return fault;
   scratch.du.assign(cells * kVars, 0.0);
-  for (int axis = 0; axis < args.dim; ++axis) {
-    AxisArgs a;
-    a.shape = &s;
-    a.axis = axis;
-    a.w = scratch.w.data();
-    a.dt_dx = args.dt_dx[axis];
-    a.reconstruct = args.reconstruct;
-    a.riemann = args.riemann;
-    a.gamma = args.gamma;
-    a.term = scratch.du.data();
-    a.accumulate = true;
-    a.face_flux = args.face_flux;
-    a.flux_layout = args.flux_layout;
-    axis_fluxes(a);
-  }
+  for (int axis = 0; axis < args.dim; ++axis)
+    axis_fluxes(args, axis, scratch.w.data(), scratch.du.data(), true, args.face_flux, 0);
   update(args, [&](int v, std::size_t t, int, double*) {
     return scratch.du.data() + static_cast<std::size_t>(v) * cells + t;
   });

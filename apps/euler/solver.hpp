@@ -57,10 +57,6 @@ class Solver : public tessera::AmrSolver {
   nlohmann::json report(const tessera::AmrDriver& driver) const override;
 
  private:
-  /// Submits block ctx.block's stage as primitive, per-axis flux and update tasks.
-  void submit_split_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx,
-                          const StageArgs& args, double factor);
-
   tessera::Session& session_;
   Options options_;
   Geometry geo_;
