@@ -162,23 +162,22 @@ double density_wave_mean(const Geometry& geo, const std::array<std::int64_t, 3>&
   return 1 + 0.2 * factor * std::sin(2 * pi * phase);
 }
 
-std::array<double, 2> density_wave_errors(tessera::Session& session, tessera::AmrMesh& mesh,
-                                          const Geometry& geo, double t) {
-  std::array<tessera::ExactSum, 2> sums;
+std::vector<double> volume_sums(tessera::Session& session, tessera::AmrMesh& mesh, int dim,
+                                std::size_t count, const CellValues& values) {
+  std::vector<tessera::ExactSum> sums(count);
   tessera::for_each_cell(
-      mesh, 0, [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t) {
-        // A level-L cell weighs 2^-(dim L) level-0 cells.
-        const double e = u[kRho] - density_wave_mean(geo, g, level, t);
-        sums[0].add(std::ldexp(std::fabs(e), -geo.dim * level));
-        sums[1].add(std::ldexp(e * e, -geo.dim * level));
+      mesh, 0,
+      [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+        values(level, g, u, sv, [&](std::size_t i, double v) {
+          sums[i].add(std::ldexp(v, -dim * level));  // a level-L cell: 2^-(dim L) level-0 cells
+        });
       });
-  for (tessera::ExactSum& sum : sums) {
-    const tessera::Handle h = session.runtime().create_handle("euler.wave_error");
-    session.comm().iallreduce_sum(h, &sum);
-    session.runtime().wait_for(h);
-  }
-  const double cells = static_cast<double>(geo.cells[0]) * geo.cells[1] * geo.cells[2];
-  return {sums[0].value() / cells, std::sqrt(sums[1].value() / cells)};
+  const tessera::Handle h = session.runtime().create_handle("euler.volume_sums");
+  for (tessera::ExactSum& sum : sums) session.comm().iallreduce_sum(h, &sum);
+  session.runtime().wait_for(h);
+  std::vector<double> result;
+  for (const tessera::ExactSum& sum : sums) result.push_back(sum.value());
+  return result;
 }
 
 }  // namespace euler

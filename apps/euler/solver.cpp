@@ -179,26 +179,28 @@ void Solver::describe_fault(tessera::AmrDriver& driver) {
 void Solver::finished(tessera::AmrDriver& driver) {
   tessera::AmrMesh& mesh = driver.mesh();
   const double time = driver.time();
+  const double cells = static_cast<double>(geo_.cells[0]) * geo_.cells[1] * geo_.cells[2];
   if (options_.problem == Problem::sod) {
     const hydro::ExactRiemann exact({1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, options_.gamma);
-    tessera::ExactSum error;
     const int axis = options_.axis;
-    const int dim = options_.dim;
-    tessera::for_each_cell(
-        mesh, 0,
-        [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t) {
-          const double x = geo_.centre(axis, g[axis], level);
-          // The mean over the domain: a level-L cell weighs 2^-(dim L) level-0 cells.
-          error.add(std::ldexp(std::fabs(u[0] - exact.sample(x / time).rho), -dim * level));
-        });
-    const tessera::Handle h = session_.runtime().create_handle("euler.l1");
-    session_.comm().iallreduce_sum(h, &error);
-    session_.runtime().wait_for(h);
-    const double cells = static_cast<double>(geo_.cells[0]) * geo_.cells[1] * geo_.cells[2];
-    sod_l1_ = error.value() / cells;
+    sod_l1_ =
+        volume_sums(session_, mesh, options_.dim, 1,
+                    [&](int level, const auto& g, const double* u, std::size_t, const auto& add) {
+                      const double x = geo_.centre(axis, g[axis], level);
+                      add(0, std::fabs(u[0] - exact.sample(x / time).rho));
+                    })[0] /
+        cells;
   }
-  if (options_.problem == Problem::density_wave)
-    wave_errors_ = density_wave_errors(session_, mesh, geo_, time);
+  if (options_.problem == Problem::density_wave) {
+    const std::vector<double> sums =
+        volume_sums(session_, mesh, options_.dim, 2,
+                    [&](int level, const auto& g, const double* u, std::size_t, const auto& add) {
+                      const double e = u[kRho] - density_wave_mean(geo_, g, level, time);
+                      add(0, std::fabs(e));
+                      add(1, e * e);
+                    });
+    wave_errors_ = {sums[0] / cells, std::sqrt(sums[1] / cells)};
+  }
   if (options_.problem == Problem::sedov) {
     const RadialProfile profile = radial_profile(session_, mesh, options_, geo_);
     std::size_t peak = 0;
