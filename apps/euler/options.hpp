@@ -16,7 +16,7 @@ enum class Reconstruct { pcm, plm, weno5z };
 /// The time integrator: VL2 (Athena++'s predictor-corrector) or Heun / SSP-RK2 (HARD's).
 enum class Integrator { vl2, rk2 };
 enum class Riemann { hllc, hlle, hll };
-/// How a block's VL2 stage is submitted: one task, or a task per piece (driver.hpp).
+/// How a block's stage is submitted: one task, or a task per piece (stage_tasks.cpp).
 enum class StageTasks { fused, split };
 /// The refinement indicator --refine-criterion selects (refinement.hpp).
 enum class Criterion { density_pressure, pressure };
@@ -67,13 +67,7 @@ struct Options {
   std::array<int, 3> block_cells{1, 1, 1};     ///< cells per block (1 on a flat z)
   /// Ghost layers the scheme reads: PLM two cells beyond a face, WENO5-Z three.
   int ghost() const { return reconstruct == Reconstruct::weno5z ? 3 : 2; }
-  std::array<int, 3> root_blocks() const {
-    return {cells[0] / block_cells[0], cells[1] / block_cells[1], cells[2] / block_cells[2]};
-  }
 };
-
-/// --stage-tasks auto splits the stages of blocks with at least this many cells.
-inline constexpr long long kSplitStageCells = 4096;
 
 void register_options(tessera::Session& session, Options& o);
 /// --scheme dg's part of validate_options (dg_options.cpp): the DG problems, --order,

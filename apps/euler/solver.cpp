@@ -41,7 +41,7 @@ tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, 
                                          nlohmann::json problem) {
   tessera::AmrDriverOptions d = o.driver;
   d.domain = geo;
-  d.root_blocks = o.root_blocks();
+  for (int a = 0; a < 3; ++a) d.root_blocks[a] = o.cells[a] / o.block_cells[a];
   d.block_cells = o.block_cells;
   d.periodic = geo.periodic;
   d.boundary = geo.boundary;
@@ -163,15 +163,14 @@ void Solver::describe_fault(tessera::AmrDriver& driver) {
     const auto [fault, when] = *first;
     const tessera::BlockPlace& p = mesh.place(b);
     const auto box = mesh.forest().unit_box(p);
+    std::array<double, 3> corner{};
+    for (int a = 0; a < 3; ++a) corner[a] = geo_.lo[a] + box[a][0] * (geo_.hi[a] - geo_.lo[a]);
     fmt::print(stderr,
                "euler: error: non-positive density or pressure at cycle {} (t = {:.9g}) in "
-               "{}: block at level {} with lower corner ({:.6g}, {:.6g}, {:.6g}), cell ({}, "
-               "{}, {}) of the block: rho = {:.6g}, p = {:.6g} (rank {})\n",
-               driver.cycle(), driver.time(), when, p.level,
-               geo_.lo[0] + box[0][0] * (geo_.hi[0] - geo_.lo[0]),
-               geo_.lo[1] + box[1][0] * (geo_.hi[1] - geo_.lo[1]),
-               geo_.lo[2] + box[2][0] * (geo_.hi[2] - geo_.lo[2]), fault->cell[0], fault->cell[1],
-               fault->cell[2], fault->rho, fault->p, session_.rank());
+               "{}: block at level {} with lower corner ({:.6g}), cell ({}) of the block: rho = "
+               "{:.6g}, p = {:.6g} (rank {})\n",
+               driver.cycle(), driver.time(), when, p.level, fmt::join(corner, ", "),
+               fmt::join(fault->cell, ", "), fault->rho, fault->p, session_.rank());
     break;
   }
 }
@@ -203,10 +202,8 @@ void Solver::finished(tessera::AmrDriver& driver) {
   }
   if (options_.problem == Problem::sedov) {
     const RadialProfile profile = radial_profile(session_, mesh, options_, geo_);
-    std::size_t peak = 0;
-    for (std::size_t i = 0; i < profile.rho.size(); ++i)
-      if (profile.rho[i] > profile.rho[peak]) peak = i;
-    sedov_radius_ = profile.r.empty() ? -1 : profile.r[peak];
+    const auto peak = std::max_element(profile.rho.begin(), profile.rho.end());
+    sedov_radius_ = profile.r.empty() ? -1 : profile.r[std::size_t(peak - profile.rho.begin())];
     sedov_analytic_ =
         sedov_taylor_radius(options_.dim, options_.gamma, options_.sedov_energy, time);
     if (!options_.lineout.empty()) write_radial_profile(session_, profile, options_.lineout);

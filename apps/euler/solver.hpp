@@ -1,17 +1,9 @@
 #pragma once
-// The euler solver on tessera's adaptive-mesh driver (tessera/driver/amr_driver.hpp). Per
-// cycle (VL2): stage 0 exchanges the ghosts of U and computes U* = U - dt/2 div F(U) with
-// PCM fluxes; stage 1 exchanges the ghosts of U* and computes U = U - dt div F(U*) with the
-// chosen reconstruction (RK2: U* = U - dt div F(U), U = (U + (U* - dt div F(U*))) / 2, both
-// with the chosen reconstruction); the driver corrects the fluxes at coarse-fine faces, reduces the
-// CFL step, adapts the mesh with the --refine-criterion of refinement.hpp, writes
-// checkpoints of U and replays the recorded cycle.
-// A block's stage is one task (--stage-tasks fused) or a task per piece (split; auto
-// splits blocks of at least kSplitStageCells cells) on per-block buffers: primitives
-// (reads U or U* and its face ghosts, writes W), one flux task per axis (reads W, writes
-// that axis's term dt/dx dF and its two faces' fluxes; the axes run concurrently), the
-// update (reads the terms, writes the new state and the flux register). The next
-// exchange of a field waits only for the primitive task.
+// The euler solver on tessera's adaptive-mesh driver (tessera/driver/amr_driver.hpp): the
+// fields U and U*, a cycle's two stages (VL2 or RK2; docs/apps/euler.md, "Scheme") submitted
+// as one task per block or split into primitive, per-axis flux and update tasks on
+// per-block buffers (stage_tasks.cpp), the --refine-criterion of refinement.hpp, the CFL
+// scan, the fault line and the problem's figures in the report.
 
 #include <array>
 #include <cstdint>
