@@ -29,7 +29,9 @@ double van_leer(double left, double right) {
   return product > 0 ? 2 * product / (left + right) : 0.0;
 }
 
-hydro::FaceFlux riemann_flux(Riemann riemann, Prim l, Prim r, const hydro::IdealGas& gas) {
+// Inlined: as a call (its states through memory) the stage took 1.3x the time.
+[[gnu::always_inline]] inline hydro::FaceFlux riemann_flux(Riemann riemann, Prim l, Prim r,
+                                                           const hydro::IdealGas& gas) {
   if (riemann == Riemann::hllc) return hydro::hllc_flux(l, r, gas);
   if (riemann == Riemann::hlle) return hydro::hlle_flux(l, r, gas);
   l.c = gas.sound_speed(l.rho, l.p);  // HLL with Davis speeds (radhydro's and HARD's)
