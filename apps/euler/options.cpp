@@ -119,7 +119,8 @@ void validate_options(tessera::Session& session, Options& o) {
   }
   choose(session, "--scheme", o.scheme_name, {"fv", "dg"});
   if (o.scheme_name == "dg") {
-    require(!session.option_registry().given("--integrator"), "--integrator", "needs --scheme fv");
+    for (const char* fv_only : {"--integrator", "--derefine-count"})
+      require(!session.option_registry().given(fv_only), fv_only, "needs --scheme fv");
     return validate_dg_options(session, o);
   }
   require(!session.option_registry().given("--order"), "--order", "needs --scheme dg");

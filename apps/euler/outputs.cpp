@@ -6,9 +6,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "tessera/comm/exact_sum.hpp"
-#include "tessera/driver/cell_walk.hpp"
-
 namespace euler {
 
 std::vector<tessera::CellQuantity> primitive_quantities(double gamma) {

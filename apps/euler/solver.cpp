@@ -8,8 +8,6 @@
 #include "hydro/riemann_exact.hpp"
 #include "outputs.hpp"
 #include "refinement.hpp"
-#include "tessera/comm/exact_sum.hpp"
-#include "tessera/driver/cell_walk.hpp"
 #include "tessera/restart.hpp"
 
 namespace euler {
