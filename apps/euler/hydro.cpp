@@ -1,4 +1,4 @@
-// VL2 stage kernels. The block's conserved variables (interior and face ghosts; edge and
+// Stage kernels (VL2, RK2). The block's conserved variables (interior and face ghosts; edge and
 // corner ghosts are never read) become primitives once; then the block is processed pencil
 // by pencil along each axis, in a frame rotated so that the pencil's axis is "normal":
 // faces get reconstructed left/right states and a Riemann flux, and the flux differences
