@@ -1,6 +1,6 @@
-// euler: compressible Euler equations on tessera's adaptive block mesh (VL2 + PLM + HLLC, the
-// scheme Athena++ runs by default; or ADER-DG with --scheme dg), a solver on the driver. See
-// docs/apps/euler.md.
+// euler: compressible Euler equations on tessera's adaptive block mesh (VL2 + PLM + HLLC by
+// default, Athena++'s scheme; WENO5-Z, RK2, HLL as options; or ADER-DG with --scheme dg), a
+// solver on the driver. See docs/apps/euler.md.
 #include <memory>
 
 #include "dg_solver.hpp"

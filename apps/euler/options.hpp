@@ -12,9 +12,11 @@
 namespace euler {
 
 enum class Problem { sod, blast, sedov, kh, density_wave };
-enum class Reconstruct { pcm, plm };
+enum class Reconstruct { pcm, plm, weno5z };
+/// The time integrator: VL2 (Athena++'s predictor-corrector) or Heun / SSP-RK2 (HARD's).
+enum class Integrator { vl2, rk2 };
 enum class Riemann { hllc, hlle, hll };
-/// How a block's VL2 stage is submitted: one task, or a task per piece (driver.hpp).
+/// How a block's stage is submitted: one task, or a task per piece (stage_tasks.cpp).
 enum class StageTasks { fused, split };
 /// The refinement indicator --refine-criterion selects (refinement.hpp).
 enum class Criterion { density_pressure, pressure };
@@ -31,11 +33,11 @@ struct Options {
   double t_end = 0;  // 0: the problem's
   std::string reconstruct_name = "plm";
   std::string riemann_name = "hllc";
+  std::string integrator_name = "vl2";
   std::string boundary_name = "problem";
   double refine_above = 0.5;
   double derefine_below = 0.1;
   std::string criterion_name = "density-pressure";
-  int derefine_count = 1;
   /// Block slots one rank may hold with --max-level > 0; 0 = automatic (memory_needed.hpp).
   long long max_blocks_per_rank = 0;
   std::string lineout;
@@ -58,19 +60,14 @@ struct Options {
   int axis = 0;
   Reconstruct reconstruct = Reconstruct::plm;
   Riemann riemann = Riemann::hllc;
+  Integrator integrator = Integrator::vl2;
   Criterion criterion = Criterion::density_pressure;
   StageTasks stage_tasks = StageTasks::split;  ///< auto: split for blocks of >= 4096 cells
   std::array<int, 3> cells{1, 1, 1};           ///< level-0 cells of the domain (1 on a flat z)
   std::array<int, 3> block_cells{1, 1, 1};     ///< cells per block (1 on a flat z)
-  std::array<int, 3> root_blocks() const {
-    return {cells[0] / block_cells[0], cells[1] / block_cells[1], cells[2] / block_cells[2]};
-  }
+  /// Ghost layers the scheme reads: PLM two cells beyond a face, WENO5-Z three.
+  int ghost() const { return reconstruct == Reconstruct::weno5z ? 3 : 2; }
 };
-
-/// Ghost layers the scheme needs (PLM reads two cells beyond a face).
-inline constexpr int kGhost = 2;
-/// --stage-tasks auto splits the stages of blocks with at least this many cells.
-inline constexpr long long kSplitStageCells = 4096;
 
 void register_options(tessera::Session& session, Options& o);
 /// --scheme dg's part of validate_options (dg_options.cpp): the DG problems, --order,

@@ -53,45 +53,26 @@ Geometry make_geometry(const Options& o) {
   Geometry geo;
   geo.dim = o.dim;
   geo.cells = o.cells;
-  using tessera::BoundaryKind;
-  for (int a = 0; a < 3; ++a) {
-    geo.lo[a] = -0.5;
-    geo.hi[a] = 0.5;
-    geo.periodic[a] = true;
-  }
-  switch (o.problem) {
-    case Problem::sod: {
-      const double dx = 1.0 / o.cells[static_cast<std::size_t>(o.axis)];
-      for (int a = 0; a < o.dim; ++a) {
-        if (a == o.axis) continue;
-        geo.hi[a] = 0.5 * dx * o.cells[static_cast<std::size_t>(a)];
-        geo.lo[a] = -geo.hi[a];
-      }
-      geo.periodic[o.axis] = false;
-      break;
-    }
-    case Problem::blast:
-      break;
-    case Problem::sedov:
-      for (int a = 0; a < o.dim; ++a) geo.periodic[a] = false;
-      break;
-    case Problem::kh:
-      geo.lo = {0, 0, -0.5};
-      geo.hi = {1, 2, 0.5};
-      break;
-    case Problem::density_wave:
-      for (int a = 0; a < o.dim; ++a) geo.lo[a] = 0, geo.hi[a] = 1;
-      break;
+  geo.lo = {-0.5, -0.5, -0.5};
+  geo.hi = {0.5, 0.5, 0.5};
+  geo.periodic = {true, true, true};
+  if (o.problem == Problem::sod) {  // cells of the tube's size across it
+    for (int a = 0; a < o.dim; ++a)
+      if (a != o.axis) geo.lo[a] = -(geo.hi[a] = 0.5 * (1.0 / o.cells[o.axis]) * o.cells[a]);
+    geo.periodic[o.axis] = false;
+  } else if (o.problem == Problem::sedov) {
+    for (int a = 0; a < o.dim; ++a) geo.periodic[a] = false;
+  } else if (o.problem == Problem::kh) {
+    geo.lo = {0, 0, -0.5};
+    geo.hi = {1, 2, 0.5};
+  } else if (o.problem == Problem::density_wave) {
+    for (int a = 0; a < o.dim; ++a) geo.lo[a] = 0, geo.hi[a] = 1;
   }
   for (int a = 0; a < 3; ++a) geo.dx[a] = (geo.hi[a] - geo.lo[a]) / geo.cells[a];
-  for (int f = 0; f < 6; ++f) geo.boundary[f] = BoundaryKind::outflow;
-  if (o.boundary_name != "problem") {
-    const bool periodic = o.boundary_name == "periodic";
-    for (int a = 0; a < 3; ++a) geo.periodic[a] = periodic;
-    for (int f = 0; f < 6; ++f)
-      geo.boundary[f] =
-          o.boundary_name == "reflecting" ? BoundaryKind::reflecting : BoundaryKind::outflow;
-  }
+  const bool reflecting = o.boundary_name == "reflecting";
+  geo.boundary.fill(reflecting ? tessera::BoundaryKind::reflecting
+                               : tessera::BoundaryKind::outflow);
+  if (o.boundary_name != "problem") geo.periodic.fill(o.boundary_name == "periodic");
   return geo;
 }
 
@@ -162,23 +143,22 @@ double density_wave_mean(const Geometry& geo, const std::array<std::int64_t, 3>&
   return 1 + 0.2 * factor * std::sin(2 * pi * phase);
 }
 
-std::array<double, 2> density_wave_errors(tessera::Session& session, tessera::AmrMesh& mesh,
-                                          const Geometry& geo, double t) {
-  std::array<tessera::ExactSum, 2> sums;
+std::vector<double> volume_sums(tessera::Session& session, tessera::AmrMesh& mesh, int dim,
+                                std::size_t count, const CellValues& values) {
+  std::vector<tessera::ExactSum> sums(count);
   tessera::for_each_cell(
-      mesh, 0, [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t) {
-        // A level-L cell weighs 2^-(dim L) level-0 cells.
-        const double e = u[kRho] - density_wave_mean(geo, g, level, t);
-        sums[0].add(std::ldexp(std::fabs(e), -geo.dim * level));
-        sums[1].add(std::ldexp(e * e, -geo.dim * level));
+      mesh, 0,
+      [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t sv) {
+        values(level, g, u, sv, [&](std::size_t i, double v) {
+          sums[i].add(std::ldexp(v, -dim * level));  // a level-L cell: 2^-(dim L) level-0 cells
+        });
       });
-  for (tessera::ExactSum& sum : sums) {
-    const tessera::Handle h = session.runtime().create_handle("euler.wave_error");
-    session.comm().iallreduce_sum(h, &sum);
-    session.runtime().wait_for(h);
-  }
-  const double cells = static_cast<double>(geo.cells[0]) * geo.cells[1] * geo.cells[2];
-  return {sums[0].value() / cells, std::sqrt(sums[1].value() / cells)};
+  const tessera::Handle h = session.runtime().create_handle("euler.volume_sums");
+  for (tessera::ExactSum& sum : sums) session.comm().iallreduce_sum(h, &sum);
+  session.runtime().wait_for(h);
+  std::vector<double> result;
+  for (const tessera::ExactSum& sum : sums) result.push_back(sum.value());
+  return result;
 }
 
 }  // namespace euler

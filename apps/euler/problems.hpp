@@ -17,6 +17,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "options.hpp"
 #include "tessera/amr/halo.hpp"
@@ -28,6 +30,12 @@ namespace euler {
 
 /// Conserved variables per cell, in this order.
 inline constexpr int kRho = 0, kMomentum = 1, kEnergy = 4, kVars = 5;
+
+/// The pressure of the cell whose conserved variables are u[0], u[sv], ..., u[4 sv].
+inline double pressure(const double* u, std::size_t sv, double gamma) {
+  const double mx = u[sv], my = u[2 * sv], mz = u[3 * sv];
+  return (gamma - 1) * (u[4 * sv] - 0.5 * (mx * mx + my * my + mz * mz) / u[0]);
+}
 
 /// The physical domain, the base-mesh cells and the boundaries.
 struct Geometry : tessera::Domain {
@@ -45,10 +53,13 @@ void initial_state(const Options& o, const Geometry& geo, const std::array<std::
 /// density-wave: the exact mean density of the level-`level` cell g at time t.
 double density_wave_mean(const Geometry& geo, const std::array<std::int64_t, 3>& g, int level,
                          double t);
-/// density-wave, collective (every task done): {l1_rho, l2_rho}, the mean over the domain of
-/// |rho - the exact cell mean| and the root mean square (exact sums: the same bits on any
-/// ranks and threads).
-std::array<double, 2> density_wave_errors(tessera::Session& session, tessera::AmrMesh& mesh,
-                                          const Geometry& geo, double t);
+/// Collective, every task done: exact sums over the leaf cells of the values a cell's
+/// `values(level, g, u, sv, add)` passes to add(index < count, value), each weighed by the
+/// cell's volume in level-0 cells: the same bits on any ranks and threads.
+using CellValues =
+    std::function<void(int level, const std::array<std::int64_t, 3>& g, const double* u,
+                       std::size_t sv, const std::function<void(std::size_t, double)>& add)>;
+std::vector<double> volume_sums(tessera::Session& session, tessera::AmrMesh& mesh, int dim,
+                                std::size_t count, const CellValues& values);
 
 }  // namespace euler

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
 
 #include "problems.hpp"
 
@@ -11,68 +10,48 @@ namespace euler {
 
 namespace {
 
-double pressure_at(const double* u, std::size_t c, std::size_t sv, double gamma) {
-  const double rho = u[c];
-  const double mx = u[c + sv], my = u[c + 2 * sv], mz = u[c + 3 * sv];
-  return (gamma - 1) * (u[c + 4 * sv] - 0.5 * (mx * mx + my * my + mz * mz) / rho);
+// The largest max(|grad rho| / rho (with `density`), |grad p| / p) over the cells of the
+// box [lo, hi] (inclusive) of variable group `group`: a maximum of non-negative values (NaN,
+// from a bad cell, never wins std::max), so the order of the cells does not matter.
+double max_gradient(const tessera::BlockShape& s, int dim, const double* block, int group,
+                    double gamma, bool density, std::array<int, 3> lo, std::array<int, 3> hi) {
+  const tessera::BlockLayout l = s.layout();
+  const auto sv = static_cast<std::size_t>(l.stride_var());
+  const double* u = block + static_cast<std::size_t>(group * kVars) * sv;
+  const std::size_t stride[3] = {1, static_cast<std::size_t>(l.stride_y()),
+                                 static_cast<std::size_t>(l.stride_z())};
+  double eps = 0;
+  for (int k = lo[2]; k <= hi[2]; ++k)
+    for (int j = lo[1]; j <= hi[1]; ++j)
+      for (int i = lo[0]; i <= hi[0]; ++i) {
+        const auto c = static_cast<std::size_t>(l.index(0, i, j, k));
+        double grho = 0, gp = 0;
+        for (int a = 0; a < dim; ++a) {
+          const std::size_t down = c - stride[a], up = c + stride[a];
+          const double dr = 0.5 * (u[up] - u[down]);
+          const double dp = 0.5 * (pressure(u + up, sv, gamma) - pressure(u + down, sv, gamma));
+          grho += dr * dr;
+          gp += dp * dp;
+        }
+        const double ep = std::sqrt(gp) / pressure(u + c, sv, gamma);
+        eps = std::max(eps, density ? std::max(std::sqrt(grho) / u[c], ep) : ep);
+      }
+  return eps;
 }
 
 }  // namespace
 
 double refinement_indicator(const tessera::BlockShape& s, int dim, const double* block, int group,
                             double gamma) {
-  const tessera::BlockLayout l = s.layout();
-  const auto sv = static_cast<std::size_t>(l.stride_var());
-  const double* u = block + static_cast<std::size_t>(group * kVars) * sv;
-  const std::size_t stride[3] = {1, static_cast<std::size_t>(l.stride_y()),
-                                 static_cast<std::size_t>(l.stride_z())};
-  // A maximum of non-negative values (NaN, from a bad cell, never wins std::max): any order
-  // of the cells gives the same result.
-  double eps = 0;
-  for (int k = 0; k < s.cells[2]; ++k)
-    for (int j = 0; j < s.cells[1]; ++j)
-      for (int i = 0; i < s.cells[0]; ++i) {
-        const auto c = static_cast<std::size_t>(l.index(0, i, j, k));
-        const double rho = u[c], p = pressure_at(u, c, sv, gamma);
-        double grho = 0, gp = 0;
-        for (int a = 0; a < dim; ++a) {
-          const std::size_t lo = c - stride[a], hi = c + stride[a];
-          const double dr = 0.5 * (u[hi] - u[lo]);
-          const double dp = 0.5 * (pressure_at(u, hi, sv, gamma) - pressure_at(u, lo, sv, gamma));
-          grho += dr * dr;
-          gp += dp * dp;
-        }
-        eps = std::max(eps, std::max(std::sqrt(grho) / rho, std::sqrt(gp) / p));
-      }
-  return eps;
+  return max_gradient(s, dim, block, group, gamma, true, {0, 0, 0},
+                      {s.cells[0] - 1, s.cells[1] - 1, s.cells[2] - 1});
 }
 
 double pressure_indicator(const tessera::BlockShape& s, int dim, const double* block, int group,
                           double gamma) {
-  const tessera::BlockLayout l = s.layout();
-  const auto sv = static_cast<std::size_t>(l.stride_var());
-  const double* u = block + static_cast<std::size_t>(group * kVars) * sv;
-  const std::size_t stride[3] = {1, static_cast<std::size_t>(l.stride_y()),
-                                 static_cast<std::size_t>(l.stride_z())};
-  const int n[3] = {s.cells[0], s.cells[1], s.cells[2]};
-  double eps = 0;
-  // |grad p| dx / p of every cell in [lo, hi] (inclusive); a maximum of non-negative values,
-  // so the order of the cells does not matter.
-  const auto scan = [&](std::array<int, 3> lo, std::array<int, 3> hi) {
-    for (int k = lo[2]; k <= hi[2]; ++k)
-      for (int j = lo[1]; j <= hi[1]; ++j)
-        for (int i = lo[0]; i <= hi[0]; ++i) {
-          const auto c = static_cast<std::size_t>(l.index(0, i, j, k));
-          double gp = 0;
-          for (int a = 0; a < dim; ++a) {
-            const double dp = 0.5 * (pressure_at(u, c + stride[a], sv, gamma) -
-                                     pressure_at(u, c - stride[a], sv, gamma));
-            gp += dp * dp;
-          }
-          eps = std::max(eps, std::sqrt(gp) / pressure_at(u, c, sv, gamma));
-        }
-  };
-  scan({0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1});
+  const std::array<int, 3> n = s.cells;
+  double eps =
+      max_gradient(s, dim, block, group, gamma, false, {0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1});
   // The first face-ghost layer on each side of each axis, without the cells next to an
   // edge (their tangential differences would read edge ghosts, which stay unset).
   for (int a = 0; a < dim; ++a)
@@ -81,48 +60,9 @@ double pressure_indicator(const tessera::BlockShape& s, int dim, const double* b
       for (int t = 0; t < dim; ++t)
         if (t != a) lo[t] = 1, hi[t] = n[t] - 2;
       lo[a] = hi[a] = side;
-      scan(lo, hi);
+      eps = std::max(eps, max_gradient(s, dim, block, group, gamma, false, lo, hi));
     }
   return eps;
-}
-
-void DerefinementDelay::blocks_changed(const tessera::AmrMesh& mesh, MPI_Comm comm) {
-  // Every rank's running counts (blocks may have moved between ranks): level, origin, count.
-  std::vector<std::int64_t> mine;
-  for (const Count& c : counts_)
-    if (c.checks > 0)
-      mine.insert(mine.end(), {c.place.level, c.place.origin[0], c.place.origin[1],
-                               c.place.origin[2], c.checks});
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
-  const int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(ranks)), starts(lengths.size());
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
-  for (std::size_t r = 1; r < lengths.size(); ++r) starts[r] = starts[r - 1] + lengths[r - 1];
-  std::vector<std::int64_t> all(static_cast<std::size_t>(starts.back() + lengths.back()));
-  MPI_Allgatherv(mine.data(), length, MPI_INT64_T, all.data(), lengths.data(), starts.data(),
-                 MPI_INT64_T, comm);
-  std::map<std::array<std::int64_t, 4>, int> known;
-  for (std::size_t e = 0; e + 5 <= all.size(); e += 5)
-    known[{all[e], all[e + 1], all[e + 2], all[e + 3]}] = static_cast<int>(all[e + 4]);
-  counts_.assign(static_cast<std::size_t>(mesh.local_block_count()), Count{});
-  for (tessera::LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
-    Count& c = counts_[static_cast<std::size_t>(b)];
-    c.place = mesh.place(b);
-    const auto it =
-        known.find({c.place.level, c.place.origin[0], c.place.origin[1], c.place.origin[2]});
-    if (it != known.end()) c.checks = it->second;
-  }
-}
-
-signed char DerefinementDelay::delayed(tessera::LocalBlockIndex b, signed char wish) const {
-  Count& c = counts_[static_cast<std::size_t>(b)];
-  if (wish >= 0 || c.place.level == 0) {
-    c.checks = 0;
-    return wish < 0 ? 0 : wish;
-  }
-  ++c.checks;
-  return c.checks >= checks_ ? -1 : 0;
 }
 
 }  // namespace euler

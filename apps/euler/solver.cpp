@@ -8,8 +8,6 @@
 #include "hydro/riemann_exact.hpp"
 #include "outputs.hpp"
 #include "refinement.hpp"
-#include "tessera/comm/exact_sum.hpp"
-#include "tessera/driver/cell_walk.hpp"
 #include "tessera/restart.hpp"
 
 namespace euler {
@@ -28,20 +26,20 @@ double sedov_taylor_radius(int dim, double gamma, double energy, double t) {
 
 }  // namespace
 
-std::vector<tessera::FieldSpec> declared_fields() {
+std::vector<tessera::FieldSpec> declared_fields(int ghost) {
   // Per-volume densities; the momentum components flip sign at a reflecting wall. U is the
   // state; U* (the half-step state) is scratch. Both get their fluxes corrected.
   const std::vector<int> vector_axis{-1, 0, 1, 2, -1};
   const std::vector<std::string> names{"rho", "mom_x", "mom_y", "mom_z", "energy"};
-  return {{"U", kVars, tessera::Amount::per_volume, true, kGhost, vector_axis, true, names},
-          {"U*", kVars, tessera::Amount::per_volume, true, kGhost, vector_axis, false}};
+  return {{"U", kVars, tessera::Amount::per_volume, true, ghost, vector_axis, true, names},
+          {"U*", kVars, tessera::Amount::per_volume, true, ghost, vector_axis, false}};
 }
 
 tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, int ranks,
                                          nlohmann::json problem) {
   tessera::AmrDriverOptions d = o.driver;
   d.domain = geo;
-  d.root_blocks = o.root_blocks();
+  for (int a = 0; a < 3; ++a) d.root_blocks[a] = o.cells[a] / o.block_cells[a];
   d.block_cells = o.block_cells;
   d.periodic = geo.periodic;
   d.boundary = geo.boundary;
@@ -60,15 +58,15 @@ tessera::MemoryEstimate memory_needed(const Options& o, const tessera::AmrDriver
   constexpr double kBlockBytes = 512;  // p4est's quadrant, the block's place, scans, faults
   const auto local = static_cast<double>(d.block_slots);
   tessera::MemoryEstimate need =
-      tessera::amr_field_memory(d, declared_fields(), d.block_slots, ranks);
+      tessera::amr_field_memory(d, declared_fields(o.ghost()), d.block_slots, ranks);
   double interior = 1, stored = 1, face_cells = 0, longest = 0;
   for (int a = 0; a < 3; ++a) {
     interior *= o.block_cells[a];
-    stored *= o.block_cells[a] + 2 * (a < o.dim ? kGhost : 0);
+    stored *= o.block_cells[a] + 2 * (a < o.dim ? o.ghost() : 0);
   }
   for (int a = 0; a < o.dim; ++a) {
     face_cells += 2 * interior / o.block_cells[a];
-    longest = std::max(longest, o.block_cells[a] + 2.0 * kGhost);
+    longest = std::max(longest, o.block_cells[a] + 2.0 * o.ghost());
   }
   double handles = 4, tasks = 8;  // per block: the slot's handles, a cycle's tasks
   if (o.stage_tasks == StageTasks::fused) {
@@ -89,20 +87,17 @@ tessera::MemoryEstimate memory_needed(const Options& o, const tessera::AmrDriver
 }
 
 Solver::Solver(tessera::Session& session, const Options& options)
-    : session_(session),
-      options_(options),
-      geo_(make_geometry(options)),
-      derefinement_delay_(options.derefine_count) {}
+    : session_(session), options_(options), geo_(make_geometry(options)) {}
 
 std::vector<tessera::StageSpec> Solver::stages() const {
-  // VL2: the predictor updates U* from U over half the step, the corrector U from U*.
+  // VL2: the predictor updates U* from U over half the step, the corrector U from U*. RK2:
+  // U* from U over the whole step, U from half of U* and its step.
+  if (options_.integrator == Integrator::rk2) return {{0, 1, 1.0}, {1, 0, 0.5}};
   return {{0, 1, 0.5}, {1, 0, 1.0}};
 }
 
 void Solver::blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) {
   const auto n = static_cast<std::size_t>(blocks);
-  if (options_.derefine_count > 1)
-    derefinement_delay_.blocks_changed(driver.mesh(), session_.comm().mpi());
   for (auto& faults : stage_faults_) faults.assign(n, CellFault{});
   scan_faults_.assign(n, CellFault{});
   if (options_.stage_tasks != StageTasks::split) return;
@@ -139,9 +134,8 @@ tessera::Refinement Solver::refinement(const tessera::SolverBlock& b) const {
   const double eps = options_.criterion == Criterion::pressure
                          ? pressure_indicator(*b.shape, options_.dim, b.data, 0, options_.gamma)
                          : refinement_indicator(*b.shape, options_.dim, b.data, 0, options_.gamma);
-  const signed char wish = refinement_wish(eps, options_.refine_above, options_.derefine_below);
   return static_cast<tessera::Refinement>(
-      options_.derefine_count > 1 ? derefinement_delay_.delayed(b.index, wish) : wish);
+      refinement_wish(eps, options_.refine_above, options_.derefine_below));
 }
 
 tessera::StepEstimate Solver::time_step(const tessera::SolverBlock& b) const {
@@ -158,7 +152,8 @@ void Solver::describe_fault(tessera::AmrDriver& driver) {
     // The block's first fault in the cycle's order.
     const std::pair<const CellFault*, const char*> faults[] = {
         {&stage_faults_[0][i], "the predictor's input"},
-        {&stage_faults_[1][i], "the half-step state"},
+        {&stage_faults_[1][i], options_.integrator == Integrator::vl2 ? "the half-step state"
+                                                                      : "the first stage's state"},
         {&scan_faults_[i], "the updated state"}};
     const auto* first = std::find_if(std::begin(faults), std::end(faults),
                                      [](const auto& f) { return f.first->bad; });
@@ -166,15 +161,14 @@ void Solver::describe_fault(tessera::AmrDriver& driver) {
     const auto [fault, when] = *first;
     const tessera::BlockPlace& p = mesh.place(b);
     const auto box = mesh.forest().unit_box(p);
+    std::array<double, 3> corner{};
+    for (int a = 0; a < 3; ++a) corner[a] = geo_.lo[a] + box[a][0] * (geo_.hi[a] - geo_.lo[a]);
     fmt::print(stderr,
                "euler: error: non-positive density or pressure at cycle {} (t = {:.9g}) in "
-               "{}: block at level {} with lower corner ({:.6g}, {:.6g}, {:.6g}), cell ({}, "
-               "{}, {}) of the block: rho = {:.6g}, p = {:.6g} (rank {})\n",
-               driver.cycle(), driver.time(), when, p.level,
-               geo_.lo[0] + box[0][0] * (geo_.hi[0] - geo_.lo[0]),
-               geo_.lo[1] + box[1][0] * (geo_.hi[1] - geo_.lo[1]),
-               geo_.lo[2] + box[2][0] * (geo_.hi[2] - geo_.lo[2]), fault->cell[0], fault->cell[1],
-               fault->cell[2], fault->rho, fault->p, session_.rank());
+               "{}: block at level {} with lower corner ({:.6g}), cell ({}) of the block: rho = "
+               "{:.6g}, p = {:.6g} (rank {})\n",
+               driver.cycle(), driver.time(), when, p.level, fmt::join(corner, ", "),
+               fmt::join(fault->cell, ", "), fault->rho, fault->p, session_.rank());
     break;
   }
 }
@@ -182,32 +176,32 @@ void Solver::describe_fault(tessera::AmrDriver& driver) {
 void Solver::finished(tessera::AmrDriver& driver) {
   tessera::AmrMesh& mesh = driver.mesh();
   const double time = driver.time();
+  const double cells = static_cast<double>(geo_.cells[0]) * geo_.cells[1] * geo_.cells[2];
   if (options_.problem == Problem::sod) {
     const hydro::ExactRiemann exact({1.0, 0.0, 1.0}, {0.125, 0.0, 0.1}, options_.gamma);
-    tessera::ExactSum error;
     const int axis = options_.axis;
-    const int dim = options_.dim;
-    tessera::for_each_cell(
-        mesh, 0,
-        [&](int level, const std::array<std::int64_t, 3>& g, const double* u, std::size_t) {
-          const double x = geo_.centre(axis, g[axis], level);
-          // The mean over the domain: a level-L cell weighs 2^-(dim L) level-0 cells.
-          error.add(std::ldexp(std::fabs(u[0] - exact.sample(x / time).rho), -dim * level));
-        });
-    const tessera::Handle h = session_.runtime().create_handle("euler.l1");
-    session_.comm().iallreduce_sum(h, &error);
-    session_.runtime().wait_for(h);
-    const double cells = static_cast<double>(geo_.cells[0]) * geo_.cells[1] * geo_.cells[2];
-    sod_l1_ = error.value() / cells;
+    sod_l1_ =
+        volume_sums(session_, mesh, options_.dim, 1,
+                    [&](int level, const auto& g, const double* u, std::size_t, const auto& add) {
+                      const double x = geo_.centre(axis, g[axis], level);
+                      add(0, std::fabs(u[0] - exact.sample(x / time).rho));
+                    })[0] /
+        cells;
   }
-  if (options_.problem == Problem::density_wave)
-    wave_errors_ = density_wave_errors(session_, mesh, geo_, time);
+  if (options_.problem == Problem::density_wave) {
+    const std::vector<double> sums =
+        volume_sums(session_, mesh, options_.dim, 2,
+                    [&](int level, const auto& g, const double* u, std::size_t, const auto& add) {
+                      const double e = u[kRho] - density_wave_mean(geo_, g, level, time);
+                      add(0, std::fabs(e));
+                      add(1, e * e);
+                    });
+    wave_errors_ = {sums[0] / cells, std::sqrt(sums[1] / cells)};
+  }
   if (options_.problem == Problem::sedov) {
     const RadialProfile profile = radial_profile(session_, mesh, options_, geo_);
-    std::size_t peak = 0;
-    for (std::size_t i = 0; i < profile.rho.size(); ++i)
-      if (profile.rho[i] > profile.rho[peak]) peak = i;
-    sedov_radius_ = profile.r.empty() ? -1 : profile.r[peak];
+    const auto peak = std::max_element(profile.rho.begin(), profile.rho.end());
+    sedov_radius_ = profile.r.empty() ? -1 : profile.r[std::size_t(peak - profile.rho.begin())];
     sedov_analytic_ =
         sedov_taylor_radius(options_.dim, options_.gamma, options_.sedov_energy, time);
     if (!options_.lineout.empty()) write_radial_profile(session_, profile, options_.lineout);

@@ -1,16 +1,9 @@
 #pragma once
-// The euler solver on tessera's adaptive-mesh driver (tessera/driver/amr_driver.hpp). Per
-// cycle (VL2): stage 0 exchanges the ghosts of U and computes U* = U - dt/2 div F(U) with
-// PCM fluxes; stage 1 exchanges the ghosts of U* and computes U = U - dt div F(U*) with the
-// chosen reconstruction; the driver corrects the fluxes at coarse-fine faces, reduces the
-// CFL step, adapts the mesh with the --refine-criterion of refinement.hpp, writes
-// checkpoints of U and replays the recorded cycle.
-// A block's stage is one task (--stage-tasks fused) or a task per piece (split; auto
-// splits blocks of at least kSplitStageCells cells) on per-block buffers: primitives
-// (reads U or U* and its face ghosts, writes W), one flux task per axis (reads W, writes
-// that axis's term dt/dx dF and its two faces' fluxes; the axes run concurrently), the
-// update (reads the terms, writes the new state and the flux register). The next
-// exchange of a field waits only for the primitive task.
+// The euler solver on tessera's adaptive-mesh driver (tessera/driver/amr_driver.hpp): the
+// fields U and U*, a cycle's two stages (VL2 or RK2; docs/apps/euler.md, "Scheme") submitted
+// as one task per block or split into primitive, per-axis flux and update tasks on
+// per-block buffers (stage_tasks.cpp), the --refine-criterion of refinement.hpp, the CFL
+// scan, the fault line and the problem's figures in the report.
 
 #include <array>
 #include <cstdint>
@@ -28,7 +21,7 @@
 namespace euler {
 
 /// U (the state) and U* (the stage's scratch), kVars variables each.
-std::vector<tessera::FieldSpec> declared_fields();
+std::vector<tessera::FieldSpec> declared_fields(int ghost);
 /// The driver's options from euler's validated options; `problem`: the registry's problem
 /// options, which a checkpoint stores.
 tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, int ranks,
@@ -41,7 +34,9 @@ class Solver : public tessera::AmrSolver {
  public:
   Solver(tessera::Session& session, const Options& options);
 
-  std::vector<tessera::FieldSpec> fields() const override { return declared_fields(); }
+  std::vector<tessera::FieldSpec> fields() const override {
+    return declared_fields(options_.ghost());
+  }
   std::vector<tessera::StageSpec> stages() const override;
   void blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) override;
   void submit_initial_state(tessera::AmrDriver& driver, const tessera::SolverBlock& b) override;
@@ -54,10 +49,6 @@ class Solver : public tessera::AmrSolver {
   nlohmann::json report(const tessera::AmrDriver& driver) const override;
 
  private:
-  /// Submits block ctx.block's stage as primitive, per-axis flux and update tasks.
-  void submit_split_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx,
-                          const StageArgs& args);
-
   tessera::Session& session_;
   Options options_;
   Geometry geo_;
@@ -75,7 +66,6 @@ class Solver : public tessera::AmrSolver {
     std::array<tessera::Handle, 3> term_handles;
   };
   std::vector<StageBuffers> stage_buffers_;
-  DerefinementDelay derefinement_delay_;  // with --derefine-count > 1
   double sod_l1_ = -1;
   std::array<double, 2> wave_errors_{-1, -1};  // density-wave: l1_rho, l2_rho
   double sedov_radius_ = -1, sedov_analytic_ = -1;

@@ -17,8 +17,8 @@
 #include "tessera/driver/state_sums.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/io/plot_file.hpp"
-#include "tessera/restart.hpp"
 #include "tessera/mesh/weighted_split.hpp"
+#include "tessera/restart.hpp"
 
 namespace tessera {
 
@@ -118,6 +118,8 @@ AmrDriver::AmrDriver(Session& session, AmrSolver& solver, AmrDriverOptions optio
   }
   if (options_.checkpoint.every > 0)
     writer_ = std::make_unique<CheckpointWriter>(session.comm(), options_.checkpoint);
+  if (options_.derefine_count > 1)
+    derefinement_delay_ = std::make_unique<DerefinementDelay>(options_.derefine_count);
 }
 
 AmrDriver::~AmrDriver() {
@@ -210,6 +212,7 @@ void AmrDriver::blocks_changed() {
   if (costs_) costs_->reset(blocks);
   estimates_.assign(blocks, StepEstimate{});
   wishes_.assign(blocks, 0);
+  if (derefinement_delay_) derefinement_delay_->blocks_changed(*mesh_, session_.comm().mpi());
   for (std::size_t b = estimate_handles_.size(); b < blocks; ++b)
     estimate_handles_.push_back(session_.runtime().create_handle(fmt::format("driver.step{}", b)));
   solver_.blocks_changed(*this, mesh_->local_block_count());
@@ -235,6 +238,8 @@ std::vector<std::int8_t> AmrDriver::criterion_marks() {
     session_.runtime().submit("refinement", std::span<const Access>(acc),
                               [this, view = block(b), wish] {
                                 *wish = static_cast<std::int8_t>(solver_.refinement(view));
+                                if (derefinement_delay_)
+                                  *wish = derefinement_delay_->delayed(view.index, *wish);
                               });
   }
   session_.exec().barrier();

@@ -23,6 +23,7 @@
 #include "tessera/amr/mesh.hpp"
 #include "tessera/balance_options.hpp"
 #include "tessera/driver/amr_solver.hpp"
+#include "tessera/driver/derefinement_delay.hpp"
 #include "tessera/driver/domain.hpp"
 #include "tessera/driver/state_sums.hpp"
 #include "tessera/io/checkpoint_options.hpp"
@@ -64,6 +65,9 @@ struct AmrDriverOptions {
   int max_level = 0;
   /// Cycles between adaptation steps; 0: only the initial refinement.
   int adapt_every = 5;
+  /// A block's merge wish from AmrSolver::refinement counts only from its N-th consecutive
+  /// check (DerefinementDelay, Athena++'s derefine_count); 1: at once.
+  int derefine_count = 1;
   /// Passes of marks and split / merge per adaptation step (miniAMR's block_change).
   int adapt_passes = 1;
   /// true: the initial state is refined in max_level steps, each new level set from the
@@ -225,6 +229,7 @@ class AmrDriver {
   std::vector<StepEstimate> estimates_;   // per local block
   std::vector<Handle> estimate_handles_;  // per local block slot
   std::vector<std::int8_t> wishes_;       // per local block
+  std::unique_ptr<DerefinementDelay> derefinement_delay_;  // with derefine_count > 1
   double step_ = 0;
   bool replay_ = false;
   std::unique_ptr<IterationGraph> cycle_graph_;
