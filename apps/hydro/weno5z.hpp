@@ -15,7 +15,8 @@ namespace hydro {
 /// The value at the face between v2 and v3 (the right face of the centre cell v2) from
 /// v0..v4 = v[i-2..i+2]. The left face of cell i is weno5z_face(v4, v3, v2, v1, v0). Pure:
 /// callable from any task, concurrently.
-inline double weno5z_face(double v0, double v1, double v2, double v3, double v4) {
+[[gnu::always_inline]] inline double weno5z_face(double v0, double v1, double v2, double v3,
+                                                 double v4) {
   const double p0 = 0.375 * v0 - 1.25 * v1 + 1.875 * v2;
   const double p1 = -0.125 * v1 + 0.75 * v2 + 0.375 * v3;
   const double p2 = 0.375 * v2 + 0.75 * v3 - 0.125 * v4;
