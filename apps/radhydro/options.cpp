@@ -104,8 +104,8 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "CSV file x,rho,vx,vy,vz,p,T,Er along x through the domain centre at the end");
   registry.add("--progress-every", o.progress_every, "cycles between progress lines (default 50)");
   registry.add_flag("!--no-replay", o.replay,
-                    "dataflow: submit every cycle's hydro stages instead of recording them once "
-                    "and replaying them (same results)");
+                    "dataflow: submit every cycle's hydro stages and fixed Jacobi sweeps "
+                    "instead of recording them once and replaying them (same results)");
   tessera::declare_checkpoint_options(registry, o.checkpoint, "cycles");
 }
 
