@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # radhydro's --coupling imex (IMEX-SSP2(2,2,2)): second order in time where --coupling split
 # is first order (heating-cooling at two time steps against the ODE's solution, energy
-# conserved to round-off; a pulse driving the gas by the radiation force at three steps); marshak at tau = 1 no less accurate than split's; the same bits
-# under every execution model on 1, 2, 4 ranks x 1, 2 threads (a 2-D radiative shock: hydro,
-# radiation force, exchange and diffusion), with multigrid on 1 and 3 ranks, and a run
-# restarted on 3 ranks from a 1-rank checkpoint.
+# conserved to round-off; a pulse driving the gas by the radiation force at three steps);
+# marshak at tau = 1 no less accurate than split's; the same bits under every execution
+# model on 1, 2, 4 ranks x 1, 2 threads (a 2-D radiative shock: hydro, radiation force,
+# exchange and diffusion), with fixed sweeps in 3-D, with multigrid on 1 and 3 ranks, and a
+# run restarted on 3 ranks from a 1-rank checkpoint.
 # Usage: radhydro_imex.sh <build>/bin
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
@@ -81,6 +82,15 @@ shock=(--problem rad-shock --dim 2 --cells 24 12 --block-cells 6 6 --max-cycles 
 run_matrix radhydro shock "1 2 4" "${shock[@]}"
 expect_all_same shock_bsp_np1 "${runs[@]}"
 echo "ok: imex rad-shock bits under ${#runs[@]} configurations"
+
+# Fixed sweeps (recorded and replayed under dataflow, in both implicit stages), 3-D.
+fixed=(--problem rad-shock --dim 3 --cells 24 6 6 --max-cycles 4 --coupling imex --rad-sweeps 20)
+run fixed_bsp_np1 1 --exec bsp "${fixed[@]}" --block-cells 6 6 6
+run fixed_df_np3 3 --exec dataflow --threads 2 "${fixed[@]}" --block-cells 12 3 6
+run fixed_fj_np2 2 --exec forkjoin --threads 2 "${fixed[@]}" --block-cells 6 6 6
+expect_all_same fixed_bsp_np1 fixed_df_np3 fixed_fj_np2
+[[ "$(field "$tmp/fixed_bsp_np1.json" rad_iterations)" == 160 ]] ||
+  fail "imex --rad-sweeps 20: not 2 x 20 per cycle"
 
 mg=(--problem marshak --cells 96 --block-cells 16 --rad-solver mg --coupling imex)
 run mg_bsp_np1 1 --exec bsp "${mg[@]}" --max-cycles 6
