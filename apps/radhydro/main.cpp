@@ -5,8 +5,11 @@
 // A cycle: the dt from the previous cycle's reduction; ghost exchange of U, the domain
 // boundaries, stage 1 (S = U + dt K(U)) per block; exchange of S, boundaries, stage 2
 // (U = (U + S + dt K(S)) / 2) per block, which also scans the new U for the next dt; the
-// max reduction over ranks. Every kernel is a task on one block, so the cycle runs the
-// same under bsp, forkjoin and dataflow and gives the same bits on any rank and thread count.
+// max reduction over ranks. With radiation, the radiation step (diffusion solve, exchange)
+// comes first (--coupling split) or forms the implicit stages of IMEX-SSP2(2,2,2) around the
+// two explicit stages (--coupling imex, imex_cycle). Every kernel is a task on one block, so
+// the cycle runs the same under bsp, forkjoin and dataflow and gives the same bits on any
+// rank and thread count.
 
 #include <fmt/format.h>
 #include <mpi.h>
