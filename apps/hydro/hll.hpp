@@ -46,8 +46,13 @@ inline FaceFlux physical_flux(const FaceState& s, const IdealGas& gas) {
 /// The HLL flux between left state `l` and right state `r`. Needs c > 0 on one side at
 /// least (then S_R > S_L). Pure: callable from any task, concurrently.
 inline FaceFlux hll_flux(const FaceState& l, const FaceState& r, const IdealGas& gas) {
-  const double sl = std::fmin(0.0, std::fmin(l.un - l.c, r.un - r.c));
-  const double sr = std::fmax(0.0, std::fmax(l.un + l.c, r.un + r.c));
+  // Plain comparisons, not std::fmin / fmax: g++ keeps those as library calls (their NaN
+  // and signed-zero rules), which stops a loop over faces from vectorizing. The speeds
+  // are finite; only the sign of a zero bound can differ.
+  const auto min = [](double a, double b) { return b < a ? b : a; };
+  const auto max = [](double a, double b) { return a < b ? b : a; };
+  const double sl = min(0.0, min(l.un - l.c, r.un - r.c));
+  const double sr = max(0.0, max(l.un + l.c, r.un + r.c));
   const FaceFlux fl = physical_flux(l, gas);
   const FaceFlux fr = physical_flux(r, gas);
   const double inv = 1.0 / (sr - sl);

@@ -22,9 +22,11 @@
 namespace hydro {
 
 /// The WENO5-Z combination of the candidate values p0..p2 of stencils 0..2 of v0..v4 with
-/// linear weights d0..d2.
-inline double weno5z_blend(double v0, double v1, double v2, double v3, double v4, double p0,
-                           double p1, double p2, double d0, double d1, double d2) {
+/// linear weights d0..d2. Always inlined: out of line (g++ 12 keeps it so), the callers'
+/// face loops make scalar calls and do not vectorize.
+[[gnu::always_inline]] inline double weno5z_blend(double v0, double v1, double v2, double v3,
+                                                  double v4, double p0, double p1, double p2,
+                                                  double d0, double d1, double d2) {
   constexpr double k13_12 = 13.0 / 12.0;
   const double a0 = v0 - 2 * v1 + v2, b0 = v0 - 4 * v1 + 3 * v2;
   const double a1 = v1 - 2 * v2 + v3, b1 = v1 - v3;
@@ -44,7 +46,8 @@ inline double weno5z_blend(double v0, double v1, double v2, double v3, double v4
 }
 
 /// Point-interpolation form: the face value of point values v0..v4.
-inline double weno5z_face(double v0, double v1, double v2, double v3, double v4) {
+[[gnu::always_inline]] inline double weno5z_face(double v0, double v1, double v2, double v3,
+                                                 double v4) {
   const double p0 = 0.375 * v0 - 1.25 * v1 + 1.875 * v2;
   const double p1 = -0.125 * v1 + 0.75 * v2 + 0.375 * v3;
   const double p2 = 0.375 * v2 + 0.75 * v3 - 0.125 * v4;
@@ -52,7 +55,8 @@ inline double weno5z_face(double v0, double v1, double v2, double v3, double v4)
 }
 
 /// Finite-volume form: the face value from the cell means v0..v4.
-inline double weno5z_mean_face(double v0, double v1, double v2, double v3, double v4) {
+[[gnu::always_inline]] inline double weno5z_mean_face(double v0, double v1, double v2, double v3,
+                                                      double v4) {
   constexpr double k1_3 = 1.0 / 3, k1_6 = 1.0 / 6, k5_6 = 5.0 / 6, k7_6 = 7.0 / 6, k11_6 = 11.0 / 6;
   const double p0 = k1_3 * v0 - k7_6 * v1 + k11_6 * v2;
   const double p1 = -k1_6 * v1 + k5_6 * v2 + k1_3 * v3;

@@ -84,6 +84,47 @@ void add_radiation_sources(const BlockLayout& layout, const Scheme& s, const dou
   }
 }
 
+// The HLL fluxes through a line's nf faces (flux: kPrims x nf, in the primitives' order)
+// from the reconstructed face values (face: 2 kPrims x nf, each variable's left values
+// then its right ones); a reconstructed density, pressure, E_r, c or e that is not
+// positive falls back to its cell's value (w: kPrims x wl, face f between cells f + 2 and
+// f + 3). Hard (Scheme::hard_faces) and Rad (E_r present) are template parameters so that
+// the loop has no branches left and vectorizes.
+template <bool Hard, bool Rad>
+void line_fluxes(const hydro::IdealGas& gas, const double* face, const double* w, int wl,
+                 std::size_t nf, double* flux) {
+  // flux does not overlap face or w (separate scratch arrays).
+#pragma GCC ivdep
+  for (std::size_t f = 0; f < nf; ++f) {
+    // Side lr of face f (written out for both sides: a loop would stop the vectorizer).
+    const auto side = [&](int lr) {
+      const auto value = [&](int pv) { return face[(2 * pv + lr) * nf + f]; };
+      const auto positive_value = [&](int pv) {
+        // Both loaded, then selected: no branch.
+        const double v = value(pv), cell = w[pv * wl + static_cast<int>(f) + 2 + lr];
+        return v > 0 ? v : cell;
+      };
+      hydro::FaceState st;
+      st.rho = positive_value(kPrimRho);
+      st.un = value(1);
+      st.ut1 = value(2);
+      st.ut2 = value(3);
+      st.p = positive_value(kPrimP);
+      st.c = Hard ? positive_value(kPrimC) : gas.sound_speed(st.rho, st.p);
+      st.er = Rad ? positive_value(kPrimEr) : 0.0;
+      st.eint = Hard ? st.rho * positive_value(kPrimE) : -1.0;
+      return st;
+    };
+    const hydro::FaceFlux F = hydro::hll_flux(side(0), side(1), gas);
+    flux[0 * nf + f] = F.mass;
+    flux[1 * nf + f] = F.momentum_n;
+    flux[2 * nf + f] = F.momentum_t1;
+    flux[3 * nf + f] = F.momentum_t2;
+    flux[4 * nf + f] = F.energy;
+    flux[5 * nf + f] = F.radiation;
+  }
+}
+
 }  // namespace
 
 void fill_initial(const BlockLayout& layout, const Scheme& scheme, const Problem& problem,
@@ -209,34 +250,12 @@ CellFault hydro_stage(const StageArgs& args) {
           }
         }
         // Fluxes through the line's len + 1 faces.
-        for (int f = 0; f <= len; ++f) {
-          hydro::FaceState side[2];
-          for (int lr = 0; lr < 2; ++lr) {
-            double val[kPrims];
-            for (int pv = 0; pv < kPrims; ++pv) {
-              const bool used = (pv != kPrimEr || radiation) && (pv < kPrimC || s.hard_faces);
-              val[pv] = used ? face[(2 * pv + lr) * nf + f] : 0.0;
-            }
-            // A reconstructed density, pressure, E_r, c or e that is not positive falls
-            // back to the cell's value.
-            const int cell = f + 2 + lr;
-            for (int pv : {kPrimRho, kPrimP, kPrimEr, kPrimC, kPrimE}) {
-              const bool used = (pv != kPrimEr || radiation) && (pv < kPrimC || s.hard_faces);
-              if (used && !(val[pv] > 0)) val[pv] = w[pv * wl + cell];
-            }
-            side[lr] = {
-                val[0],       val[1],
-                val[2],       val[3],
-                val[kPrimP],  s.hard_faces ? val[kPrimC] : s.gas.sound_speed(val[0], val[kPrimP]),
-                val[kPrimEr], s.hard_faces ? val[kPrimRho] * val[kPrimE] : -1.0};
-          }
-          const hydro::FaceFlux F = hydro::hll_flux(side[0], side[1], s.gas);
-          flux[0 * nf + f] = F.mass;
-          flux[1 * nf + f] = F.momentum_n;
-          flux[2 * nf + f] = F.momentum_t1;
-          flux[3 * nf + f] = F.momentum_t2;
-          flux[4 * nf + f] = F.energy;
-          flux[5 * nf + f] = F.radiation;
+        if (s.hard_faces) {
+          radiation ? line_fluxes<true, true>(s.gas, face, w, wl, nf, flux)
+                    : line_fluxes<true, false>(s.gas, face, w, wl, nf, flux);
+        } else {
+          radiation ? line_fluxes<false, true>(s.gas, face, w, wl, nf, flux)
+                    : line_fluxes<false, false>(s.gas, face, w, wl, nf, flux);
         }
         // The divergence, in the conserved variables' order.
         const int var_of[kPrims] = {kRho, kMomX + a, kMomX + b, kMomX + c, kEnergy, kEr, 0, 0};
@@ -263,14 +282,32 @@ CellFault hydro_stage(const StageArgs& args) {
     for (int j = 0; j < n.y; ++j) {
       for (int i = 0; i < n.x; ++i, ++at) {
         const std::ptrdiff_t cell = layout.index(0, i, j, k);
-        for (int v = 0; v < nv; ++v) {
-          const std::ptrdiff_t x = cell + v * sv;
-          const double next = args.src[x] + args.dt * scr.rhs[v * cells + at];
-          args.dst[x] = args.base ? 0.5 * (args.base[x] + next) : next;
+        if (args.implicit_in) {
+          const double g = args.imex_gamma;
+          for (int v = 0; v < nv; ++v) {
+            const std::ptrdiff_t x = cell + v * sv;
+            const double in = args.implicit_in[x];
+            const double dk = args.dt * scr.rhs[v * cells + at];
+            const double dg = (args.src[x] - in) / g;
+            const double base = args.base[x];
+            if (args.next_in) args.next_in[x] = in + dk + (1 - 2 * g) * dg;
+            args.dst[x] = base + 0.5 * (dk + dg);
+          }
+        } else {
+          for (int v = 0; v < nv; ++v) {
+            const std::ptrdiff_t x = cell + v * sv;
+            const double next = args.src[x] + args.dt * scr.rhs[v * cells + at];
+            args.dst[x] = args.base ? 0.5 * (args.base[x] + next) : next;
+          }
         }
-        const double rho = args.dst[cell];
-        const double p = pressure_of(s, args.dst, cell, sv);
-        if (!positive(rho, p) && !fault.bad) {
+        // IMEX's next implicit input is an extrapolation (1 - 2 g > g) whose gas energy may
+        // dip below zero after a stiff exchange; its implicit stage restores it (the
+        // exchange checks that it can), so only its density must be positive.
+        const double* checked = args.next_in ? args.next_in : args.dst;
+        const double rho = checked[cell];
+        const double p = pressure_of(s, checked, cell, sv);
+        const bool ok = args.next_in ? rho > 0 && std::isfinite(rho + p) : positive(rho, p);
+        if (!ok && !fault.bad) {
           fault = {true, {i, j, k}, rho, p};
         }
         if (args.max_speed) {

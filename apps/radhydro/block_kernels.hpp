@@ -76,9 +76,11 @@ void fill_boundaries(const tessera::BlockLayout& layout, const Scheme& scheme,
 /// One stage on a block. From `src` (face ghosts filled) the flux divergence K(src):
 ///   stage 1 (base == nullptr): dst = src + dt K(src)
 ///   stage 2:                   dst = (base + (src + dt K(src))) / 2      (dst may be base)
-/// for the interior cells. Returns the first cell (src, ghosts included, then dst) whose
-/// density or pressure is not positive; dst is then partly written. `max_speed`, if not
-/// null, gets the largest |v| + c over dst's interior.
+/// for the interior cells. With `implicit_in` (IMEX-SSP2(2,2,2)'s explicit part, see
+/// ImexStage) the update is ImexStage's instead. Returns the first cell (src, ghosts
+/// included, then `next_in` if given, else dst) whose density or pressure is not positive;
+/// dst is then partly written. `max_speed`, if not null, gets the largest |v| + c over
+/// dst's interior.
 struct StageArgs {
   const tessera::BlockLayout* layout = nullptr;
   const Scheme* scheme = nullptr;
@@ -87,7 +89,20 @@ struct StageArgs {
   double* dst = nullptr;
   double dt = 0;
   double* max_speed = nullptr;
+  /// IMEX-SSP2(2,2,2) (null: Heun as above). src is the implicit stage's solution of
+  /// src = X + g dt G(src) from its input X = implicit_in, so dt G(src) = (src - X) / g
+  /// (g = imex_gamma). Then, per variable of the interior,
+  ///   dst = base + (dt K(src) + (src - X) / g) / 2                 (dst may be base or X)
+  ///   next_in = X + dt K(src) + (1 - 2 g) (src - X) / g             (if next_in is set)
+  /// next_in is the second implicit stage's input (stage 1, X = base = U^n); the second
+  /// stage (X = that input, base = dst = the first's dst) completes U^{n+1}.
+  const double* implicit_in = nullptr;
+  double* next_in = nullptr;
+  double imex_gamma = 0;
 };
+
+/// IMEX-SSP2(2,2,2)'s gamma (Pareschi & Russo 2005): 1 - 1/sqrt(2), HARD's.
+inline constexpr double kImexGamma = 0.29289321881345247559915563789515;
 CellFault hydro_stage(const StageArgs& args);
 
 /// The largest |v| + c over the block's interior (the dt bound is min dx / this), and the

@@ -5,8 +5,11 @@
 // A cycle: the dt from the previous cycle's reduction; ghost exchange of U, the domain
 // boundaries, stage 1 (S = U + dt K(U)) per block; exchange of S, boundaries, stage 2
 // (U = (U + S + dt K(S)) / 2) per block, which also scans the new U for the next dt; the
-// max reduction over ranks. Every kernel is a task on one block, so the cycle runs the
-// same under bsp, forkjoin and dataflow and gives the same bits on any rank and thread count.
+// max reduction over ranks. With radiation, the radiation step (diffusion solve, exchange)
+// comes first (--coupling split) or forms the implicit stages of IMEX-SSP2(2,2,2) around the
+// two explicit stages (--coupling imex, imex_cycle). Every kernel is a task on one block, so
+// the cycle runs the same under bsp, forkjoin and dataflow and gives the same bits on any
+// rank and thread count.
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -67,7 +70,8 @@ class Simulation {
     rad_ = {.kappa = o.kappa,
             .exchange = o.exchange_on,
             .limiter = o.limiter_on,
-            .theta = o.rad_theta,
+            // IMEX's implicit stages are backward-Euler solves over gamma dt.
+            .theta = o.coupling == "imex" ? 1.0 : o.rad_theta,
             .omega = 0.8,
             .incident_er = Problem::defaults(o.problem).incident_er,
             .incident_axis = o.axis};
@@ -78,6 +82,9 @@ class Simulation {
                                            GhostCells::none);
       rad_halo_ =
           std::make_unique<HaloExchange>(plan_, 1, session.comm(), session.exec(), "rad-halo");
+      if (o.coupling == "imex") {
+        r_ = std::make_unique<BlockField>(mesh_, session.runtime(), "R", scheme_.nvars);
+      }
       if (o.rad_solver == "mg") {
         Int3 cells{1, 1, 1}, block_cells{1, 1, 1};
         for (int a = 0; a < o.dim; ++a) {
@@ -116,6 +123,8 @@ class Simulation {
       speed_slots_.push_back(session.runtime().create_handle(fmt::format("speed.{}", b)));
     }
     replay_ = o.replay && session.exec().model() == ExecModel::dataflow;
+    one_ = scheme_;
+    one_.nvars = 1;
   }
 
   const Scheme& scheme() const { return scheme_; }
@@ -170,20 +179,9 @@ class Simulation {
   /// that is not physical or the radiation solve did not converge (printed).
   bool cycle(double dt, int cycle, double t) {
     dt_ = dt;
-    if (erad_ && !radiation_step(dt, cycle, t)) return false;
-    if (replay_) {
-      // The two stages are the same tasks every cycle (dt is read from dt_ when they run):
-      // recorded once, replayed without deriving their dependencies again.
-      Runtime& runtime = session_.runtime();
-      if (stages_.empty()) {
-        runtime.begin_recording();
-        submit_stages();
-        stages_ = runtime.end_recording();
-      }
-      runtime.replay(stages_, cycle, 1);
-    } else {
-      submit_stages();
-    }
+    if (r_) return imex_cycle(dt, cycle, t);
+    if (erad_ && !radiation_step(u_, u_, dt, cycle, t, true)) return false;
+    run_stages(stages_, cycle, [this] { submit_stages(); });
     return finish_reduction(cycle, t);
   }
 
@@ -442,6 +440,63 @@ class Simulation {
     submit_stage(s_, u_, &u_, 1);
   }
 
+  // Submits the tasks `submit` submits; under replay records them into `graph` the first
+  // time and replays the recording (the tasks read dt from dt_ when they run, so they are
+  // the same tasks every cycle).
+  template <class Submit>
+  void run_stages(IterationGraph& graph, int cycle, Submit&& submit) {
+    if (!replay_) {
+      submit();
+      return;
+    }
+    Runtime& runtime = session_.runtime();
+    if (graph.empty()) {
+      runtime.begin_recording();
+      submit();
+      graph = runtime.end_recording();
+    }
+    runtime.replay(graph, cycle, 1);
+  }
+
+  // One IMEX-SSP2(2,2,2) cycle (docs/apps/radhydro.md, "Coupling"): the implicit stage
+  // Y1 = U + g dt G(Y1) into S; its explicit stage (U becomes U + (dt K(Y1) + dt G(Y1)) / 2,
+  // R the second implicit stage's input); Y2 = R + g dt G(Y2) into S; the second explicit
+  // stage completes U. G is the radiation step (diffusion solve, then exchange) over g dt.
+  bool imex_cycle(double dt, int cycle, double t) {
+    if (!radiation_step(u_, s_, kImexGamma * dt, cycle, t, true)) return false;
+    run_stages(imex_stages_[0], cycle, [this] { submit_imex_stage(0); });
+    if (!radiation_step(*r_, s_, kImexGamma * dt, cycle, t, false)) return false;
+    run_stages(imex_stages_[1], cycle, [this] { submit_imex_stage(1); });
+    return finish_reduction(cycle, t);
+  }
+
+  // IMEX's explicit stage `stage` from S (the implicit stage's solution) with dt_: stage 0
+  // reads U^n (the implicit input) and writes U's partial sum and R; stage 1 reads R (its
+  // implicit input) and completes U, with the signal-speed scan of U into the block's slot.
+  void submit_imex_stage(int stage) {
+    fill_ghosts(s_);
+    session_.exec().begin_phase(stage == 0 ? "imex-stage1" : "imex-stage2");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      std::vector<Access> access{read(s_.interior(b)), read(s_.ghosts(b)),
+                                 readwrite(u_.interior(b))};
+      access.push_back(stage == 0 ? write(r_->interior(b)) : read(r_->interior(b)));
+      if (stage == 1) access.push_back(write(speed_slots_[b]));
+      session_.runtime().submit(
+          stage == 0 ? "imex-stage1" : "imex-stage2", std::span<const Access>(access),
+          [this, b, stage, src = s_.data(b), u = u_.data(b), r = r_->data(b)] {
+            double speed = 0;
+            StageArgs args{&u_.layout(), &scheme_, src, u, u, dt_, stage == 1 ? &speed : nullptr};
+            args.implicit_in = stage == 0 ? u : r;
+            args.next_in = stage == 0 ? r : nullptr;
+            args.imex_gamma = kImexGamma;
+            faults_[3 * b + stage] = hydro_stage(args);
+            if (stage == 1) block_speed_[b] = speed;
+          },
+          attributes(b));
+    }
+    session_.exec().end_phase();
+  }
+
   // Stage `stage` with dt_ (0: dst = src + dt K(src); 1: dst = (base + src + dt K(src)) / 2,
   // and the signal-speed scan of dst into the block's slot).
   void submit_stage(BlockField& src, BlockField& dst, BlockField* base, int stage) {
@@ -465,21 +520,23 @@ class Simulation {
     session_.exec().end_phase();
   }
 
-  // The radiation step before the hydro stages: per block, the diffusion system from U^n;
-  // Jacobi sweeps (a fixed count, or until the relative residual reaches
-  // --rad-tolerance); E_r back into U and the implicit exchange per cell. False if the
-  // solve did not converge (printed on rank 0); exchange faults reach the cycle's fault
-  // flag.
-  bool radiation_step(double dt, int cycle, double t) {
-    fill_ghosts(u_);
+  // The radiation step over dt from `src` into `dst` (may be src): per block, the
+  // diffusion system from src; Jacobi sweeps (a fixed count, or until the relative
+  // residual reaches --rad-tolerance) or V-cycles; src with the new E_r into dst and the
+  // implicit exchange per cell. False if the solve did not converge (printed on rank 0);
+  // exchange faults reach the cycle's fault flag (`first`: the cycle's first step, which
+  // clears it).
+  bool radiation_step(BlockField& src, BlockField& dst, double dt, int cycle, double t,
+                      bool first) {
+    fill_ghosts(src);
     Exec& exec = session_.exec();
     exec.begin_phase("rad-setup");
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
-      std::vector<Access> access{read(u_.ghosts(b)), read(u_.interior(b)),
+      std::vector<Access> access{read(src.ghosts(b)), read(src.interior(b)),
                                  write(coef_->interior(b)), write(erad_->interior(b))};
       session_.runtime().submit(
           "rad-setup", std::span<const Access>(access),
-          [this, u = u_.data(b), coef = coef_->data(b), e = erad_->data(b), dt,
+          [this, u = src.data(b), coef = coef_->data(b), e = erad_->data(b), dt,
            lit = faces_[b][2 * rad_.incident_axis].has_value()] {
             setup_diffusion(u_.layout(), scheme_, rad_, dt, u, coef_->layout(), coef, lit);
             finish_setup(u_.layout(), u, coef_->layout(), coef, erad_->layout(), e);
@@ -487,37 +544,59 @@ class Simulation {
           attributes(b));
     }
     exec.end_phase();
-    if (mg_) return multigrid_solve(dt, cycle, t);
-    Scheme one = scheme_;
-    one.nvars = 1;
+    if (!(mg_ ? multigrid_solve(cycle, t) : jacobi_solve(cycle, t))) return false;
+    submit_store_and_exchange(src, dst, dt, first);
+    return true;
+  }
+
+  // Damped-Jacobi sweeps on the system rad-setup wrote, the solution in erad_.
+  // Under replay, a fixed even number of sweeps runs as that many halves of a recorded pair
+  // of sweeps (E_r -> erad2_ -> E_r, so erad_ keeps the iterate); otherwise sweeps are
+  // submitted one by one (with --rad-sweeps 0 each followed by the residual's reduction,
+  // which a recording cannot hold).
+  bool jacobi_solve(int cycle, double t) {
     int sweeps = 0;
-    double residual = o_.rad_sweeps > 0 ? 0 : rad_residual_check(one);
+    double residual = o_.rad_sweeps > 0 ? 0 : rad_residual_check(one_);
     const int limit = o_.rad_sweeps > 0 ? o_.rad_sweeps : o_.rad_max_iterations;
-    while (sweeps < limit && (o_.rad_sweeps > 0 || residual > o_.rad_tolerance)) {
-      fill_ghosts(*erad_, *rad_halo_, one);
-      exec.begin_phase("rad-sweep");
-      for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
-        session_.runtime().submit(
-            "rad-sweep",
-            {read(coef_->interior(b)), read(erad_->interior(b)), read(erad_->ghosts(b)),
-             write(erad2_->interior(b))},
-            [this, coef = coef_->data(b), in = erad_->data(b), out = erad2_->data(b)] {
-              jacobi_sweep(erad_->layout(), coef_->layout(), coef, rad_.omega, scheme_.dim, in,
-                           out);
-            },
-            attributes(b));
+    if (replay_ && o_.rad_sweeps >= 2 && o_.rad_sweeps % 2 == 0) {
+      Runtime& runtime = session_.runtime();
+      if (sweep_pair_.empty()) {
+        runtime.begin_recording();
+        submit_sweep(*erad_, *erad2_);
+        submit_sweep(*erad2_, *erad_);
+        sweep_pair_ = runtime.end_recording();
       }
-      exec.end_phase();
+      runtime.replay(sweep_pair_, sweep_pairs_replayed_, o_.rad_sweeps / 2);
+      sweep_pairs_replayed_ += o_.rad_sweeps / 2;
+      sweeps = o_.rad_sweeps;
+    }
+    while (sweeps < limit && (o_.rad_sweeps > 0 || residual > o_.rad_tolerance)) {
+      submit_sweep(*erad_, *erad2_);
       std::swap(erad_, erad2_);
       ++sweeps;
-      if (o_.rad_sweeps == 0) residual = rad_residual_check(one);
+      if (o_.rad_sweeps == 0) residual = rad_residual_check(one_);
     }
-    if (o_.rad_sweeps > 0) residual = rad_residual_check(one);
+    if (o_.rad_sweeps > 0) residual = rad_residual_check(one_);
     rad_sweeps_total_ += sweeps;
     rad_sweeps_max_ = std::max(rad_sweeps_max_, sweeps);
-    if (!converged(residual, cycle, t)) return false;
-    submit_store_and_exchange(dt);
-    return true;
+    return converged(residual, cycle, t);
+  }
+
+  // One damped-Jacobi sweep from `in` (its ghosts filled first) into `out`'s interior.
+  void submit_sweep(BlockField& in, BlockField& out) {
+    fill_ghosts(in, *rad_halo_, one_);
+    session_.exec().begin_phase("rad-sweep");
+    for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
+      session_.runtime().submit(
+          "rad-sweep",
+          {read(coef_->interior(b)), read(in.interior(b)), read(in.ghosts(b)),
+           write(out.interior(b))},
+          [this, coef = coef_->data(b), from = in.data(b), to = out.data(b)] {
+            jacobi_sweep(erad_->layout(), coef_->layout(), coef, rad_.omega, scheme_.dim, from, to);
+          },
+          attributes(b));
+    }
+    session_.exec().end_phase();
   }
 
   // Records a solve's iterations and residual; false (printed on rank 0) if it missed its
@@ -535,20 +614,31 @@ class Simulation {
     return false;
   }
 
-  // E_r back into U and the implicit exchange per cell (faults reach the cycle's flag).
-  void submit_store_and_exchange(double dt) {
+  // src's interior with E_r from the solve into dst, and the implicit exchange per cell
+  // (faults reach the cycle's flag; a later step of the cycle keeps an earlier fault).
+  void submit_store_and_exchange(BlockField& src, BlockField& dst, double dt, bool first) {
     Exec& exec = session_.exec();
     exec.begin_phase("rad-store");
+    const bool copy = &src != &dst;
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
-      std::vector<Access> access{read(erad_->interior(b)), readwrite(u_.interior(b)),
-                                 write(speed_slots_[b])};
+      std::vector<Access> access{read(erad_->interior(b)), write(speed_slots_[b])};
+      if (copy) {
+        access.push_back(read(src.interior(b)));
+        access.push_back(write(dst.interior(b)));
+      } else {
+        access.push_back(readwrite(dst.interior(b)));
+      }
       session_.runtime().submit(
           "rad-store", std::span<const Access>(access),
-          [this, b, dt, e = erad_->data(b), u = u_.data(b)] {
-            store_radiation(erad_->layout(), e, u_.layout(), u);
+          [this, b, dt, first, e = erad_->data(b), from = src.data(b), u = dst.data(b),
+           layout = &dst.layout()] {
+            if (from != u) copy_region(*layout, from, layout->interior(), u, layout->interior());
+            store_radiation(erad_->layout(), e, *layout, u);
             CellFault& fault = faults_[3 * b + 2];
-            fault = {};
-            if (rad_.exchange) exchange_energy(u_.layout(), scheme_, rad_, dt, u, fault);
+            if (first) fault = {};
+            if (rad_.exchange && !fault.bad) {
+              exchange_energy(*layout, scheme_, rad_, dt, u, fault, !first);
+            }
           },
           attributes(b));
     }
@@ -557,7 +647,7 @@ class Simulation {
 
   // The multigrid solve of the system rad-setup wrote: V-cycles (--rad-sweeps of them, or
   // until --rad-tolerance), then E_r and the exchange as in radiation_step.
-  bool multigrid_solve(double dt, int cycle, double t) {
+  bool multigrid_solve(int cycle, double t) {
     Exec& exec = session_.exec();
     exec.begin_phase("mg-load");
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
@@ -627,7 +717,6 @@ class Simulation {
           attributes(b));
     }
     exec.end_phase();
-    submit_store_and_exchange(dt);
     return true;
   }
 
@@ -720,9 +809,16 @@ class Simulation {
   double dt_ = 0;
   bool replay_ = false;
   IterationGraph stages_;
+  std::array<IterationGraph, 2> imex_stages_;
   Radiation rad_;
   // Radiation: the Jacobi iterates (swapped after each sweep), the system per block.
   std::unique_ptr<BlockField> erad_, erad2_, coef_;
+  // IMEX: the second implicit stage's input (null under --coupling split).
+  std::unique_ptr<BlockField> r_;
+  // The scheme of the one-variable iterate (its boundary tasks keep a reference to it).
+  Scheme one_;
+  IterationGraph sweep_pair_;
+  std::int64_t sweep_pairs_replayed_ = 0;
   std::unique_ptr<HaloExchange> rad_halo_;
   std::unique_ptr<RadiationMultigrid> mg_;
   std::array<ExactSum, 2> residual_sums_;
@@ -866,7 +962,8 @@ int run(int argc, char** argv) {
     fields["rad_solver"] = o.rad_solver;
     fields["rad_sweeps"] = o.rad_sweeps;
     fields["rad_tolerance"] = o.rad_tolerance;
-    fields["rad_theta"] = o.rad_theta;
+    fields["rad_theta"] = o.coupling == "imex" ? 1.0 : o.rad_theta;
+    fields["coupling"] = o.coupling;
     fields["exchange"] = o.exchange_on;
     fields["radiation_force"] = o.radiation_force_on;
     fields["flux_limiter"] = o.limiter_on ? "lp" : "none";

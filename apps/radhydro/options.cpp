@@ -76,6 +76,11 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "implicitness of the diffusion in [0.5, 1]: 0.5 Crank-Nicolson (default), 1 "
                "backward Euler",
                problem);
+  registry.add("--coupling", o.coupling,
+               "split (default: the radiation step, then the two hydro stages; first order) | "
+               "imex (IMEX-SSP2(2,2,2): hydro explicit, exchange and diffusion implicit; "
+               "second order)",
+               problem);
   registry.add(
       "--flux-limiter", o.flux_limiter,
       "problem (default: none for gaussian-pulse, marshak) | lp (Levermore-Pomraning) | none "
@@ -99,8 +104,8 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
                "CSV file x,rho,vx,vy,vz,p,T,Er along x through the domain centre at the end");
   registry.add("--progress-every", o.progress_every, "cycles between progress lines (default 50)");
   registry.add_flag("!--no-replay", o.replay,
-                    "dataflow: submit every cycle's hydro stages instead of recording them once "
-                    "and replaying them (same results)");
+                    "dataflow: submit every cycle's hydro stages and fixed Jacobi sweeps "
+                    "instead of recording them once and replaying them (same results)");
   tessera::declare_checkpoint_options(registry, o.checkpoint, "cycles");
 }
 
@@ -150,6 +155,10 @@ void validate(Session& session, Options& o) {
   if (o.rad_solver != "jacobi" && o.rad_solver != "mg") {
     session.fail("--rad-solver",
                  fmt::format("unknown solver '{}': allowed jacobi | mg", o.rad_solver));
+  }
+  if (o.coupling != "split" && o.coupling != "imex") {
+    session.fail("--coupling",
+                 fmt::format("unknown coupling '{}': allowed split | imex", o.coupling));
   }
   if (o.rad_sweeps < 0) {
     session.fail("--rad-sweeps",

@@ -36,6 +36,7 @@ struct Options {
   double rad_tolerance = 1e-10;
   int rad_max_iterations = 10000;
   double rad_theta = 0.5;
+  std::string coupling = "split";  // split | imex (docs/apps/radhydro.md, "Coupling")
   std::string flux_limiter = "problem";
   std::string exchange = "problem";
   bool exchange_on = true;

@@ -15,7 +15,7 @@ constexpr int kRhs = kDiffusionVars - 1;
 }  // namespace
 
 bool exchange_energy(const BlockLayout& layout, const Scheme& scheme, const Radiation& rad,
-                     double dt, double* u, CellFault& fault) {
+                     double dt, double* u, CellFault& fault, bool extrapolated) {
   const Int3 n = layout.cells();
   const std::ptrdiff_t sv = layout.stride_var();
   constexpr double a = hydro::kRadiationConstant;
@@ -31,11 +31,15 @@ bool exchange_energy(const BlockLayout& layout, const Scheme& scheme, const Radi
         const double kk = hydro::kSpeedOfLight * rad.kappa * rho * dt;
         const double cv = scheme.gas.heat_capacity(rho);
         const double total = eint + er;
+        // A positive temperature solves the exchange iff eint + er kk / (1 + kk) > 0 (then
+        // f(0) < 0 below). A physical input has eint > 0 and E_r >= 0; an extrapolated one
+        // only needs the root.
+        const double solvable = eint + er * kk / (1 + kk);
+        const bool input_ok = extrapolated ? solvable > 0 : eint > 0 && er >= 0;
         if (scheme.su_olson_epsilon > 0) {
           // y = a T^4: y / eps + (er + kk y) / (1 + kk) = total, linear in y.
-          const double y =
-              (eint + er * kk / (1 + kk)) / (1 / scheme.su_olson_epsilon + kk / (1 + kk));
-          if (!(eint > 0 && er >= 0 && std::isfinite(y))) {
+          const double y = solvable / (1 / scheme.su_olson_epsilon + kk / (1 + kk));
+          if (!(input_ok && std::isfinite(y))) {
             fault = {true, {i, j, k}, rho, scheme.gas.pressure(eint)};
             return false;
           }
@@ -45,18 +49,19 @@ bool exchange_energy(const BlockLayout& layout, const Scheme& scheme, const Radi
           continue;
         }
         // f(T) = cv T + (er + kk a T^4) / (1 + kk) - total, increasing in T >= 0, with
-        // f(0) <= 0 and f(total / cv) >= 0: Newton inside a shrinking bracket.
+        // f(0) <= 0 and f(hi) >= 0 (hi = total / cv, raised by -er / ((1 + kk) cv) for a
+        // negative extrapolated E_r): Newton inside a shrinking bracket.
         const auto f = [&](double t, double& df) {
           const double t3 = t * t * t;
           df = cv + 4 * kk * a * t3 / (1 + kk);
           return cv * t + (er + kk * a * t3 * t) / (1 + kk) - total;
         };
-        double lo = 0, hi = total / cv;
-        if (!(eint > 0 && er >= 0 && hi > 0 && std::isfinite(hi))) {
+        double lo = 0, hi = er >= 0 ? total / cv : (total - er / (1 + kk)) / cv;
+        if (!(input_ok && hi > 0 && std::isfinite(hi))) {
           fault = {true, {i, j, k}, rho, scheme.gas.pressure(eint)};
           return false;
         }
-        double t = scheme.gas.temperature(rho, scheme.gas.pressure(eint));
+        double t = eint > 0 ? scheme.gas.temperature(rho, scheme.gas.pressure(eint)) : 0.5 * hi;
         for (int it = 0; it < 200; ++it) {
           double df = 0;
           const double fx = f(t, df);

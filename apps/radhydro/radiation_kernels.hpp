@@ -36,9 +36,13 @@ inline double lp_limiter(double r) {
 /// rho e' = rho e + E_r - E_r', T the root of C_v T + (E_r + k a T^4) / (1 + k) =
 /// rho e + E_r (bracketed Newton; with Su-Olson's material, a T^4 / eps + (E_r + k a T^4) /
 /// (1 + k) = rho e + E_r, solved for a T^4 directly). Conserves rho e + E_r per cell to
-/// round-off. Returns false at the first cell where no positive temperature solves it.
+/// round-off. Returns false at the first cell whose gas energy is not positive or E_r
+/// negative, or (`extrapolated`: IMEX's second implicit stage, whose input extrapolates
+/// the first stage and may leave the physical states) where no positive temperature
+/// solves it; the new E_r is then (E_r + k a T^4) / (1 + k), negative where the input's is
+/// and k a T^4 does not outweigh it (the stage's combination brings U^{n+1} back).
 bool exchange_energy(const tessera::BlockLayout& layout, const Scheme& scheme, const Radiation& rad,
-                     double dt, double* u, CellFault& fault);
+                     double dt, double* u, CellFault& fault, bool extrapolated = false);
 
 /// Fills the diffusion system of one block: coef (kDiffusionVars variables on the block's
 /// interior: the six face couplings theta dt D_f / dx_f^2, x-low, x-high, y-low, ...,

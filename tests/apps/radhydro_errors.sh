@@ -41,6 +41,7 @@ expect_error_on_every_rank --kappa --problem heating-cooling --kappa 0
 expect_error_on_every_rank --kappa --radiation on --kappa -0.4
 expect_error_on_every_rank --max-dt --max-dt -1
 expect_error_on_every_rank --rad-solver --radiation on --rad-solver sor
+expect_error_on_every_rank --coupling --radiation on --coupling strang
 expect_error_on_every_rank --rad-sweeps --rad-sweeps -1
 expect_error_on_every_rank --rad-tolerance --rad-tolerance 0
 expect_error_on_every_rank --rad-tolerance --rad-tolerance -1e-8
