@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dg/ader_element.hpp"
+#include "dg/modal_indicator.hpp"
 #include "dg/smooth_problems.hpp"
 #include "options.hpp"
 #include "problems.hpp"
@@ -41,9 +42,10 @@ class DgSolver : public tessera::AmrSolver {
   std::vector<tessera::StageSpec> stages() const override { return {{0, 0, 1.0}}; }
   void blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) override;
   void submit_initial_state(tessera::AmrDriver& driver, const tessera::SolverBlock& b) override;
-  tessera::Refinement refinement(const tessera::SolverBlock&) const override {
-    return tessera::Refinement::keep;
-  }
+  /// --refine-criterion modal: the largest modal indicator of density (dg/modal_indicator)
+  /// over the block's elements against --refine-above / --derefine-below; centre: the static
+  /// refinement of the blocks that touch the domain's central box (half its width per axis).
+  tessera::Refinement refinement(const tessera::SolverBlock& b) const override;
   tessera::StepEstimate time_step(const tessera::SolverBlock& b) const override;
   void submit_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx) override;
   void describe_fault(tessera::AmrDriver& driver) override;
@@ -68,7 +70,9 @@ class DgSolver : public tessera::AmrSolver {
   /// True if face (axis, side) of block b lies on a non-periodic domain boundary.
   bool on_wall(const tessera::SolverBlock& b, int axis, int side) const;
   /// The stage of one block (runs in its task).
-  void advance_block(const tessera::SolverBlock& b, double dt, BlockRecord& record) const;
+  /// With a flux register (a block next to a level jump), stores its faces' fluxes there.
+  void advance_block(const tessera::SolverBlock& b, double dt, BlockRecord& record,
+                     double* flux_register, const tessera::FluxRegister* layout) const;
 
   tessera::Session& session_;
   Options options_;
@@ -76,6 +80,7 @@ class DgSolver : public tessera::AmrSolver {
   dg::SmoothProblem problem_;
   dg::FaceFlux flux_;
   std::unique_ptr<const dg::AderOperators> ops_;
+  dg::ModalIndicator indicator_;
   std::vector<BlockRecord> records_;
   mutable std::vector<std::array<int, 3>> scan_faults_;  // per block; -1: none
   std::int64_t retired_flops_ = 0;                       // of blocks the rank no longer holds
