@@ -12,8 +12,9 @@ namespace euler {
 
 namespace {
 
-// The modal indicator's default thresholds (docs/apps/euler.md, "Adaptive DG").
-constexpr double kDgRefineAbove = 1e-3, kDgDerefineBelow = 1e-4;
+// The modal indicator's default refinement threshold (docs/apps/euler.md, "Adaptive DG"):
+// an element with 30 % of its density variation in its highest modes does not resolve it.
+constexpr double kDgRefineAbove = 0.3;
 
 }  // namespace
 
@@ -71,8 +72,11 @@ void validate_dg_options(tessera::Session& session, Options& o) {
               (o.driver.checkpoint.every == 0 && !o.driver.checkpoint.restarting()),
           "--refine-criterion",
           "centre is not stored in checkpoints: not allowed with --checkpoint-every or --restart");
+  // The indicator of smooth data falls by ~4^p per level: coarsening below refine-above /
+  // 4^(p+1) keeps a merged parent below refine-above (no split-merge flicker).
   if (fresh && !given.given("--refine-above")) o.refine_above = kDgRefineAbove;
-  if (fresh && !given.given("--derefine-below")) o.derefine_below = kDgDerefineBelow;
+  if (fresh && !given.given("--derefine-below"))
+    o.derefine_below = std::ldexp(o.refine_above, -2 * (o.order + 1));
   require(std::isfinite(o.refine_above) && o.refine_above > 0, "--refine-above",
           fmt::format("must be > 0, got {}", o.refine_above));
   require(

@@ -71,9 +71,9 @@ void apply_means(const BlockLayout& l, const FluxRegister& r, int first_var, int
       }
 }
 
-// With a LevelTransfer: per coarse face cell, the transfer's coarse flux from the r0 x r1
+// With a CellTransfer: per coarse face cell, the transfer's coarse flux from the r0 x r1
 // fine face cells it covers (fine faces in bit order), in pack_means' layout.
-void pack_transferred(const FluxRegister& r, int vars, const LevelTransfer& transfer,
+void pack_transferred(const FluxRegister& r, int vars, const CellTransfer& transfer,
                       const double* fine, int fine_face, double* out) {
   const int a = fine_face / 2;
   const int f0 = r.f0[a], f1 = r.f1[a];
@@ -99,9 +99,9 @@ void pack_transferred(const FluxRegister& r, int vars, const LevelTransfer& tran
     }
 }
 
-// With a LevelTransfer: the transfer corrects each coarse cell on quarter (q0, q1) of `face`
+// With a CellTransfer: the transfer corrects each coarse cell on quarter (q0, q1) of `face`
 // for the change of its flux to `means`.
-void apply_transferred(const BlockLayout& l, const FluxRegister& r, const LevelTransfer& transfer,
+void apply_transferred(const BlockLayout& l, const FluxRegister& r, const CellTransfer& transfer,
                        int first_var, int cell_vars, int vars, double* block, const double* own,
                        int face, int q0, int q1, double coefficient, const double* means) {
   const int axis = face / 2;
@@ -185,7 +185,7 @@ struct FluxCorrection::Coarse {
 FluxCorrection::FluxCorrection(const Forest& forest, BlockStore& store,
                                std::span<const std::int32_t> slots, Comm& comm,
                                const TagSpace& tags, HandlePool& handles, int vars,
-                               const LevelTransfer* transfer)
+                               const CellTransfer* transfer)
     : store_(store),
       comm_(comm),
       tags_(tags),
@@ -311,7 +311,7 @@ void FluxCorrection::submit(int g, int tag, const double* step, double factor,
   const TaskAttributes comm_attr = Comm::comm_attributes(TaskAttributes(skeleton));
   const FluxRegister* layout = &layout_;
   const int vars = vars_;
-  const LevelTransfer* transfer = transfer_;
+  const CellTransfer* transfer = transfer_;
   // Fine fluxes over one coarse face cell: means, or the transfer's coarse flux.
   const auto pack = [transfer](const FluxRegister& r, int v, const double* fine, int fine_face,
                                double* out) {

@@ -108,7 +108,7 @@ AmrHalo::AmrHalo(const Forest& forest, BlockStore& store, std::span<const std::i
   if (options.level_jumps == LevelJumpRule::custom) {
     const BlockShape& s = store.shape();
     if (options.transfer == nullptr)
-      throw std::logic_error("AmrHalo: custom level jumps need a LevelTransfer");
+      throw std::logic_error("AmrHalo: custom level jumps need a CellTransfer");
     for (int a = 0; a < 3; ++a)
       if (s.ghost[a] > 1 || (s.ghost[a] == 1 && s.cells[a] < 2))
         throw std::logic_error("AmrHalo: custom level jumps need one ghost layer and 2 cells");

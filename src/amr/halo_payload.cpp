@@ -125,7 +125,7 @@ void unpack_restrict(const FaceFrame& fr, int q0, int q1, double* dst, int first
     }
 }
 
-// Custom level jumps (LevelTransfer), one ghost layer. Child bits: bit a = upper half along
+// Custom level jumps (CellTransfer), one ghost layer. Child bits: bit a = upper half along
 // mesh axis a (flat axes have none).
 int child_bits(const FaceFrame& fr, int normal, int b0, int b1) {
   return (normal << fr.axis) | (b0 << fr.t0) | (b1 << fr.t1);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
-#include "tessera/amr/level_transfer.hpp"
+#include "tessera/amr/cell_transfer.hpp"
 
 namespace tessera::halo_payload {
 
@@ -48,7 +48,7 @@ struct FaceFrame {
   bool high;               // the face is the axis' upper face
   std::ptrdiff_t origin;   // BlockLayout offset of the first ghost cell (-g, -g, -g)
   std::ptrdiff_t sv, sa, s0, s1;
-  const LevelTransfer* transfer = nullptr;  // custom level jumps (child, parent)
+  const CellTransfer* transfer = nullptr;  // custom level jumps (child, parent)
 
   FaceFrame() = default;
   FaceFrame(const BlockShape& s, int face, bool corners) {

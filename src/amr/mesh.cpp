@@ -120,13 +120,26 @@ void average_from(const BlockShape& s, const BlockLayout& l, int vars, const dou
         }
 }
 
-// Custom split (LevelTransfer) of groups 0 .. groups - 1: child cell (i, j, k) is child
+// The part of its parent a child covers: its offset in halves, the child cells per parent
+// cell and the parent cells it covers, per axis.
+struct ChildPart {
+  std::array<int, 3> off, r, h;
+};
+
+ChildPart child_part(const BlockShape& s, int child) {
+  ChildPart p{child_offset(child), {}, {}};
+  for (int a = 0; a < 3; ++a) {
+    p.r[a] = refinement_factor(s, a);
+    p.h[a] = s.cells[a] / p.r[a];
+  }
+  return p;
+}
+
+// Custom split (CellTransfer) of groups 0 .. groups - 1: child cell (i, j, k) is child
 // (i % 2, j % 2, k % 2) (bit per refined axis) of the parent cell it lies in.
 void transfer_split(const BlockShape& s, const BlockLayout& l, int groups,
-                    const LevelTransfer& transfer, const double* parent, int child, double* out) {
-  const auto off = child_offset(child);
-  const int r[3] = {refinement_factor(s, 0), refinement_factor(s, 1), refinement_factor(s, 2)};
-  const int h[3] = {s.cells[0] / r[0], s.cells[1] / r[1], s.cells[2] / r[2]};
+                    const CellTransfer& transfer, const double* parent, int child, double* out) {
+  const auto [off, r, h] = child_part(s, child);
   const std::ptrdiff_t sv = l.stride_var();
   std::vector<double> coarse(static_cast<std::size_t>(s.group_size)), fine(coarse.size());
   for (int g = 0; g < groups; ++g) {
@@ -148,11 +161,9 @@ void transfer_split(const BlockShape& s, const BlockLayout& l, int groups,
 // Custom merge of groups 0 .. groups - 1: each parent cell of child `child`'s part is the
 // parent of its 2x2x2 (2-D: 2x2) child cells, added in bit order.
 void transfer_merge(const BlockShape& s, const BlockLayout& l, int groups,
-                    const LevelTransfer& transfer, const double* child_data, int child,
+                    const CellTransfer& transfer, const double* child_data, int child,
                     double* parent) {
-  const auto off = child_offset(child);
-  const int r[3] = {refinement_factor(s, 0), refinement_factor(s, 1), refinement_factor(s, 2)};
-  const int h[3] = {s.cells[0] / r[0], s.cells[1] / r[1], s.cells[2] / r[2]};
+  const auto [off, r, h] = child_part(s, child);
   const std::ptrdiff_t sv = l.stride_var();
   std::vector<double> coarse(static_cast<std::size_t>(s.group_size)), fine(coarse.size());
   for (int g = 0; g < groups; ++g) {
@@ -240,7 +251,7 @@ void AmrMesh::rebuild_halo() {
 }
 
 AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
-  const LevelTransfer* transfer =
+  const CellTransfer* transfer =
       halo_options_.level_jumps == LevelJumpRule::custom ? halo_options_.transfer : nullptr;
   const bool per_volume = halo_options_.level_jumps == LevelJumpRule::per_volume;
   if (transfer == nullptr && !per_volume && store_.shape().wide_ghosts())

@@ -17,8 +17,8 @@
 #include "tessera/driver/state_sums.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
 #include "tessera/io/plot_file.hpp"
-#include "tessera/mesh/weighted_split.hpp"
 #include "tessera/restart.hpp"
+#include "tessera/mesh/weighted_split.hpp"
 
 namespace tessera {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The level transfer of euler's DG elements (tessera::LevelTransfer): the driver's split,
+// The level transfer of euler's DG elements (tessera::CellTransfer): the driver's split,
 // merge, ghosts across level jumps and flux correction for cells that hold kNodeVars x
 // n^dim nodal values. Children and fine faces are the exact L2 projections of
 // level_projection.hpp; the coarse face's flux is the L2 projection of the fine faces'
@@ -9,11 +9,11 @@
 
 #include "ader_element.hpp"
 #include "level_projection.hpp"
-#include "tessera/amr/level_transfer.hpp"
+#include "tessera/amr/cell_transfer.hpp"
 
 namespace euler::dg {
 
-class ElementTransfer final : public tessera::LevelTransfer {
+class ElementTransfer final : public tessera::CellTransfer {
  public:
   /// The transfer of elements of degree `order` in `dim` dimensions.
   ElementTransfer(int order, int dim);

@@ -21,12 +21,12 @@
 //                   of a coarse cell average to it;
 //   from finer      the volume average of the 2x2x2 fine cells each coarse ghost covers
 // with g ghost layers along an axis whose blocks have n cells, 2g <= n (and no corners),
-// or, for cells whose values the solver transfers itself (LevelTransfer, level_transfer.hpp:
+// or, for cells whose values the solver transfers itself (CellTransfer, cell_transfer.hpp:
 // e.g. DG elements),
 //   from coarser    each fine ghost cell is the child of the coarse cell it lies in
-//                   (LevelTransfer::child_from_parent);
+//                   (CellTransfer::child_from_parent);
 //   from finer      each coarse ghost cell is the parent of the 2x2x2 (2-D: 2x2) fine cells
-//                   it covers (LevelTransfer::add_child_to_parent, children in order)
+//                   it covers (CellTransfer::add_child_to_parent, children in order)
 // with one ghost layer, 2 <= n, no corners, and a variable group the size of the transfer's.
 // Faces of a flat axis (ghost 0) exchange nothing.
 // Faces between ranks travel in messages, by default one per (neighbour rank, axis) as
@@ -49,8 +49,8 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/cell_transfer.hpp"
 #include "tessera/amr/forest.hpp"
-#include "tessera/amr/level_transfer.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
 
@@ -74,7 +74,7 @@ struct AmrHaloOptions {
   /// Across level jumps.
   LevelJumpRule level_jumps = LevelJumpRule::per_cell_amount;
   /// With LevelJumpRule::custom: the solver's transfer (outlives the mesh); else unused.
-  const LevelTransfer* transfer = nullptr;
+  const CellTransfer* transfer = nullptr;
   /// Per domain face (0 = -x ... 5 = +z; see kBlockFaces).
   std::array<BoundaryKind, 6> boundary{};
   /// Per variable: the axis of the vector it is a component of (momentum x is 0), or -1.

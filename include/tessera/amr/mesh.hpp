@@ -10,7 +10,7 @@
 //                              ghosts included: exchange the data groups before adapt), so
 //                              the 8 (2-D: 4) child cells average to the parent cell;
 //                              parent = the mean of its 2x2x2 (2-D: 2x2) child cells.
-//   custom (LevelTransfer)     child cell (i, j, k) = transfer child (i % 2, j % 2, k % 2) of the
+//   custom (CellTransfer)     child cell (i, j, k) = transfer child (i % 2, j % 2, k % 2) of the
 //                              parent cell it lies in; a parent cell = the transfer's parent of
 //                              its 2x2x2 (2-D: 2x2) child cells (per variable group, one cell's
 //                              group at a time); flux correction through the transfer too.

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/amr/level_transfer.hpp"
+#include "tessera/amr/cell_transfer.hpp"
 
 namespace tessera {
 
@@ -47,7 +47,7 @@ struct FieldSpec {
   std::vector<std::string> component_names;
   /// With Amount::custom: the level transfer of one cell's `components` values (the same
   /// object for every field of the solver; the driver keeps it alive).
-  std::shared_ptr<const LevelTransfer> transfer;
+  std::shared_ptr<const CellTransfer> transfer;
 };
 
 }  // namespace tessera

@@ -1,5 +1,5 @@
 #pragma once
-// LevelTransfer: how a solver's cell data crosses a level jump when the cells hold more than
+// CellTransfer: how a solver's cell data crosses a level jump when the cells hold more than
 // one value per variable (layer `amr`), e.g. the nodal values of a DG element's polynomials.
 // An AmrMesh with LevelJumpRule::custom calls it for split, merge, the face ghosts across a
 // level jump and, with flux correction, the coarse face's flux from the fine faces' fluxes
@@ -18,9 +18,9 @@
 
 namespace tessera {
 
-class LevelTransfer {
+class CellTransfer {
  public:
-  virtual ~LevelTransfer() = default;
+  virtual ~CellTransfer() = default;
 
   /// The values of child `child` of the cell `parent` (split, and a fine ghost cell whose
   /// neighbour is coarser). Writes `out` (components values; not aliasing parent).
