@@ -379,7 +379,9 @@ void DgSolver::submit_stage(tessera::AmrDriver& driver, const tessera::StageCont
       "dg_step", std::span<const tessera::Access>(acc),
       [this, block = ctx.block, record, step = ctx.step, flux = ctx.flux,
        layout = ctx.flux_layout] { advance_block(block, *step, *record, flux, layout); },
-      ctx.priority);
+      // A block next to a level jump (it has a flux register) is skeleton work too: the
+      // coarse side's flux correction waits for it.
+      ctx.flux != nullptr ? session_.exec().skeleton_priority() : ctx.priority);
 }
 
 void DgSolver::describe_fault(tessera::AmrDriver& driver) {

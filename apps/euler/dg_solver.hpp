@@ -7,7 +7,9 @@
 // on its faces (their face traces are all it needs of them), the volume terms, the face
 // fluxes and their lifts. Skeleton blocks run at the execution model's skeleton priority
 // (high under --exec dataflow with --priorities skeleton, the default; the session's
-// option). The uniform mesh only (--max-level 0).
+// option). With --max-level > 0 the elements cross level jumps through dg/element_transfer
+// (the driver's Amount::custom) and the fluxes of blocks next to a jump go to the driver's
+// flux register, which makes the coarse side conservative.
 
 #include <array>
 #include <cstdint>
@@ -28,7 +30,8 @@ namespace euler {
 /// The DG problems' geometry: the problem's box, periodic on every axis, or with --boundary
 /// outflow | reflecting walls on every face.
 Geometry dg_geometry(const Options& o);
-/// U: kNodeVars (order + 1)^dim components per cell, per-volume, one ghost layer.
+/// U: kNodeVars (order + 1)^dim components per cell, Amount::custom (dg::ElementTransfer), one
+/// ghost layer; with fluxes (corrected at level jumps) when --max-level > 0.
 std::vector<tessera::FieldSpec> dg_fields(const Options& o);
 /// One rank's bytes: the block slots' U and the per-thread scratch of a block's stage.
 tessera::MemoryEstimate dg_memory_needed(const Options& o, const tessera::AmrDriverOptions& d,

@@ -68,7 +68,7 @@ MemoryEstimate amr_field_memory(const AmrDriverOptions& o, const std::vector<Fie
   for (const FieldSpec& f : fields) {
     ghost = std::max(ghost, f.ghost);
     variables += f.components;
-    if (f.fluxes) fluxed = f.components;
+    if (f.fluxes) fluxed = f.transfer ? f.transfer->face_flux_values() : f.components;
   }
   double interior = 1, stored = 1, largest_face = 0, face_cells = 0;
   for (int a = 0; a < 3; ++a) {

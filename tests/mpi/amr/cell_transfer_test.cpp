@@ -101,13 +101,22 @@ void expect_coordinates(AmrMesh& mesh) {
   }
 }
 
-TEST(CellTransferTest, SplitGhostsAndMergeUseTheTransfersChildren) {
+// The level-0 brick with its coordinates, refined twice around its centre.
+struct RefinedMesh {
   MeshRuntime rt;
-  const CoordinateTransfer transfer;
-  AmrMesh mesh(rt.comm, rt.exec, custom_mesh(&transfer));
-  fill_coordinates(mesh);
-  refine_around_centre(mesh);
-  rt.exec.barrier();
+  CoordinateTransfer transfer;
+  AmrMesh mesh{rt.comm, rt.exec, custom_mesh(&transfer)};
+  RefinedMesh() {
+    fill_coordinates(mesh);
+    refine_around_centre(mesh);
+    rt.exec.barrier();
+  }
+};
+
+TEST(CellTransferTest, SplitGhostsAndMergeUseTheTransfersChildren) {
+  RefinedMesh refined;
+  MeshRuntime& rt = refined.rt;
+  AmrMesh& mesh = refined.mesh;
   ASSERT_GT(mesh.forest().global_level_counts(2)[2], 0);
   expect_coordinates(mesh);  // the split children
 
@@ -151,12 +160,9 @@ TEST(CellTransferTest, SplitGhostsAndMergeUseTheTransfersChildren) {
 }
 
 TEST(CellTransferTest, FluxCorrectionTakesTheTransfersCoarseFlux) {
-  MeshRuntime rt;
-  const CoordinateTransfer transfer;
-  AmrMesh mesh(rt.comm, rt.exec, custom_mesh(&transfer));
-  fill_coordinates(mesh);
-  refine_around_centre(mesh);
-  rt.exec.barrier();
+  RefinedMesh refined;
+  MeshRuntime& rt = refined.rt;
+  AmrMesh& mesh = refined.mesh;
   fill_coordinates(mesh);
   const BlockShape& s = mesh.shape();
   FluxCorrection& flux = *mesh.flux_correction();
