@@ -1,5 +1,6 @@
 // Packing and unpacking of one ghost-exchange link (halo_payload.hpp): same-level faces,
-// domain boundaries, miniAMR's per-cell level jumps and per-volume prolongation / restriction.
+// domain boundaries, miniAMR's per-cell level jumps, per-volume prolongation / restriction and
+// a solver's CellTransfer (custom level jumps: children and parents of cells).
 #include "amr/halo_payload.hpp"
 
 #include <algorithm>
