@@ -10,6 +10,14 @@
 
 namespace euler {
 
+namespace {
+
+// The modal indicator's default refinement threshold (docs/apps/euler.md, "Adaptive DG"):
+// an element with 30 % of its density variation in its highest modes does not resolve it.
+constexpr double kDgRefineAbove = 0.3;
+
+}  // namespace
+
 void validate_dg_options(tessera::Session& session, Options& o) {
   const auto require = [&](bool ok, const char* option, const std::string& message) {
     if (!ok) session.fail(option, message);
@@ -53,9 +61,28 @@ void validate_dg_options(tessera::Session& session, Options& o) {
           o.boundary_name == "outflow" || o.boundary_name == "reflecting",
       "--boundary",
       fmt::format("must be problem, periodic, outflow or reflecting, got '{}'", o.boundary_name));
-  require(o.max_level == 0, "--max-level",
-          fmt::format("must be 0 with --scheme dg (DG runs on the uniform mesh only), got {}",
-                      o.max_level));
+  require(o.max_level >= 0 && o.max_level <= 10, "--max-level",
+          fmt::format("must be in 0..10, got {}", o.max_level));
+  // The DG criteria (dg_solver.hpp) and the modal indicator's thresholds. The criterion is
+  // not stored in checkpoints: a restart runs the default, so centre refuses checkpoints.
+  if (!given.given("--refine-criterion")) o.criterion_name = "modal";
+  require(o.criterion_name == "modal" || o.criterion_name == "centre", "--refine-criterion",
+          fmt::format("must be modal or centre with --scheme dg, got '{}'", o.criterion_name));
+  require(o.criterion_name == "modal" ||
+              (o.driver.checkpoint.every == 0 && !o.driver.checkpoint.restarting()),
+          "--refine-criterion",
+          "centre is not stored in checkpoints: not allowed with --checkpoint-every or --restart");
+  // The indicator of smooth data falls by ~4^p per level: coarsening below refine-above /
+  // 4^(p+1) keeps a merged parent below refine-above (no split-merge flicker).
+  if (fresh && !given.given("--refine-above")) o.refine_above = kDgRefineAbove;
+  if (fresh && !given.given("--derefine-below"))
+    o.derefine_below = std::ldexp(o.refine_above, -2 * (o.order + 1));
+  require(std::isfinite(o.refine_above) && o.refine_above > 0, "--refine-above",
+          fmt::format("must be > 0, got {}", o.refine_above));
+  require(
+      std::isfinite(o.derefine_below) && o.derefine_below >= 0 && o.derefine_below < o.refine_above,
+      "--derefine-below", fmt::format("must be in [0, --refine-above), got {}", o.derefine_below));
+  require(!given.given("--derefine-count"), "--derefine-count", "needs --scheme fv");
   require(o.driver.output_every == 0, "--output-every",
           "must be 0 with --scheme dg (no plot files of DG polynomials)");
   require(o.lineout.empty(), "--lineout", "is not available with --scheme dg");

@@ -8,6 +8,7 @@
 #include "dg/boundary_trace.hpp"
 #include "dg/element_error.hpp"
 #include "dg/element_projection.hpp"
+#include "dg/element_transfer.hpp"
 #include "dg/tensor_ops.hpp"
 #include "tessera/comm/exact_sum.hpp"
 
@@ -92,7 +93,12 @@ std::vector<tessera::FieldSpec> dg_fields(const Options& o) {
   const int nodes = element_nodes(o);
   // No vector components: the ghost elements on a wall are not read (boundary_trace).
   std::vector<int> vector_axis(static_cast<Size>(dg::kNodeVars * nodes), -1);
-  return {{"U", dg::kNodeVars * nodes, tessera::Amount::per_volume, false, 1, vector_axis, true}};
+  // Elements cross level jumps by the exact L2 projections; the face fluxes at level jumps
+  // are corrected (dg/element_transfer.hpp).
+  tessera::FieldSpec u{
+      "U", dg::kNodeVars * nodes, tessera::Amount::custom, o.max_level > 0, 1, vector_axis, true};
+  u.transfer = std::make_shared<const dg::ElementTransfer>(o.order, o.dim);
+  return {u};
 }
 
 tessera::MemoryEstimate dg_memory_needed(const Options& o, const tessera::AmrDriverOptions& d,
@@ -122,7 +128,38 @@ DgSolver::DgSolver(tessera::Session& session, const Options& options)
       geo_(dg_geometry(options)),
       problem_(smooth_problem(options)),
       flux_(options.riemann_name == "hllc" ? dg::FaceFlux::hllc : dg::FaceFlux::rusanov),
-      ops_(std::make_unique<const dg::AderOperators>(options.order)) {}
+      ops_(std::make_unique<const dg::AderOperators>(options.order)),
+      indicator_(ops_->basis, options.dim) {}
+
+tessera::Refinement DgSolver::refinement(const tessera::SolverBlock& b) const {
+  if (options_.criterion_name == "centre") {
+    // The block's share of the domain against the central box (1/4, 3/4) per axis.
+    bool inside = true;
+    for (int a = 0; a < options_.dim; ++a) {
+      const auto ua = static_cast<Size>(a);
+      // The domain's length in forest coordinates: root blocks times kRootLength.
+      const double domain =
+          static_cast<double>(tessera::kRootLength) * geo_.cells[a] / b.shape->cells[ua];
+      const double lo = static_cast<double>(b.place->origin[ua]) / domain;
+      const double hi = static_cast<double>(b.place->origin[ua] + b.place->length()) / domain;
+      inside = inside && hi > 0.25 && lo < 0.75;
+    }
+    return inside ? tessera::Refinement::refine : tessera::Refinement::coarsen;
+  }
+  thread_local std::vector<double> rho, scratch;
+  const auto nodes = static_cast<Size>(element_nodes(options_));
+  rho.resize(nodes);
+  scratch.resize(3 * nodes);
+  const auto sv = static_cast<Size>(b.shape->layout().stride_var());
+  double largest = 0;
+  tessera::for_each_cell(b, [&](const std::array<std::int64_t, 3>&, Size c) {
+    for (Size node = 0; node < nodes; ++node) rho[node] = b.data[c + node * sv];
+    largest = std::max(largest, indicator_(rho.data(), scratch.data()));
+  });
+  if (largest > options_.refine_above) return tessera::Refinement::refine;
+  return largest < options_.derefine_below ? tessera::Refinement::coarsen
+                                           : tessera::Refinement::keep;
+}
 
 void DgSolver::blocks_changed(tessera::AmrDriver& /*driver*/, std::int32_t blocks) {
   for (const BlockRecord& r : records_) retired_flops_ += r.flops;
@@ -189,7 +226,8 @@ bool DgSolver::on_wall(const tessera::SolverBlock& b, int axis, int side) const 
   return first + b.shape->cells[a] == static_cast<std::int64_t>(geo_.cells[a]) << b.place->level;
 }
 
-void DgSolver::advance_block(const tessera::SolverBlock& b, double dt, BlockRecord& record) const {
+void DgSolver::advance_block(const tessera::SolverBlock& b, double dt, BlockRecord& record,
+                             double* flux_register, const tessera::FluxRegister* layout) const {
   thread_local StageScratch s;
   const int dim = options_.dim, p = options_.order, n = p + 1;
   const std::array<int, 3> cells = b.shape->cells;
@@ -296,6 +334,21 @@ void DgSolver::advance_block(const tessera::SolverBlock& b, double dt, BlockReco
         std::copy(s.flux.begin(), s.flux.end(), fc);
       }
   }
+  // The fluxes on the block's own faces, for the correction at level jumps: face (a, side)
+  // holds, per face element (u, w) along the tangential axes, its kNodeVars x n^(dim-1) flux.
+  if (flux_register != nullptr)
+    for (int a = 0; a < dim; ++a) {
+      const auto ua = static_cast<Size>(a);
+      const Size across = s.faces[ua].size() / (2 * trace * static_cast<Size>(cells[ua] + 1));
+      const int n0 = cells[a == 0 ? 1 : 0];
+      for (int side = 0; side < 2; ++side)
+        for (Size t = 0; t < across; ++t) {
+          const double* fc = face(a, side == 0 ? 0 : cells[ua], t);
+          const int u = static_cast<int>(t) % n0, w = static_cast<int>(t) / n0;
+          for (Size v = 0; v < trace / 2; ++v)
+            flux_register[layout->index(2 * a + side, static_cast<int>(v), u, w)] = fc[v];
+        }
+    }
   // The face terms of every interior element: axis by axis, lower face then upper face.
   for (int k = 0; k < cells[2]; ++k)
     for (int j = 0; j < cells[1]; ++j)
@@ -320,11 +373,15 @@ void DgSolver::submit_stage(tessera::AmrDriver& driver, const tessera::StageCont
   std::vector<tessera::Access> acc;
   acc.push_back(tessera::readwrite(mesh.interior(b, 0)));
   for (int a = 0; a < options_.dim; ++a) acc.push_back(tessera::read(mesh.ghosts(b, 0, a)));
+  if (ctx.flux != nullptr) acc.push_back(tessera::write(ctx.flux_handle));
   BlockRecord* record = &records_[static_cast<Size>(b)];
   session_.runtime().submit(
       "dg_step", std::span<const tessera::Access>(acc),
-      [this, block = ctx.block, record, step = ctx.step] { advance_block(block, *step, *record); },
-      ctx.priority);
+      [this, block = ctx.block, record, step = ctx.step, flux = ctx.flux,
+       layout = ctx.flux_layout] { advance_block(block, *step, *record, flux, layout); },
+      // A block next to a level jump (it has a flux register) is skeleton work too: the
+      // coarse side's flux correction waits for it.
+      ctx.flux != nullptr ? session_.exec().skeleton_priority() : ctx.priority);
 }
 
 void DgSolver::describe_fault(tessera::AmrDriver& driver) {

@@ -7,7 +7,9 @@
 // on its faces (their face traces are all it needs of them), the volume terms, the face
 // fluxes and their lifts. Skeleton blocks run at the execution model's skeleton priority
 // (high under --exec dataflow with --priorities skeleton, the default; the session's
-// option). The uniform mesh only (--max-level 0).
+// option). With --max-level > 0 the elements cross level jumps through dg/element_transfer
+// (the driver's Amount::custom) and the fluxes of blocks next to a jump go to the driver's
+// flux register, which makes the coarse side conservative.
 
 #include <array>
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "dg/ader_element.hpp"
+#include "dg/modal_indicator.hpp"
 #include "dg/smooth_problems.hpp"
 #include "options.hpp"
 #include "problems.hpp"
@@ -27,7 +30,8 @@ namespace euler {
 /// The DG problems' geometry: the problem's box, periodic on every axis, or with --boundary
 /// outflow | reflecting walls on every face.
 Geometry dg_geometry(const Options& o);
-/// U: kNodeVars (order + 1)^dim components per cell, per-volume, one ghost layer.
+/// U: kNodeVars (order + 1)^dim components per cell, Amount::custom (dg::ElementTransfer), one
+/// ghost layer; with fluxes (corrected at level jumps) when --max-level > 0.
 std::vector<tessera::FieldSpec> dg_fields(const Options& o);
 /// One rank's bytes: the block slots' U and the per-thread scratch of a block's stage.
 tessera::MemoryEstimate dg_memory_needed(const Options& o, const tessera::AmrDriverOptions& d,
@@ -41,9 +45,10 @@ class DgSolver : public tessera::AmrSolver {
   std::vector<tessera::StageSpec> stages() const override { return {{0, 0, 1.0}}; }
   void blocks_changed(tessera::AmrDriver& driver, std::int32_t blocks) override;
   void submit_initial_state(tessera::AmrDriver& driver, const tessera::SolverBlock& b) override;
-  tessera::Refinement refinement(const tessera::SolverBlock&) const override {
-    return tessera::Refinement::keep;
-  }
+  /// --refine-criterion modal: the largest modal indicator of density (dg/modal_indicator)
+  /// over the block's elements against --refine-above / --derefine-below; centre: the static
+  /// refinement of the blocks that touch the domain's central box (half its width per axis).
+  tessera::Refinement refinement(const tessera::SolverBlock& b) const override;
   tessera::StepEstimate time_step(const tessera::SolverBlock& b) const override;
   void submit_stage(tessera::AmrDriver& driver, const tessera::StageContext& ctx) override;
   void describe_fault(tessera::AmrDriver& driver) override;
@@ -68,7 +73,9 @@ class DgSolver : public tessera::AmrSolver {
   /// True if face (axis, side) of block b lies on a non-periodic domain boundary.
   bool on_wall(const tessera::SolverBlock& b, int axis, int side) const;
   /// The stage of one block (runs in its task).
-  void advance_block(const tessera::SolverBlock& b, double dt, BlockRecord& record) const;
+  /// With a flux register (a block next to a level jump), stores its faces' fluxes there.
+  void advance_block(const tessera::SolverBlock& b, double dt, BlockRecord& record,
+                     double* flux_register, const tessera::FluxRegister* layout) const;
 
   tessera::Session& session_;
   Options options_;
@@ -76,6 +83,7 @@ class DgSolver : public tessera::AmrSolver {
   dg::SmoothProblem problem_;
   dg::FaceFlux flux_;
   std::unique_ptr<const dg::AderOperators> ops_;
+  dg::ModalIndicator indicator_;
   std::vector<BlockRecord> records_;
   mutable std::vector<std::array<int, 3>> scan_faults_;  // per block; -1: none
   std::int64_t retired_flops_ = 0;                       // of blocks the rank no longer holds

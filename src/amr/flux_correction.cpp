@@ -71,6 +71,67 @@ void apply_means(const BlockLayout& l, const FluxRegister& r, int first_var, int
       }
 }
 
+// With a CellTransfer: per coarse face cell, the transfer's coarse flux from the r0 x r1
+// fine face cells it covers (fine faces in bit order), in pack_means' layout.
+void pack_transferred(const FluxRegister& r, int vars, const CellTransfer& transfer,
+                      const double* fine, int fine_face, double* out) {
+  const int a = fine_face / 2;
+  const int f0 = r.f0[a], f1 = r.f1[a];
+  const int h0 = r.n0[a] / f0, h1 = r.n1[a] / f1;
+  const auto cells = static_cast<std::size_t>(h0) * static_cast<std::size_t>(h1);
+  thread_local std::vector<double> coarse, one;
+  coarse.resize(static_cast<std::size_t>(vars));
+  one.resize(static_cast<std::size_t>(vars));
+  for (int u = 0; u < h0; ++u)
+    for (int w = 0; w < h1; ++w) {
+      std::fill(coarse.begin(), coarse.end(), 0.0);
+      for (int b1 = 0; b1 < f1; ++b1)
+        for (int b0 = 0; b0 < f0; ++b0) {
+          for (int v = 0; v < vars; ++v)
+            one[static_cast<std::size_t>(v)] =
+                fine[r.index(fine_face, v, f0 * u + b0, f1 * w + b1)];
+          transfer.add_fine_face_flux(a, b0 | b1 << 1, one.data(), coarse.data());
+        }
+      const std::size_t c =
+          static_cast<std::size_t>(u) * static_cast<std::size_t>(h1) + static_cast<std::size_t>(w);
+      for (int v = 0; v < vars; ++v)
+        out[static_cast<std::size_t>(v) * cells + c] = coarse[static_cast<std::size_t>(v)];
+    }
+}
+
+// With a CellTransfer: the transfer corrects each coarse cell on quarter (q0, q1) of `face`
+// for the change of its flux to `means`.
+void apply_transferred(const BlockLayout& l, const FluxRegister& r, const CellTransfer& transfer,
+                       int first_var, int cell_vars, int vars, double* block, const double* own,
+                       int face, int q0, int q1, double coefficient, const double* means) {
+  const int axis = face / 2;
+  int t0, t1;
+  tangential_axes(axis, t0, t1);
+  const int h0 = r.n0[axis] / r.f0[axis], h1 = r.n1[axis] / r.f1[axis];
+  const auto cells = static_cast<std::size_t>(h0) * static_cast<std::size_t>(h1);
+  const std::ptrdiff_t sv = l.stride_var();
+  thread_local std::vector<double> change, values;
+  change.resize(static_cast<std::size_t>(vars));
+  values.resize(static_cast<std::size_t>(cell_vars));
+  int cell[3];
+  cell[axis] = face % 2 == 1 ? l.cells()[axis] - 1 : 0;
+  for (int u = 0; u < h0; ++u)
+    for (int w = 0; w < h1; ++w) {
+      const int cu = q0 * h0 + u, cw = q1 * h1 + w;
+      cell[t0] = cu;
+      cell[t1] = cw;
+      const std::size_t c =
+          static_cast<std::size_t>(u) * static_cast<std::size_t>(h1) + static_cast<std::size_t>(w);
+      for (int v = 0; v < vars; ++v)
+        change[static_cast<std::size_t>(v)] =
+            means[static_cast<std::size_t>(v) * cells + c] - own[r.index(face, v, cu, cw)];
+      double* p = block + l.index(first_var, cell[0], cell[1], cell[2]);
+      for (int v = 0; v < cell_vars; ++v) values[static_cast<std::size_t>(v)] = p[v * sv];
+      transfer.correct_cell(axis, face % 2, change.data(), coefficient, values.data());
+      for (int v = 0; v < cell_vars; ++v) p[v * sv] = values[static_cast<std::size_t>(v)];
+    }
+}
+
 }  // namespace
 
 FluxRegister::FluxRegister(const BlockShape& shape, int vars) {
@@ -123,8 +184,14 @@ struct FluxCorrection::Coarse {
 
 FluxCorrection::FluxCorrection(const Forest& forest, BlockStore& store,
                                std::span<const std::int32_t> slots, Comm& comm,
-                               const TagSpace& tags, HandlePool& handles, int vars)
-    : store_(store), comm_(comm), tags_(tags), vars_(vars), layout_(store.shape(), vars) {
+                               const TagSpace& tags, HandlePool& handles, int vars,
+                               const CellTransfer* transfer)
+    : store_(store),
+      comm_(comm),
+      tags_(tags),
+      vars_(vars),
+      transfer_(transfer),
+      layout_(store.shape(), vars) {
   handles.reset();
   const std::int32_t n = forest.local_count();
   registers_.resize(static_cast<std::size_t>(n));
@@ -244,6 +311,13 @@ void FluxCorrection::submit(int g, int tag, const double* step, double factor,
   const TaskAttributes comm_attr = Comm::comm_attributes(TaskAttributes(skeleton));
   const FluxRegister* layout = &layout_;
   const int vars = vars_;
+  const CellTransfer* transfer = transfer_;
+  // Fine fluxes over one coarse face cell: means, or the transfer's coarse flux.
+  const auto pack = [transfer](const FluxRegister& r, int v, const double* fine, int fine_face,
+                               double* out) {
+    if (transfer != nullptr) return pack_transferred(r, v, *transfer, fine, fine_face, out);
+    pack_means(r, v, fine, fine_face, out);
+  };
   for (Message& m : receives_)
     comm_.irecv(m.handle, m.data.data(), m.data.size() * sizeof(double), m.peer, tags_.tag(tag),
                 comm_attr, "flux_recv");
@@ -255,9 +329,9 @@ void FluxCorrection::submit(int g, int tag, const double* step, double factor,
     double* out = m.data.data();
     runtime.submit(
         "flux_pack", std::span<const Access>(acc),
-        [msg, out, layout, vars] {
+        [msg, out, layout, vars, pack] {
           for (const Link& link : msg->links)
-            pack_means(*layout, vars, link.fine, link.face ^ 1, out + link.offset);
+            pack(*layout, vars, link.fine, link.face ^ 1, out + link.offset);
         },
         TaskAttributes(skeleton));
     comm_.isend(m.handle, m.data.data(), m.data.size() * sizeof(double), m.peer, tags_.tag(tag),
@@ -265,6 +339,7 @@ void FluxCorrection::submit(int g, int tag, const double* step, double factor,
   }
   const BlockLayout* block_layout = &store_.layout();
   const int first_var = store_.shape().group_first(g);
+  const int cell_vars = store_.shape().group_vars(g);
   for (Coarse& c : coarse_) {
     acc.assign({readwrite(store_.interior(c.slot, g)),
                 read(register_handles_[static_cast<std::size_t>(c.index)])});
@@ -276,18 +351,23 @@ void FluxCorrection::submit(int g, int tag, const double* step, double factor,
     for (int a = 0; a < 3; ++a) dx[a] = std::ldexp(dx0[a], -c.level);
     runtime.submit(
         "flux_correct", std::span<const Access>(acc),
-        [cp, block_layout, layout, vars, first_var, block, own, step, factor, dx] {
+        [cp, block_layout, layout, vars, first_var, cell_vars, block, own, step, factor, dx, pack,
+         transfer] {
           thread_local std::vector<double> means;
           for (const Coarse::Source& src : cp->sources) {
             const double* m = src.means;
             if (src.fine != nullptr) {
               means.resize(quarter_values(*layout, src.face, vars));
-              pack_means(*layout, vars, src.fine, src.face ^ 1, means.data());
+              pack(*layout, vars, src.fine, src.face ^ 1, means.data());
               m = means.data();
             }
             const double coefficient = factor * *step / dx[src.face / 2];
-            apply_means(*block_layout, *layout, first_var, vars, block, own, src.face, src.q0,
-                        src.q1, coefficient, m);
+            if (transfer != nullptr)
+              apply_transferred(*block_layout, *layout, *transfer, first_var, cell_vars, vars,
+                                block, own, src.face, src.q0, src.q1, coefficient, m);
+            else
+              apply_means(*block_layout, *layout, first_var, vars, block, own, src.face, src.q0,
+                          src.q1, coefficient, m);
           }
         },
         TaskAttributes(c.skeleton ? skeleton : Priority::normal));

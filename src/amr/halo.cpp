@@ -79,6 +79,13 @@ std::pair<int, int> quarter_of(const BlockPlace& fine, const BlockPlace& coarse,
           static_cast<int>((fine.origin[t1] - coarse.origin[t1]) / fine.length())};
 }
 
+// The link kinds of a rule: (receiver finer, receiver coarser).
+std::pair<LinkKind, LinkKind> level_jump_kinds(LevelJumpRule rule) {
+  if (rule == LevelJumpRule::custom) return {LinkKind::child, LinkKind::parent};
+  if (rule == LevelJumpRule::per_volume) return {LinkKind::prolong, LinkKind::average};
+  return {LinkKind::from_coarse, LinkKind::from_fine};
+}
+
 }  // namespace
 
 Handle HandlePool::next() {
@@ -94,8 +101,20 @@ AmrHalo::AmrHalo(const Forest& forest, BlockStore& store, std::span<const std::i
       tags_(tags),
       options_(options),
       frames_(std::make_unique<FaceFrames>()) {
-  for (int f = 0; f < kBlockFaces; ++f)
+  for (int f = 0; f < kBlockFaces; ++f) {
     frames_->face[f] = FaceFrame(store.shape(), f, options.corners);
+    frames_->face[f].transfer = options.transfer;
+  }
+  if (options.level_jumps == LevelJumpRule::custom) {
+    const BlockShape& s = store.shape();
+    if (options.transfer == nullptr)
+      throw std::logic_error("AmrHalo: custom level jumps need a CellTransfer");
+    for (int a = 0; a < 3; ++a)
+      if (s.ghost[a] > 1 || (s.ghost[a] == 1 && s.cells[a] < 2))
+        throw std::logic_error("AmrHalo: custom level jumps need one ghost layer and 2 cells");
+    if (options.corners)
+      throw std::logic_error("AmrHalo: custom level jumps fill face ghosts only (no corners)");
+  }
   if (options.level_jumps == LevelJumpRule::per_volume) {
     const BlockShape& s = store.shape();
     for (int a = 0; a < 3; ++a)
@@ -114,9 +133,8 @@ AmrHalo::~AmrHalo() = default;
 
 void AmrHalo::build_local(const Forest& forest, std::span<const std::int32_t> slots) {
   const std::int32_t n = forest.local_count();
-  const bool per_volume = options_.level_jumps == LevelJumpRule::per_volume;
-  const LinkKind from_coarse = per_volume ? LinkKind::prolong : LinkKind::from_coarse;
-  const LinkKind from_fine = per_volume ? LinkKind::average : LinkKind::from_fine;
+  const bool per_volume = options_.level_jumps != LevelJumpRule::per_cell_amount;
+  const auto [from_coarse, from_fine] = level_jump_kinds(options_.level_jumps);
   local_.clear();
   local_.resize(static_cast<std::size_t>(n));
   for (std::int32_t b = 0; b < n; ++b) {
@@ -176,9 +194,7 @@ void AmrHalo::build_remote(const Forest& forest, std::span<const std::int32_t> s
   // (peer, axis) -> links, for both directions.
   std::map<std::pair<int, int>, std::vector<Link>> send_links, recv_links;
   const std::int32_t n = forest.local_count();
-  const bool per_volume = options_.level_jumps == LevelJumpRule::per_volume;
-  const LinkKind from_coarse = per_volume ? LinkKind::prolong : LinkKind::from_coarse;
-  const LinkKind from_fine = per_volume ? LinkKind::average : LinkKind::from_fine;
+  const auto [from_coarse, from_fine] = level_jump_kinds(options_.level_jumps);
   for (std::int32_t b = 0; b < n; ++b) {
     const BlockPlace& me = forest.local(b);
     const std::int64_t my_gid = forest.global_index(BlockRef{false, b});

@@ -1,5 +1,6 @@
 // Packing and unpacking of one ghost-exchange link (halo_payload.hpp): same-level faces,
-// domain boundaries, miniAMR's per-cell level jumps and per-volume prolongation / restriction.
+// domain boundaries, miniAMR's per-cell level jumps, per-volume prolongation / restriction and
+// a solver's CellTransfer (custom level jumps: children and parents of cells).
 #include "amr/halo_payload.hpp"
 
 #include <algorithm>
@@ -125,6 +126,72 @@ void unpack_restrict(const FaceFrame& fr, int q0, int q1, double* dst, int first
     }
 }
 
+// Custom level jumps (CellTransfer), one ghost layer. Child bits: bit a = upper half along
+// mesh axis a (flat axes have none).
+int child_bits(const FaceFrame& fr, int normal, int b0, int b1) {
+  return (normal << fr.axis) | (b0 << fr.t0) | (b1 << fr.t1);
+}
+
+// The coarse sender packs its cells of the receiver's quarter next to the face: [v][u][w].
+void pack_child(const FaceFrame& fr, int q0, int q1, const double* src, int first, int vars,
+                double* out) {
+  for (int v = first; v < first + vars; ++v) {
+    const double* p = fr.plane(src, v, fr.send_layer(0));
+    for (int u = 0; u < fr.h0; ++u)
+      for (int w = 0; w < fr.h1; ++w)
+        *out++ = p[(fr.g0 + q0 * fr.h0 + u) * fr.s0 + (fr.g1 + q1 * fr.h1 + w) * fr.s1];
+  }
+}
+
+// The fine receiver's ghost cell (u, w) is a child of coarse cell (u / r0, w / r1): the half
+// next to the face along the normal (the lower half beyond an upper face).
+void unpack_child(const FaceFrame& fr, double* dst, int first, int vars, const double* in) {
+  thread_local std::vector<double> parent, child;
+  parent.resize(static_cast<std::size_t>(vars));
+  child.resize(static_cast<std::size_t>(vars));
+  const auto per_var = static_cast<std::size_t>(fr.h0) * static_cast<std::size_t>(fr.h1);
+  double* g = fr.plane(dst, first, fr.ghost_layer(0));
+  for (int u = 0; u < fr.n0; ++u)
+    for (int w = 0; w < fr.n1; ++w) {
+      const std::size_t c = static_cast<std::size_t>(u / fr.r0) * static_cast<std::size_t>(fr.h1) +
+                            static_cast<std::size_t>(w / fr.r1);
+      for (int v = 0; v < vars; ++v) parent[static_cast<std::size_t>(v)] = in[v * per_var + c];
+      const int bits =
+          child_bits(fr, fr.high ? 0 : 1, fr.r0 == 2 ? u % 2 : 0, fr.r1 == 2 ? w % 2 : 0);
+      fr.transfer->child_from_parent(parent.data(), bits, child.data());
+      const std::ptrdiff_t o = (fr.g0 + u) * fr.s0 + (fr.g1 + w) * fr.s1;
+      for (int v = 0; v < vars; ++v) g[o + v * fr.sv] = child[static_cast<std::size_t>(v)];
+    }
+}
+
+// The fine sender packs, per coarse ghost cell, the parent of its 2 x r0 x r1 cells in the
+// two layers next to the face ([v][u][w], as pack_restrict with one layer).
+void pack_parent(const FaceFrame& fr, const double* src, int first, int vars, double* out) {
+  thread_local std::vector<double> parent, child;
+  parent.resize(static_cast<std::size_t>(vars));
+  child.resize(static_cast<std::size_t>(vars));
+  const auto per_var = static_cast<std::size_t>(fr.h0) * static_cast<std::size_t>(fr.h1);
+  const double* base = fr.plane(src, first, 0);
+  // Child order: bits over the mesh axes (x fastest); flat axes have no bit.
+  for (int u = 0; u < fr.h0; ++u)
+    for (int w = 0; w < fr.h1; ++w) {
+      std::fill(parent.begin(), parent.end(), 0.0);
+      for (int bits = 0; bits < 8; ++bits) {
+        const int bn = (bits >> fr.axis) & 1, b0 = (bits >> fr.t0) & 1, b1 = (bits >> fr.t1) & 1;
+        if ((b0 == 1 && fr.r0 == 1) || (b1 == 1 && fr.r1 == 1)) continue;
+        // Beyond the receiver's upper face the lower half (bit 0) touches the face.
+        const int layer = fr.send_layer(fr.high ? bn : 1 - bn);
+        const std::ptrdiff_t o =
+            layer * fr.sa + (fr.g0 + fr.r0 * u + b0) * fr.s0 + (fr.g1 + fr.r1 * w + b1) * fr.s1;
+        for (int v = 0; v < vars; ++v) child[static_cast<std::size_t>(v)] = base[o + v * fr.sv];
+        fr.transfer->add_child_to_parent(child.data(), bits, parent.data());
+      }
+      const std::size_t c = static_cast<std::size_t>(u) * static_cast<std::size_t>(fr.h1) +
+                            static_cast<std::size_t>(w);
+      for (int v = 0; v < vars; ++v) out[v * per_var + c] = parent[static_cast<std::size_t>(v)];
+    }
+}
+
 // Edge ghosts next to the cells [ulo, uhi] x [wlo, whi] of plane `g` continue them (across a
 // level jump the sender has no matching ghost layer to send).
 void extend_edges(const FaceFrame& fr, double* g, int ulo, int uhi, int wlo, int whi) {
@@ -159,6 +226,8 @@ void pack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double*
                int vars, double* out) {
   if (kind == LinkKind::prolong) return pack_prolong(fr, q0, q1, src, first, vars, out);
   if (kind == LinkKind::average) return pack_restrict(fr, src, first, vars, out);
+  if (kind == LinkKind::child) return pack_child(fr, q0, q1, src, first, vars, out);
+  if (kind == LinkKind::parent) return pack_parent(fr, src, first, vars, out);
   const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
   for (int v = first; v < first + vars; ++v) {
     if (kind == LinkKind::same) {
@@ -194,7 +263,9 @@ void pack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, const double*
 void unpack_link(const FaceFrame& fr, LinkKind kind, int q0, int q1, double* dst, int first,
                  int vars, const double* in) {
   if (kind == LinkKind::prolong) return unpack_prolong(fr, dst, first, vars, in);
-  if (kind == LinkKind::average) return unpack_restrict(fr, q0, q1, dst, first, vars, in);
+  if (kind == LinkKind::average || kind == LinkKind::parent)
+    return unpack_restrict(fr, q0, q1, dst, first, vars, in);
+  if (kind == LinkKind::child) return unpack_child(fr, dst, first, vars, in);
   const std::ptrdiff_t s0 = fr.s0, s1 = fr.s1;
   for (int v = first; v < first + vars; ++v) {
     if (kind == LinkKind::same) {

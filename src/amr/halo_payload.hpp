@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/cell_transfer.hpp"
 
 namespace tessera::halo_payload {
 
@@ -23,6 +24,8 @@ enum class LinkKind : std::uint8_t {
   reflecting,   // domain boundary: the receiver's own layers mirrored, normal component negated
   prolong,      // receiver is finer, per-volume: limited-linear prolongation of coarse cells
   average,      // receiver is coarser, per-volume: volume averages of 2x2x2 fine cells
+  child,        // receiver is finer, custom: the solver's child of each coarse cell
+  parent,       // receiver is coarser, custom: the solver's parent of 2x2x2 fine cells
 };
 
 inline bool is_boundary(LinkKind kind) {
@@ -45,6 +48,7 @@ struct FaceFrame {
   bool high;               // the face is the axis' upper face
   std::ptrdiff_t origin;   // BlockLayout offset of the first ghost cell (-g, -g, -g)
   std::ptrdiff_t sv, sa, s0, s1;
+  const CellTransfer* transfer = nullptr;  // custom level jumps (child, parent)
 
   FaceFrame() = default;
   FaceFrame(const BlockShape& s, int face, bool corners) {

@@ -120,6 +120,74 @@ void average_from(const BlockShape& s, const BlockLayout& l, int vars, const dou
         }
 }
 
+// The part of its parent a child covers: its offset in halves, the child cells per parent
+// cell and the parent cells it covers, per axis.
+struct ChildPart {
+  std::array<int, 3> off, r, h;
+};
+
+ChildPart child_part(const BlockShape& s, int child) {
+  ChildPart p{child_offset(child), {}, {}};
+  for (int a = 0; a < 3; ++a) {
+    p.r[a] = refinement_factor(s, a);
+    p.h[a] = s.cells[a] / p.r[a];
+  }
+  return p;
+}
+
+// Custom split (CellTransfer) of groups 0 .. groups - 1: child cell (i, j, k) is child
+// (i % 2, j % 2, k % 2) (bit per refined axis) of the parent cell it lies in.
+void transfer_split(const BlockShape& s, const BlockLayout& l, int groups,
+                    const CellTransfer& transfer, const double* parent, int child, double* out) {
+  const auto [off, r, h] = child_part(s, child);
+  const std::ptrdiff_t sv = l.stride_var();
+  std::vector<double> coarse(static_cast<std::size_t>(s.group_size)), fine(coarse.size());
+  for (int g = 0; g < groups; ++g) {
+    const int first = s.group_first(g), vars = s.group_vars(g);
+    for (int k = 0; k < s.cells[2]; ++k)
+      for (int j = 0; j < s.cells[1]; ++j)
+        for (int i = 0; i < s.cells[0]; ++i) {
+          const double* p = parent + l.index(first, off[0] * h[0] + i / r[0],
+                                             off[1] * h[1] + j / r[1], off[2] * h[2] + k / r[2]);
+          for (int v = 0; v < vars; ++v) coarse[static_cast<std::size_t>(v)] = p[v * sv];
+          transfer.child_from_parent(coarse.data(), (i % r[0]) | (j % r[1]) << 1 | (k % r[2]) << 2,
+                                     fine.data());
+          double* c = out + l.index(first, i, j, k);
+          for (int v = 0; v < vars; ++v) c[v * sv] = fine[static_cast<std::size_t>(v)];
+        }
+  }
+}
+
+// Custom merge of groups 0 .. groups - 1: each parent cell of child `child`'s part is the
+// parent of its 2x2x2 (2-D: 2x2) child cells, added in bit order.
+void transfer_merge(const BlockShape& s, const BlockLayout& l, int groups,
+                    const CellTransfer& transfer, const double* child_data, int child,
+                    double* parent) {
+  const auto [off, r, h] = child_part(s, child);
+  const std::ptrdiff_t sv = l.stride_var();
+  std::vector<double> coarse(static_cast<std::size_t>(s.group_size)), fine(coarse.size());
+  for (int g = 0; g < groups; ++g) {
+    const int first = s.group_first(g), vars = s.group_vars(g);
+    for (int k = 0; k < h[2]; ++k)
+      for (int j = 0; j < h[1]; ++j)
+        for (int i = 0; i < h[0]; ++i) {
+          std::fill(coarse.begin(), coarse.end(), 0.0);
+          for (int bits = 0; bits < 8; ++bits) {
+            const int b[3] = {bits & 1, (bits >> 1) & 1, bits >> 2};
+            if ((b[0] == 1 && r[0] == 1) || (b[1] == 1 && r[1] == 1) || (b[2] == 1 && r[2] == 1))
+              continue;
+            const double* c =
+                child_data + l.index(first, r[0] * i + b[0], r[1] * j + b[1], r[2] * k + b[2]);
+            for (int v = 0; v < vars; ++v) fine[static_cast<std::size_t>(v)] = c[v * sv];
+            transfer.add_child_to_parent(fine.data(), bits, coarse.data());
+          }
+          double* p =
+              parent + l.index(first, off[0] * h[0] + i, off[1] * h[1] + j, off[2] * h[2] + k);
+          for (int v = 0; v < vars; ++v) p[v * sv] = coarse[static_cast<std::size_t>(v)];
+        }
+  }
+}
+
 // Interior cells of variables 0 .. vars - 1, contiguous (var, k, j, i order: the layout's).
 void pack_interior(const BlockShape& s, const BlockLayout& l, int vars, const double* block,
                    double* out) {
@@ -177,17 +245,20 @@ void AmrMesh::rebuild_halo() {
   halo_ = std::make_unique<AmrHalo>(*forest_, store_, slots_, comm_, halo_tags_, halo_buffers_,
                                     halo_options_);
   if (corrected_vars_ > 0)
-    flux_ = std::make_unique<FluxCorrection>(*forest_, store_, slots_, comm_, flux_tags_,
-                                             flux_handles_, corrected_vars_);
+    flux_ = std::make_unique<FluxCorrection>(
+        *forest_, store_, slots_, comm_, flux_tags_, flux_handles_, corrected_vars_,
+        halo_options_.level_jumps == LevelJumpRule::custom ? halo_options_.transfer : nullptr);
 }
 
 AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
+  const CellTransfer* transfer =
+      halo_options_.level_jumps == LevelJumpRule::custom ? halo_options_.transfer : nullptr;
   const bool per_volume = halo_options_.level_jumps == LevelJumpRule::per_volume;
-  if (!per_volume && store_.shape().wide_ghosts())
+  if (transfer == nullptr && !per_volume && store_.shape().wide_ghosts())
     throw std::logic_error("AmrMesh::adapt: needs one ghost layer per axis (BlockShape::ghost)");
-  if (!per_volume && forest_->dim() == 2)
+  if (transfer == nullptr && !per_volume && forest_->dim() == 2)
     throw std::logic_error("AmrMesh::adapt: per-cell amounts (miniAMR) split 3-D blocks only");
-  if (per_volume)
+  if (per_volume || transfer != nullptr)
     for (int a = 0; a < forest_->dim(); ++a)
       if (store_.shape().ghost[a] == 0)
         throw std::logic_error("AmrMesh::adapt: per-volume split needs ghosts on every axis");
@@ -228,9 +299,12 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
       const double* parent = store_.data(old_slot);
       runtime.submit(
           "amr_split", std::span<const Access>(acc),
-          [&shape, &layout, parent, children, per_volume, vars, kids] {
+          [&shape, &layout, parent, children, per_volume, vars, kids, transfer, groups] {
             for (int c = 0; c < kids; ++c) {
-              if (per_volume)
+              if (transfer != nullptr)
+                transfer_split(shape, layout, groups, *transfer, parent, c,
+                               children[static_cast<std::size_t>(c)]);
+              else if (per_volume)
                 prolong_into(shape, layout, vars, parent, c, children[static_cast<std::size_t>(c)]);
               else
                 split_into(shape, layout, parent, c, children[static_cast<std::size_t>(c)]);
@@ -256,9 +330,12 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
       double* parent = store_.data(slot);
       runtime.submit(
           "amr_merge", std::span<const Access>(acc),
-          [&shape, &layout, parent, children, per_volume, vars, kids] {
+          [&shape, &layout, parent, children, per_volume, vars, kids, transfer, groups] {
             for (int c = 0; c < kids; ++c) {
-              if (per_volume)
+              if (transfer != nullptr)
+                transfer_merge(shape, layout, groups, *transfer,
+                               children[static_cast<std::size_t>(c)], c, parent);
+              else if (per_volume)
                 average_from(shape, layout, vars, children[static_cast<std::size_t>(c)], c, parent);
               else
                 merge_from(shape, layout, children[static_cast<std::size_t>(c)], c, parent);

@@ -68,7 +68,7 @@ MemoryEstimate amr_field_memory(const AmrDriverOptions& o, const std::vector<Fie
   for (const FieldSpec& f : fields) {
     ghost = std::max(ghost, f.ghost);
     variables += f.components;
-    if (f.fluxes) fluxed = f.components;
+    if (f.fluxes) fluxed = f.transfer ? f.transfer->face_flux_values() : f.components;
   }
   double interior = 1, stored = 1, largest_face = 0, face_cells = 0;
   for (int a = 0; a < 3; ++a) {
@@ -112,6 +112,9 @@ AmrDriver::AmrDriver(Session& session, AmrSolver& solver, AmrDriverOptions optio
     if (f.amount != fields_.front().amount || f.components > fields_.front().components ||
         (!last && f.components != fields_.front().components))
       throw std::logic_error("AmrDriver: every field needs the same components and amount");
+    if ((f.amount == Amount::custom) != (f.transfer != nullptr) ||
+        f.transfer != fields_.front().transfer)
+      throw std::logic_error("AmrDriver: Amount::custom fields (all or none) need one transfer");
     if (f.checkpointed && state_fields_ < static_cast<int>(&f - fields_.data()))
       throw std::logic_error("AmrDriver: state fields come before scratch fields");
     if (f.checkpointed) ++state_fields_, state_vars_ += f.components;
@@ -166,10 +169,12 @@ void AmrDriver::initialize() {
           static_cast<std::size_t>(c) < f.vector_axis.size() ? f.vector_axis[c] : -1);
   if (options_.max_level > 0) {
     mo.halo.level_jumps = first.amount == Amount::per_volume ? LevelJumpRule::per_volume
+                          : first.amount == Amount::custom   ? LevelJumpRule::custom
                                                              : LevelJumpRule::per_cell_amount;
+    mo.halo.transfer = first.transfer.get();
     mo.data_groups = state_fields_;
     for (const FieldSpec& f : fields_)
-      if (f.fluxes) mo.corrected_vars = vars;
+      if (f.fluxes) mo.corrected_vars = f.transfer ? f.transfer->face_flux_values() : vars;
   }
   if (reader_) {
     try {
@@ -471,7 +476,7 @@ double AmrDriver::finish_dt() {
 StateTotals AmrDriver::totals() {
   const int vars = mesh_->shape().group_size, dim = options_.domain.dim;
   const auto n = static_cast<std::size_t>(state_fields_ * vars);
-  const bool per_volume = fields_.front().amount == Amount::per_volume;
+  const bool per_volume = fields_.front().amount != Amount::per_cell;
   std::vector<ExactSum> sums(n + 1);
   for (int g = 0; g < state_fields_; ++g)
     for_each_cell(

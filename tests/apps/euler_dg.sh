@@ -115,7 +115,9 @@ expect_error 1 euler --problem --scheme dg --problem isentropic-vortex --dim 3 -
   --block-cells 4 4 4
 expect_error 1 euler --riemann --scheme dg --riemann hlle
 expect_error 1 euler --boundary --scheme dg --boundary wall
-expect_error 1 euler --max-level --scheme dg --max-level 1
+expect_error 1 euler --max-level --scheme dg --max-level 11
+expect_error 1 euler --refine-criterion --scheme dg --max-level 1 --refine-criterion pressure
+expect_error 1 euler --derefine-below --scheme dg --max-level 1 --derefine-below 0.5
 expect_error 1 euler --reconstruct --scheme dg --reconstruct pcm
 expect_error 1 euler --history --scheme dg --history "$tmp/h.csv"
 echo "euler_dg: PASS"

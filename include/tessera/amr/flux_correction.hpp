@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/cell_transfer.hpp"
 #include "tessera/amr/forest.hpp"
 #include "tessera/amr/halo.hpp"
 #include "tessera/comm/comm.hpp"
@@ -52,9 +53,14 @@ class FluxCorrection {
  public:
   /// `slots[i]` is the BlockStore slot of local block i; `vars` variables starting at each
   /// corrected group's first are corrected. `tags` (tags_needed(), same on every rank).
+  /// With a `transfer` (CellTransfer, outliving the plan) a face cell's flux is `vars`
+  /// values (transfer->face_flux_values()): the coarse flux is the transfer's from the fine
+  /// faces (add_fine_face_flux) instead of the means, and the transfer corrects each whole
+  /// coarse cell (correct_cell) instead of U -= s c (F_fine - F_coarse).
   /// Main thread only; not collective.
   FluxCorrection(const Forest& forest, BlockStore& store, std::span<const std::int32_t> slots,
-                 Comm& comm, const TagSpace& tags, HandlePool& handles, int vars);
+                 Comm& comm, const TagSpace& tags, HandlePool& handles, int vars,
+                 const CellTransfer* transfer = nullptr);
   ~FluxCorrection();
   FluxCorrection(const FluxCorrection&) = delete;
   FluxCorrection& operator=(const FluxCorrection&) = delete;
@@ -86,6 +92,7 @@ class FluxCorrection {
   Comm& comm_;
   TagSpace tags_;
   int vars_;
+  const CellTransfer* transfer_;
   FluxRegister layout_;
   std::vector<std::vector<double>> registers_;
   std::vector<Handle> register_handles_;

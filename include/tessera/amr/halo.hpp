@@ -20,7 +20,14 @@
 //                   average of the receiver's own adjacent cells), so the 2x2x2 fine cells
 //                   of a coarse cell average to it;
 //   from finer      the volume average of the 2x2x2 fine cells each coarse ghost covers
-// with g ghost layers along an axis whose blocks have n cells, 2g <= n (and no corners).
+// with g ghost layers along an axis whose blocks have n cells, 2g <= n (and no corners),
+// or, for cells whose values the solver transfers itself (CellTransfer, cell_transfer.hpp:
+// e.g. DG elements),
+//   from coarser    each fine ghost cell is the child of the coarse cell it lies in
+//                   (CellTransfer::child_from_parent);
+//   from finer      each coarse ghost cell is the parent of the 2x2x2 (2-D: 2x2) fine cells
+//                   it covers (CellTransfer::add_child_to_parent, children in order)
+// with one ghost layer, 2 <= n, no corners, and a variable group the size of the transfer's.
 // Faces of a flat axis (ghost 0) exchange nothing.
 // Faces between ranks travel in messages, by default one per (neighbour rank, axis) as
 // in miniAMR; the sender packs exactly what the receiver stores (for a coarse receiver the
@@ -42,6 +49,7 @@
 #include <vector>
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/cell_transfer.hpp"
 #include "tessera/amr/forest.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
@@ -58,12 +66,15 @@ enum class BoundaryKind : std::uint8_t {
 enum class LevelJumpRule : std::uint8_t {
   per_cell_amount,  ///< miniAMR: v/4 from coarser, sums from finer; one ghost layer
   per_volume,       ///< limited-linear prolongation / volume average; any ghost width
+  custom,           ///< AmrHaloOptions::transfer's child / parent; one ghost layer
 };
 
 /// How ghosts of an adaptive mesh are exchanged (the uniform mesh has its own HaloOptions).
 struct AmrHaloOptions {
   /// Across level jumps.
   LevelJumpRule level_jumps = LevelJumpRule::per_cell_amount;
+  /// With LevelJumpRule::custom: the solver's transfer (outlives the mesh); else unused.
+  const CellTransfer* transfer = nullptr;
   /// Per domain face (0 = -x ... 5 = +z; see kBlockFaces).
   std::array<BoundaryKind, 6> boundary{};
   /// Per variable: the axis of the vector it is a component of (momentum x is 0), or -1.

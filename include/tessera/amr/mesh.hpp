@@ -10,6 +10,10 @@
 //                              ghosts included: exchange the data groups before adapt), so
 //                              the 8 (2-D: 4) child cells average to the parent cell;
 //                              parent = the mean of its 2x2x2 (2-D: 2x2) child cells.
+//   custom (CellTransfer)     child cell (i, j, k) = transfer child (i % 2, j % 2, k % 2) of the
+//                              parent cell it lies in; a parent cell = the transfer's parent of
+//                              its 2x2x2 (2-D: 2x2) child cells (per variable group, one cell's
+//                              group at a time); flux correction through the transfer too.
 //
 // All members are main-thread only; members that change the mesh are collective.
 
@@ -49,7 +53,8 @@ struct AmrMeshOptions {
   /// the others are scratch (contents unspecified after a mesh change). 0 = all groups.
   int data_groups = 0;
   /// Variables (from a group's first) whose fluxes a FluxCorrection plan corrects at
-  /// coarse-fine faces; 0 = no plan.
+  /// coarse-fine faces (custom level jumps: flux values per face cell, the transfer's
+  /// face_flux_values()); 0 = no plan.
   int corrected_vars = 0;
 };
 

@@ -20,6 +20,7 @@ using amr_test::extent;
 using amr_test::first_cell;
 using amr_test::ghost_origin_index;
 using amr_test::MeshRuntime;
+using amr_test::refine_around_centre;
 
 AmrMeshOptions wide_mesh() {
   AmrMeshOptions o;
@@ -79,33 +80,6 @@ double global_integral(AmrMesh& mesh) {
   MPI_Allreduce(MPI_IN_PLACE, limbs.data(), static_cast<int>(limbs.size()), MPI_INT64_T, MPI_SUM,
                 MPI_COMM_WORLD);
   return sum.value();
-}
-
-// Two levels of refinement around the brick's centre, 2:1 balanced by balanced_marks.
-void refine_around_centre(AmrMesh& mesh) {
-  for (int round = 0; round < 2; ++round) {
-    mesh.exchange(0);  // per-volume split reads the parent's face ghosts
-    std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_block_count()), 0);
-    for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
-      const BlockPlace& p = mesh.place(b);
-      bool touches = true;  // the block touches the brick's centre point
-      for (int a = 0; a < 3; ++a)
-        touches = touches && p.origin[a] <= kRootLength && p.origin[a] + p.length() >= kRootLength;
-      // Round 1 refines only the child at the centre's lower corner: its neighbours follow.
-      const bool lower = p.origin[0] + p.length() == kRootLength &&
-                         p.origin[1] + p.length() == kRootLength &&
-                         p.origin[2] + p.length() == kRootLength;
-      wants[static_cast<std::size_t>(b)] = (round == 0 ? touches : lower) ? 1 : 0;
-    }
-    const std::vector<std::int8_t> marks = balanced_marks(mesh.forest(), wants, 2);
-    for (std::size_t b = 0; b < marks.size(); ++b)
-      if (wants[b] > 0) {
-        EXPECT_EQ(marks[b], 1);
-      }
-    mesh.adapt(marks);
-    EXPECT_TRUE(mesh.forest().is_face_balanced());
-    mesh.rebalance();
-  }
 }
 
 TEST(LevelJumpTest, GhostsAverageFromFinerAndProlongConservativelyFromCoarser) {

@@ -3,11 +3,13 @@
 // the dataflow execution model, plus cell data that is a function of the cell's position
 // (small integers, so that the sums and quarters the halo computes are exact).
 
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cstdint>
 #include <limits>
 
+#include "tessera/amr/marking.hpp"
 #include "tessera/amr/mesh.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/exec/exec_model.hpp"
@@ -62,6 +64,34 @@ inline void fill_positions(AmrMesh& mesh) {
                                       base[2] + k - 1, v)
                          : std::numeric_limits<double>::quiet_NaN();
           }
+  }
+}
+
+/// Two levels of refinement around the brick's centre (the blocks touching it, then the
+/// child at its lower corner), 2:1 balanced by balanced_marks, repartitioned. Collective.
+inline void refine_around_centre(AmrMesh& mesh) {
+  for (int round = 0; round < 2; ++round) {
+    mesh.exchange(0);  // per-volume split reads the parent's face ghosts
+    std::vector<std::int8_t> wants(static_cast<std::size_t>(mesh.local_block_count()), 0);
+    for (std::int32_t b = 0; b < mesh.local_block_count(); ++b) {
+      const BlockPlace& p = mesh.place(b);
+      bool touches = true;  // the block touches the brick's centre point
+      for (int a = 0; a < 3; ++a)
+        touches = touches && p.origin[a] <= kRootLength && p.origin[a] + p.length() >= kRootLength;
+      // Round 1 refines only the child at the centre's lower corner: its neighbours follow.
+      const bool lower = p.origin[0] + p.length() == kRootLength &&
+                         p.origin[1] + p.length() == kRootLength &&
+                         p.origin[2] + p.length() == kRootLength;
+      wants[static_cast<std::size_t>(b)] = (round == 0 ? touches : lower) ? 1 : 0;
+    }
+    const std::vector<std::int8_t> marks = balanced_marks(mesh.forest(), wants, 2);
+    for (std::size_t b = 0; b < marks.size(); ++b)
+      if (wants[b] > 0) {
+        EXPECT_EQ(marks[b], 1);
+      }
+    mesh.adapt(marks);
+    EXPECT_TRUE(mesh.forest().is_face_balanced());
+    mesh.rebalance();
   }
 }
 
