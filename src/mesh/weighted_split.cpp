@@ -47,8 +47,25 @@ std::vector<std::int64_t> weighted_split(std::span<const double> costs,
   return counts;
 }
 
-std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, std::span<const double> local_costs,
-                                               double local_speed) {
+double split_time(std::span<const double> costs, std::span<const double> speeds,
+                  std::span<const std::int64_t> counts) {
+  if (counts.size() != speeds.size())
+    throw std::invalid_argument("split_time: needs one count per speed");
+  double slowest = 0;
+  std::size_t b = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    if (!(speeds[r] > 0) || counts[r] < 0 || static_cast<std::size_t>(counts[r]) > costs.size() - b)
+      throw std::invalid_argument("split_time: speeds must be > 0 and counts cover the costs");
+    double load = 0;
+    for (std::int64_t i = 0; i < counts[r]; ++i) load += costs[b++];
+    slowest = std::max(slowest, load / speeds[r]);
+  }
+  if (b != costs.size()) throw std::invalid_argument("split_time: counts must cover the costs");
+  return slowest;
+}
+
+CostSplit cost_balanced_split(MPI_Comm comm, std::span<const double> local_costs,
+                              double local_speed) {
   int ranks = 0;
   TESSERA_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   struct RankCosts {
@@ -66,10 +83,13 @@ std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, std::span<const do
     displs[r] = static_cast<int>(blocks);
     blocks += static_cast<std::size_t>(all[r].blocks);
   }
-  std::vector<double> costs(blocks);
+  CostSplit split;
+  split.current.assign(counts.begin(), counts.end());
+  split.costs.resize(blocks);
   TESSERA_MPI_CHECK(MPI_Allgatherv(local_costs.data(), static_cast<int>(local_costs.size()),
-                                   MPI_DOUBLE, costs.data(), counts.data(), displs.data(),
+                                   MPI_DOUBLE, split.costs.data(), counts.data(), displs.data(),
                                    MPI_DOUBLE, comm));
+  std::vector<double>& costs = split.costs;
   // Ranks that measured nothing get the mean of those that did.
   double speed_sum = 0, cost_sum = 0, measured_blocks = 0;
   int measured = 0;
@@ -82,7 +102,8 @@ std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, std::span<const do
   }
   if (measured == 0 || !(cost_sum > 0)) {
     // Nothing measured anywhere: the partition stays as it is.
-    return std::vector<std::int64_t>(counts.begin(), counts.end());
+    split.counts = split.current;
+    return split;
   }
   const double mean_cost = cost_sum / measured_blocks;
   std::vector<double> speeds(static_cast<std::size_t>(ranks), 1.0);
@@ -91,15 +112,27 @@ std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, std::span<const do
     if (all[r].speed > 0) continue;
     for (int b = 0; b < counts[r]; ++b) costs[static_cast<std::size_t>(displs[r] + b)] = mean_cost;
   }
-  return weighted_split(costs, speeds);
+  split.counts = weighted_split(costs, speeds);
+  split.current_time = split_time(costs, speeds, split.current);
+  split.balanced_time = split_time(costs, speeds, split.counts);
+  return split;
+}
+
+std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, std::span<const double> local_costs,
+                                               double local_speed) {
+  return cost_balanced_split(comm, local_costs, local_speed).counts;
+}
+
+CostSplit cost_balanced_split(MPI_Comm comm, const CostWindow& window, std::size_t local_blocks) {
+  std::vector<double> costs(local_blocks, 0.0);
+  for (std::size_t b = 0; b < local_blocks && b < window.seconds.size(); ++b)
+    costs[b] = window.normalized_cost(b);
+  return cost_balanced_split(comm, costs, window.speed());
 }
 
 std::vector<std::int64_t> cost_balanced_counts(MPI_Comm comm, const CostWindow& window,
                                                std::size_t local_blocks) {
-  std::vector<double> costs(local_blocks, 0.0);
-  for (std::size_t b = 0; b < local_blocks && b < window.seconds.size(); ++b)
-    costs[b] = window.normalized_cost(b);
-  return cost_balanced_counts(comm, costs, window.speed());
+  return cost_balanced_split(comm, window, local_blocks).counts;
 }
 
 }  // namespace tessera
