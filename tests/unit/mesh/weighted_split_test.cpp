@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tessera/balance_options.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/weighted_split.hpp"
 
@@ -111,6 +112,60 @@ TEST(WeightedSplit, AUniformMeshBuiltFromCountsOwnsThoseRanges) {
                std::invalid_argument);
   EXPECT_THROW(UniformMesh(blocks, cells, 1, 0, 2, {}, std::vector<std::int64_t>{40, -8}),
                std::invalid_argument);
+}
+
+TEST(SplitTime, IsTheSlowestPartsCostOverItsSpeed) {
+  const std::vector<double> costs{1, 2, 3, 4, 5, 6};
+  // Parts {1, 2, 3} at speed 2, {4, 5, 6} at speed 3: 6 / 2 = 3 and 15 / 3 = 5.
+  EXPECT_DOUBLE_EQ(split_time(costs, std::vector<double>{2, 3}, std::vector<std::int64_t>{3, 3}),
+                   5.0);
+  // An empty part takes no time.
+  EXPECT_DOUBLE_EQ(split_time(costs, std::vector<double>{1, 7}, std::vector<std::int64_t>{0, 6}),
+                   3.0);
+  EXPECT_THROW(split_time(costs, std::vector<double>{1, 1}, std::vector<std::int64_t>{3, 2}),
+               std::invalid_argument);
+  EXPECT_THROW(split_time(costs, std::vector<double>{1, 1}, std::vector<std::int64_t>{3, 4}),
+               std::invalid_argument);
+  EXPECT_THROW(split_time(costs, std::vector<double>{1}, std::vector<std::int64_t>{3, 3}),
+               std::invalid_argument);
+}
+
+// A CostSplit as cost_balanced_split makes it, from gathered costs, speeds and counts.
+CostSplit split_of(const std::vector<double>& costs, const std::vector<double>& speeds,
+                   const std::vector<std::int64_t>& current) {
+  CostSplit s;
+  s.costs = costs;
+  s.current = current;
+  s.counts = weighted_split(costs, speeds);
+  s.current_time = split_time(costs, speeds, current);
+  s.balanced_time = split_time(costs, speeds, s.counts);
+  return s;
+}
+
+TEST(CostSplit, MovesBlocksOnlyWhenTheGainPassesTheThreshold) {
+  const std::vector<double> costs(12, 1.0);
+  // Equal speeds, 6 + 6 blocks: balanced already, nothing to move at any threshold.
+  const CostSplit even = split_of(costs, {1, 1}, {6, 6});
+  EXPECT_EQ(even.counts, even.current);
+  EXPECT_FALSE(even.worth_moving(0.0));
+  // The second rank twice as fast: 4 + 8 takes 4 against 6 for 6 + 6, a third faster.
+  const CostSplit uneven = split_of(costs, {1, 2}, {6, 6});
+  EXPECT_EQ(uneven.counts, (std::vector<std::int64_t>{4, 8}));
+  EXPECT_DOUBLE_EQ(uneven.current_time, 6.0);
+  EXPECT_DOUBLE_EQ(uneven.balanced_time, 4.0);
+  EXPECT_TRUE(uneven.worth_moving(0.05));
+  EXPECT_TRUE(uneven.worth_moving(0.33));
+  EXPECT_FALSE(uneven.worth_moving(0.34));
+  // Speeds 1 and 1.1 measured (noise on equal ranks): the cut moves by one block for a
+  // step 4.5 % faster: moved with a threshold of 0, not with the default 5 %.
+  const CostSplit noisy = split_of(std::vector<double>(40, 1.0), {1, 1.1}, {20, 20});
+  EXPECT_NE(noisy.counts, noisy.current);
+  EXPECT_TRUE(noisy.worth_moving(0.0));
+  EXPECT_FALSE(noisy.worth_moving(BalanceOptions{}.gain));
+  // Nothing measured: no time, no move.
+  CostSplit none;
+  none.current = none.counts = {3, 3};
+  EXPECT_FALSE(none.worth_moving(0.0));
 }
 
 }  // namespace
