@@ -15,11 +15,14 @@ namespace tessera {
 
 /// Cuts blocks 0 .. costs.size() - 1 (in curve order, costs >= 0) into speeds.size()
 /// consecutive parts, part r for a rank of speed speeds[r] (> 0), and returns each part's
-/// block count. Each cut is the block boundary nearest to the ideal one (the total cost
-/// times the speeds before it over all speeds; ties to the earlier boundary), so every
-/// part's cost is within one block's cost (the largest) of its ideal share. Parts may be
-/// empty. Throws std::invalid_argument for no part, a negative or non-finite cost or a
-/// speed <= 0. Deterministic: the same inputs give the same counts on every rank.
+/// block count. The step time (split_time: the slowest part's cost over its speed) is the
+/// least among the cuts whose parts stay within one block's cost (the largest) above their
+/// ideal share (the total times speeds[r] over all speeds); each cut is the boundary
+/// nearest to its ideal one that keeps that time. So every part is within one block's
+/// cost of its ideal share, and the step is never longer than with every cut nearest to
+/// its ideal one. Parts may be empty. Throws std::invalid_argument for no part, a negative
+/// or non-finite cost or a speed <= 0. Deterministic: the same inputs give the same counts
+/// on every rank.
 std::vector<std::int64_t> weighted_split(std::span<const double> costs,
                                          std::span<const double> speeds);
 
