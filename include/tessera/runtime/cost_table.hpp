@@ -32,9 +32,12 @@ struct CostWindow {
   /// threads (a rank with two threads does twice the work of one in the same time), where
   /// a busy second also counts the seconds its threads waited for a core: two ranks taking
   /// turns on one core each run their bodies at full speed, but wait for the core as long.
-  /// 0 when nothing was measured.
+  /// The waits count up to the busy time (the speed at most halves by them): beyond it they
+  /// are mostly an idle rank yielding in MPI while its core's other rank works, which
+  /// would starve it further. 0 when nothing was measured.
   double speed() const {
-    return busy_seconds > 0 ? work_done / (busy_seconds + waiting_seconds) * threads : 0.0;
+    const double waits = waiting_seconds < busy_seconds ? waiting_seconds : busy_seconds;
+    return busy_seconds > 0 ? work_done / (busy_seconds + waits) * threads : 0.0;
   }
   /// The cost of slot s in work units at this rank's speed: its seconds times the rank's
   /// work per busy second. Uniform work gives each slot its work; a slot whose tasks take
