@@ -40,4 +40,9 @@ set(MPIEXEC_EXECUTABLE "${SMPIRUN_EXECUTABLE}")
 # POSITION_INDEPENDENT_CODE gives executables) and -shared; -z defs keeps unresolved
 # symbols a link error, as smpicxx does.
 add_compile_options(-fPIC)
+# Each copy must keep its own inline variables and the static locals of inline functions
+# too: as STB_GNU_UNIQUE symbols (g++'s default) the dynamic linker would give every
+# simulated rank the first copy's (one rank's deferred compute charges and clock stamps
+# read by all).
+add_compile_options(-fno-gnu-unique)
 string(APPEND CMAKE_EXE_LINKER_FLAGS " -shared -Wl,-z,defs")

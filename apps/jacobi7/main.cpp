@@ -726,10 +726,12 @@ int run(int argc, char** argv) {
     next_balance = stop + balance.every;
     // Every task is done: the window holds the sweeps since the last repartition.
     const CostWindow window = costs.close_window();
-    const std::vector<std::int64_t> counts = cost_balanced_counts(
+    const CostSplit split = cost_balanced_split(
         MPI_COMM_WORLD, window, static_cast<std::size_t>(mesh->local_block_count()));
+    // A move costs a solver's set-up and the messages: only for a predicted gain.
+    if (!split.worth_moving(balance.gain)) continue;
     ++repartitions;
-    if (counts == mesh->counts()) continue;
+    const std::vector<std::int64_t>& counts = split.counts;
     session.runtime().set_cost_table(nullptr);
     auto next_mesh = std::make_unique<UniformMesh>(blocks, cells, options.time_tile, session.rank(),
                                                    session.size(), Periodicity{}, counts);

@@ -19,12 +19,15 @@ struct BalanceOptions {
   /// this many iterations, then every `every` iterations. Both >= 1.
   int after = 10;
   int every = 50;
+  /// A cost repartition moves blocks only when the new partition's step is predicted at
+  /// least this fraction faster than the current one's (0 <= gain < 1; CostSplit::worth_moving).
+  double gain = 0.05;
   bool cost() const { return balance == "cost"; }
 };
 
-/// Declares --balance (count | cost) bound to `options`; with `intervals` also
-/// --balance-after N and --balance-every N (each >= 1). A bad value stops every rank
-/// with one line naming the option and the allowed values.
+/// Declares --balance (count | cost) and --balance-gain F (0 <= F < 1) bound to `options`;
+/// with `intervals` also --balance-after N and --balance-every N (each >= 1). A bad value stops
+/// every rank with one line naming the option and the allowed values.
 void declare_balance_options(OptionRegistry& registry, BalanceOptions& options, bool intervals);
 
 /// For an app whose blocks cannot move between ranks: stops every rank (Session::fail)

@@ -44,6 +44,7 @@
 #include "tessera/mesh/wavefront_order.hpp"
 
 #include "tessera/amr/block_store.hpp"
+#include "tessera/amr/carried_costs.hpp"
 #include "tessera/amr/flux_correction.hpp"
 #include "tessera/amr/forest.hpp"
 #include "tessera/amr/halo.hpp"

@@ -347,7 +347,7 @@ AdaptCounts AmrMesh::adapt(std::span<const std::int8_t> marks) {
   for (std::int32_t slot : released) store_.release(slot);
   slots_ = std::move(slots);
   rebuild_halo();
-  return {result.refined, result.merged};
+  return {result.refined, result.merged, result.sources};
 }
 
 std::int64_t AmrMesh::rebalance() {

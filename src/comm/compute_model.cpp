@@ -14,8 +14,11 @@
 
 #ifdef TESSERA_SMPI
 #include <simgrid/actor.h>
+#include <simgrid/host.h>
 #include <smpi/smpi.h>
 #include <xbt/config.h>
+#include <xbt/config.hpp>
+#include <xbt/parse_units.hpp>
 
 #include "tessera/base/monotonic_clock.hpp"
 #endif
@@ -95,6 +98,15 @@ std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
   // wait for the next MPI call (flush_charges); with it on, the measured stretches between
   // charges are executed as they end, so the charges are too.
   result->defer_ = sg_cfg_get_boolean("smpi/simulate-computation") == 0;
+  // A calibrated second is a second at smpi/host-speed (this machine's core, as the
+  // platform's reference host); this rank's host may be slower or faster (an uneven
+  // platform: bench/platforms/half-speed.xml). smpi_execute scales by the host itself; a
+  // deferred charge is slept, so it is scaled here, and the rank's clock, its trace and
+  // its measured block costs (--balance cost) all see the host's speed.
+  const double reference = xbt_parse_get_speed(
+      "", 0, simgrid::config::get_value<std::string>("smpi/host-speed"), "smpi/host-speed");
+  const double host = sg_host_get_speed(sg_host_self());
+  if (reference > 0 && host > 0) result->host_slowness_ = reference / host;
   result->load();
   return result;
 #endif
@@ -249,7 +261,7 @@ void ComputeModel::charge(double seconds) {
 #ifdef TESSERA_SMPI
   if (defer_ && std::this_thread::get_id() == owner_) {
     base::deferred_compute_seconds.store(
-        base::deferred_compute_seconds.load(std::memory_order_relaxed) + seconds,
+        base::deferred_compute_seconds.load(std::memory_order_relaxed) + seconds * host_slowness_,
         std::memory_order_relaxed);
     return;
   }

@@ -100,6 +100,9 @@ class ComputeModel final : public ComputeHook {
   // model: charges are summed until flush() (SMPI's own timing off; see flush_charges),
   // those of the thread that made the model (the MPI thread): SMPI times no other
   bool defer_ = false;
+  // model, deferred: simulated seconds per calibrated second on this rank's host (the
+  // reference speed, smpi/host-speed, over the host's speed)
+  double host_slowness_ = 1.0;
   std::thread::id owner_ = std::this_thread::get_id();
   std::uint64_t overheads_charged_ = 0;
   // Bodies run on every worker thread: the tables and counts are shared.

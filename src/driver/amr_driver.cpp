@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "tessera/amr/carried_costs.hpp"
 #include "tessera/amr/marking.hpp"
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/driver/cell_walk.hpp"
@@ -215,6 +216,8 @@ void AmrDriver::initialize() {
 void AmrDriver::blocks_changed() {
   const auto blocks = static_cast<std::size_t>(mesh_->local_block_count());
   if (costs_) costs_->reset(blocks);
+  // Costs follow adapt and moves; a mesh made otherwise (the first, a restart) has none yet.
+  if (costs_ && block_costs_.size() != blocks) block_costs_.assign(blocks, 0.0);
   estimates_.assign(blocks, StepEstimate{});
   wishes_.assign(blocks, 0);
   if (derefinement_delay_) derefinement_delay_->blocks_changed(*mesh_, session_.comm().mpi());
@@ -252,19 +255,30 @@ std::vector<std::int8_t> AmrDriver::criterion_marks() {
 }
 
 std::int64_t AmrDriver::rebalance_by_cost() {
-  // Blocks are equal in cells: each costs this rank's mean over the window, and the
-  // ranks' measured speeds decide their shares.
-  const std::vector<double> block_costs(
-      static_cast<std::size_t>(mesh_->local_block_count()),
-      cost_window_.seconds.empty()
-          ? 0.0
-          : cost_window_.work_done / static_cast<double>(cost_window_.seconds.size()));
-  const double speed = cost_window_.speed();
-  // Before the first cycle (the initial refinement) nothing is measured: split by count.
-  double fastest = speed;
-  MPI_Allreduce(MPI_IN_PLACE, &fastest, 1, MPI_DOUBLE, MPI_MAX, session_.comm().mpi());
-  if (fastest <= 0) return mesh_->rebalance();
-  return mesh_->rebalance(cost_balanced_counts(session_.comm().mpi(), block_costs, speed));
+  const MPI_Comm comm = session_.comm().mpi();
+  const CostSplit split = cost_balanced_split(comm, block_costs_, cost_window_.speed());
+  std::int64_t moved = 0;
+  if (split.current_time <= 0) {
+    // Nothing measured (the initial refinement, a restart's first adaptation): by count.
+    moved = mesh_->rebalance();
+  } else if (split.worth_moving(options_.balance.gain)) {
+    moved = mesh_->rebalance(split.counts);
+  } else {
+    return -1;  // the measured loads are balanced already (within --balance-gain)
+  }
+  block_costs_ = costs_of_rank(split.costs, mesh_->forest().global_offsets(), session_.rank());
+  return moved;
+}
+
+std::int64_t AmrDriver::gather_families() {
+  std::vector<std::int64_t> before;
+  if (costs_)
+    before.assign(mesh_->forest().global_offsets().begin(), mesh_->forest().global_offsets().end());
+  const std::int64_t moved = mesh_->gather_families();
+  if (costs_ && moved > 0)
+    block_costs_ = costs_after_partition(session_.comm().mpi(), before,
+                                         mesh_->forest().global_offsets(), block_costs_);
+  return moved;
 }
 
 void AmrDriver::repartition_if_due(bool changed) {
@@ -286,7 +300,9 @@ void AmrDriver::repartition_if_due(bool changed) {
     return;
   const int mean = sum / session_.size();
   if (options_.repartition_lines) session_.say("before ave {} min {} max {}", mean, low, high);
-  moved_ += costs_ ? rebalance_by_cost() : mesh_->rebalance();
+  const std::int64_t moved = costs_ ? rebalance_by_cost() : mesh_->rebalance();
+  if (moved < 0) return;
+  moved_ += moved;
   ++repartitions_;
   cycle_graph_.reset();  // the recorded tasks refer to the old partition's plans
   if (!options_.repartition_lines) return;
@@ -302,13 +318,16 @@ bool AmrDriver::adapt_mesh(bool initial) {
   if (costs_) {
     exec.barrier();  // no body adds to the table while it is read
     cost_window_ = costs_->close_window();
+    // Each block's cost over the window in work units; from here it follows the block.
+    for (std::size_t b = 0; b < block_costs_.size(); ++b)
+      block_costs_[b] = b < cost_window_.seconds.size() ? cost_window_.normalized_cost(b) : 0.0;
   }
   const int passes =
       initial && !options_.initial_levels_from_problem ? options_.max_level : options_.adapt_passes;
   bool changed = false;
   for (int pass = 0; pass < passes && !failed_; ++pass) {
     // Families of siblings on one rank (a merge needs them); usually nothing moves.
-    const std::int64_t gathered = mesh.gather_families();
+    const std::int64_t gathered = gather_families();
     moved_ += gathered;
     if (gathered > 0) cycle_graph_.reset();  // new plans: record again
     blocks_changed();
@@ -319,6 +338,8 @@ bool AmrDriver::adapt_mesh(bool initial) {
     MPI_Allreduce(MPI_IN_PLACE, &change, 1, MPI_INT, MPI_MAX, session_.comm().mpi());
     if (change != 0) {
       const AdaptCounts counts = mesh.adapt(marks);
+      if (costs_)
+        block_costs_ = costs_after_adapt(block_costs_, counts.sources, mesh.forest().children());
       split_ += counts.split;
       merged_ += counts.merged;
       changed = true;

@@ -1,5 +1,8 @@
 #include "tessera/runtime/cost_table.hpp"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -8,6 +11,24 @@ namespace tessera {
 namespace {
 // Values past a row's end, so that two threads' rows never share a cache line.
 constexpr std::size_t kRowPadding = 8;
+
+// Seconds the process's threads have spent runnable but not running (the second field of
+// each /proc/self/task/<tid>/schedstat, in ns), 0 where unknown. A simulated rank's
+// waits are the simulator's: 0 there.
+double runnable_waiting_seconds() {
+#ifdef TESSERA_SMPI
+  return 0.0;
+#else
+  std::error_code error;
+  std::int64_t total = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
+    std::ifstream stat(task.path() / "schedstat");
+    std::int64_t running = 0, waiting = 0;
+    if (stat >> running >> waiting) total += waiting;
+  }
+  return static_cast<double>(total) * 1e-9;
+#endif
+}
 }  // namespace
 
 CostTable::CostTable(int threads, std::size_t slots) : threads_(threads) {
@@ -29,6 +50,7 @@ void CostTable::reset(std::size_t slots) {
   window_.work.assign(slots, 0.0);
   window_.threads = threads_;
   opened_ = base::TickReference::now();
+  waited_at_open_ = runnable_waiting_seconds();
 }
 
 CostWindow CostTable::close_window(double keep) {
@@ -38,6 +60,10 @@ CostWindow CostTable::close_window(double keep) {
   const double seconds_per_tick = clock.ns_per_tick() * 1e-9;
   window_.busy_seconds = 0;
   window_.work_done = 0;
+  const double waited = runnable_waiting_seconds();
+  window_.waiting_seconds =
+      keep * window_.waiting_seconds + std::max(0.0, waited - waited_at_open_);
+  waited_at_open_ = waited;
   for (std::size_t s = 0; s < slots_; ++s) {
     std::int64_t ticks = 0, work = 0;
     for (auto& row : rows_) {

@@ -12,6 +12,11 @@ void declare_balance_options(OptionRegistry& registry, BalanceOptions& options, 
            "each) | cost (a share of the measured block cost matching each rank's measured "
            "speed); same results")
       ->check(CLI::IsMember({"count", "cost"}));
+  registry
+      .add("--balance-gain", options.gain,
+           "with --balance cost: move blocks only when the new partition's step is predicted "
+           "at least this fraction faster (0 <= F < 1)")
+      ->check(CLI::Range(0.0, 0.999));
   if (!intervals) return;
   registry
       .add("--balance-after", options.after,

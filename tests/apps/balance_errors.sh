@@ -14,4 +14,6 @@ expect_error 2 mg --balance --balance cost --class S
 expect_error 1 poisson --balance --balance cost
 expect_error 1 mg --balance --balance none --class S
 expect_error 1 euler --balance --balance blocks
+expect_error 2 euler --balance-gain --balance cost --balance-gain 1
+expect_error 1 jacobi7 --balance-gain --balance-gain -0.1
 echo "balance_errors: PASS"

@@ -12,9 +12,9 @@ invariant() { fields "$1" checksum history; }
 moved() { /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['balance']['blocks_moved'])" "$1"; }
 
 # Repartitions after 3 iterations and every 4 after: four of them in 20 iterations, with
-# checks in flight across them.
+# checks in flight across them; --balance-gain 0 moves blocks whenever the cut moves.
 input=(--blocks 4 4 2 --block-cells 6 5 4 --iters 20 --check-every 4)
-balance=(--balance cost --balance-after 3 --balance-every 4)
+balance=(--balance cost --balance-after 3 --balance-every 4 --balance-gain 0)
 
 run count_bsp_np1 1 --exec bsp "${input[@]}"
 runs=()

@@ -62,6 +62,9 @@ struct AmrMeshOptions {
 struct AdaptCounts {
   std::int64_t split = 0;   ///< blocks split (into 8, 2-D: 4)
   std::int64_t merged = 0;  ///< families merged into 1
+  /// Where each block came from, one per new local block (Forest::adapt's sources): what
+  /// follows a block through the adaptation (its measured cost, amr/carried_costs.hpp).
+  std::vector<AdaptSource> sources;
 };
 
 /// The adaptive mesh with its data. Not copyable. adapt() with per-cell amounts needs one

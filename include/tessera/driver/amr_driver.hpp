@@ -203,7 +203,10 @@ class AmrDriver {
   bool adapt_mesh(bool initial = false);
   std::vector<std::int8_t> criterion_marks();
   void repartition_if_due(bool changed);
-  std::int64_t rebalance_by_cost();  // --balance cost: counts from the measured speeds
+  // --balance cost: the weighted split of the blocks' measured costs, or nothing when
+  // moving would not pay (--balance-gain); returns the blocks moved, or -1.
+  std::int64_t rebalance_by_cost();
+  std::int64_t gather_families();  // AmrMesh::gather_families, the costs following
   void submit_sums(int cycle);
   void check_sums(int upto);
   void submit_stage(int stage);
@@ -226,6 +229,7 @@ class AmrDriver {
   std::unique_ptr<AmrMesh> mesh_;
   std::unique_ptr<CostTable> costs_;      // --balance cost: per local block
   CostWindow cost_window_;                // what costs_ measured before the adaptation
+  std::vector<double> block_costs_;       // per local block: its cost over that window
   std::vector<StepEstimate> estimates_;   // per local block
   std::vector<Handle> estimate_handles_;  // per local block slot
   std::vector<std::int8_t> wishes_;       // per local block

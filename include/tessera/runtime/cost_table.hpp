@@ -23,11 +23,22 @@ struct CostWindow {
   double busy_seconds = 0;  ///< sum of `seconds`
   double work_done = 0;     ///< sum of `work`
   int threads = 1;          ///< the threads the runtime ran them on
+  /// Seconds the process's threads spent runnable but not running over the window (Linux
+  /// /proc/self/task/*/schedstat; 0 where unknown and in a simulation): the share of a
+  /// core that another process took, a rank sharing its core, a busy machine.
+  double waiting_seconds = 0;
 
   /// The rank's measured speed: work done per busy second of one thread, times the
-  /// threads (a rank with two threads does twice the work of one in the same time). 0 when
-  /// nothing was measured.
-  double speed() const { return busy_seconds > 0 ? work_done / busy_seconds * threads : 0.0; }
+  /// threads (a rank with two threads does twice the work of one in the same time), where
+  /// a busy second also counts the seconds its threads waited for a core: two ranks taking
+  /// turns on one core each run their bodies at full speed, but wait for the core as long.
+  /// The waits count up to the busy time (the speed at most halves by them): beyond it they
+  /// are mostly an idle rank yielding in MPI while its core's other rank works, which
+  /// would starve it further. 0 when nothing was measured.
+  double speed() const {
+    const double waits = waiting_seconds < busy_seconds ? waiting_seconds : busy_seconds;
+    return busy_seconds > 0 ? work_done / (busy_seconds + waits) * threads : 0.0;
+  }
   /// The cost of slot s in work units at this rank's speed: its seconds times the rank's
   /// work per busy second. Uniform work gives each slot its work; a slot whose tasks take
   /// longer per unit of work than the rank's average costs more. 0 when nothing was measured.
@@ -80,6 +91,7 @@ class CostTable {
   // Per thread: ticks and work of each slot, interleaved, padded to keep rows apart.
   std::vector<std::unique_ptr<std::int64_t[]>> rows_;
   base::TickReference opened_;
+  double waited_at_open_ = 0;  // the process's runnable-not-running seconds at the window's start
   CostWindow window_;
 };
 

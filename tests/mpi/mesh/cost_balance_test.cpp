@@ -8,6 +8,7 @@
 #include <numeric>
 #include <vector>
 
+#include "tessera/amr/carried_costs.hpp"
 #include "tessera/comm/comm.hpp"
 #include "tessera/mesh/block_field.hpp"
 #include "tessera/mesh/block_migration.hpp"
@@ -113,6 +114,41 @@ TEST(CostBalance, BlockMigrationMovesEveryBlockToItsNewOwner) {
             ASSERT_EQ(to.data(b)[layout.index(v, i, j, k)],
                       value(new_mesh.local_block(b).id, v, i, j, k))
                 << "block " << new_mesh.local_block(b).id;
+}
+
+TEST(CostBalance, CostsFollowTheirBlocksToTheirNewRanks) {
+  const int ranks = world_size(), me = world_rank();
+  // Rank r holds r + 2 blocks; block g of the curve costs g + 0.5. Afterwards the last rank
+  // holds every block but one per other rank.
+  std::vector<std::int64_t> before(1, 0), after(1, 0);
+  for (int r = 0; r < ranks; ++r) before.push_back(before.back() + r + 2);
+  const std::int64_t total = before.back();
+  for (int r = 0; r < ranks; ++r) after.push_back(r + 1 < ranks ? r + 1 : total);
+  std::vector<double> mine;
+  for (std::int64_t g = before[me]; g < before[me + 1]; ++g) mine.push_back(g + 0.5);
+  const std::vector<double> moved = costs_after_partition(MPI_COMM_WORLD, before, after, mine);
+  std::vector<double> expected;
+  for (std::int64_t g = after[me]; g < after[me + 1]; ++g) expected.push_back(g + 0.5);
+  EXPECT_EQ(moved, expected);
+  // Offsets that do not end at the same total are refused on every rank.
+  std::vector<std::int64_t> short_after = after;
+  short_after.back() -= 1;
+  EXPECT_THROW(costs_after_partition(MPI_COMM_WORLD, before, short_after, mine),
+               std::invalid_argument);
+}
+
+TEST(CostBalance, TheSplitPredictsTheCurrentAndTheBalancedStep) {
+  const int ranks = world_size(), me = world_rank();
+  // 12 blocks of cost 1 per rank; the last rank twice as fast: its share of 12 P blocks is
+  // 24 P / (P + 1), the others' 12 P / (P + 1), each within a block, under 12 for P > 1.
+  const std::vector<double> costs(12, 1.0);
+  const double speed = me == ranks - 1 && ranks > 1 ? 2.0 : 1.0;
+  const CostSplit split = cost_balanced_split(MPI_COMM_WORLD, costs, speed);
+  EXPECT_EQ(split.current, std::vector<std::int64_t>(static_cast<std::size_t>(ranks), 12));
+  EXPECT_EQ(split.costs, std::vector<double>(12 * static_cast<std::size_t>(ranks), 1.0));
+  EXPECT_DOUBLE_EQ(split.current_time, 12.0);
+  EXPECT_LE(split.balanced_time, split.current_time);
+  EXPECT_EQ(split.worth_moving(0.05), ranks > 1);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "tessera/balance_options.hpp"
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/mesh/weighted_split.hpp"
 
@@ -68,6 +69,54 @@ TEST(WeightedSplit, RandomCostsAndSpeedsStayWithinOneBlockOfIdeal) {
   }
 }
 
+TEST(WeightedSplit, NoSlowPartTakesABlockMoreThanTheBottleneckNeeds) {
+  // 256 parts, every other one half as fast, 8 blocks of cost about 1 per part (a measured
+  // 0-10 % spread): the least bottleneck gives each slow part 5 blocks and each fast one
+  // 10-11. Cutting each boundary nearest to its ideal position gives some slow parts 6, a
+  // step about 12 % longer.
+  std::mt19937_64 rng(256);
+  std::uniform_real_distribution<double> spread(0.0, 0.1);
+  std::vector<double> costs(2048);
+  for (double& c : costs) c = 1.0 + spread(rng);
+  std::vector<double> speeds(256);
+  for (std::size_t r = 0; r < speeds.size(); ++r) speeds[r] = r % 2 == 0 ? 2.0 : 1.0;
+  const std::vector<std::int64_t> counts = weighted_split(costs, speeds);
+  for (std::size_t r = 1; r < counts.size(); r += 2) EXPECT_EQ(counts[r], 5) << "part " << r;
+  const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
+  EXPECT_LE(split_time(costs, speeds, counts), total / 384 * 1.07);
+}
+
+TEST(WeightedSplit, TheBottleneckIsNoWorseThanTheNearestCuts) {
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<double> cost(0.0, 10.0), speed(0.1, 4.0);
+  std::uniform_int_distribution<int> blocks(0, 200), parts(1, 12);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<double> costs(static_cast<std::size_t>(blocks(rng)));
+    for (double& c : costs) c = cost(rng);
+    std::vector<double> speeds(static_cast<std::size_t>(parts(rng)));
+    for (double& s : speeds) s = speed(rng);
+    // The nearest cuts, as a reference.
+    std::vector<double> prefix(costs.size() + 1, 0.0);
+    for (std::size_t b = 0; b < costs.size(); ++b) prefix[b + 1] = prefix[b] + costs[b];
+    const double speed_sum = std::accumulate(speeds.begin(), speeds.end(), 0.0);
+    std::vector<std::int64_t> nearest(speeds.size(), 0);
+    double before = 0;
+    std::size_t previous = 0;
+    for (std::size_t r = 0; r + 1 < speeds.size(); ++r) {
+      before += speeds[r];
+      const double target = prefix.back() * (before / speed_sum);
+      std::size_t cut = previous;
+      while (cut < costs.size() && prefix[cut + 1] - target < target - prefix[cut]) ++cut;
+      nearest[r] = static_cast<std::int64_t>(cut - previous);
+      previous = cut;
+    }
+    nearest.back() = static_cast<std::int64_t>(costs.size() - previous);
+    SCOPED_TRACE(trial);
+    EXPECT_LE(split_time(costs, speeds, weighted_split(costs, speeds)),
+              split_time(costs, speeds, nearest) * (1 + 1e-9));
+  }
+}
+
 TEST(WeightedSplit, MorePartsThanBlocksLeavesSomeEmpty) {
   const std::vector<double> costs{1.0, 1.0};
   const auto counts = weighted_split(costs, std::vector<double>(5, 1.0));
@@ -111,6 +160,60 @@ TEST(WeightedSplit, AUniformMeshBuiltFromCountsOwnsThoseRanges) {
                std::invalid_argument);
   EXPECT_THROW(UniformMesh(blocks, cells, 1, 0, 2, {}, std::vector<std::int64_t>{40, -8}),
                std::invalid_argument);
+}
+
+TEST(SplitTime, IsTheSlowestPartsCostOverItsSpeed) {
+  const std::vector<double> costs{1, 2, 3, 4, 5, 6};
+  // Parts {1, 2, 3} at speed 2, {4, 5, 6} at speed 3: 6 / 2 = 3 and 15 / 3 = 5.
+  EXPECT_DOUBLE_EQ(split_time(costs, std::vector<double>{2, 3}, std::vector<std::int64_t>{3, 3}),
+                   5.0);
+  // An empty part takes no time.
+  EXPECT_DOUBLE_EQ(split_time(costs, std::vector<double>{1, 7}, std::vector<std::int64_t>{0, 6}),
+                   3.0);
+  EXPECT_THROW(split_time(costs, std::vector<double>{1, 1}, std::vector<std::int64_t>{3, 2}),
+               std::invalid_argument);
+  EXPECT_THROW(split_time(costs, std::vector<double>{1, 1}, std::vector<std::int64_t>{3, 4}),
+               std::invalid_argument);
+  EXPECT_THROW(split_time(costs, std::vector<double>{1}, std::vector<std::int64_t>{3, 3}),
+               std::invalid_argument);
+}
+
+// A CostSplit as cost_balanced_split makes it, from gathered costs, speeds and counts.
+CostSplit split_of(const std::vector<double>& costs, const std::vector<double>& speeds,
+                   const std::vector<std::int64_t>& current) {
+  CostSplit s;
+  s.costs = costs;
+  s.current = current;
+  s.counts = weighted_split(costs, speeds);
+  s.current_time = split_time(costs, speeds, current);
+  s.balanced_time = split_time(costs, speeds, s.counts);
+  return s;
+}
+
+TEST(CostSplit, MovesBlocksOnlyWhenTheGainPassesTheThreshold) {
+  const std::vector<double> costs(12, 1.0);
+  // Equal speeds, 6 + 6 blocks: balanced already, nothing to move at any threshold.
+  const CostSplit even = split_of(costs, {1, 1}, {6, 6});
+  EXPECT_EQ(even.counts, even.current);
+  EXPECT_FALSE(even.worth_moving(0.0));
+  // The second rank twice as fast: 4 + 8 takes 4 against 6 for 6 + 6, a third faster.
+  const CostSplit uneven = split_of(costs, {1, 2}, {6, 6});
+  EXPECT_EQ(uneven.counts, (std::vector<std::int64_t>{4, 8}));
+  EXPECT_DOUBLE_EQ(uneven.current_time, 6.0);
+  EXPECT_DOUBLE_EQ(uneven.balanced_time, 4.0);
+  EXPECT_TRUE(uneven.worth_moving(0.05));
+  EXPECT_TRUE(uneven.worth_moving(0.33));
+  EXPECT_FALSE(uneven.worth_moving(0.34));
+  // Speeds 1 and 1.1 measured (noise on equal ranks): the cut moves by one block for a
+  // step 4.5 % faster: moved with a threshold of 0, not with the default 5 %.
+  const CostSplit noisy = split_of(std::vector<double>(40, 1.0), {1, 1.1}, {20, 20});
+  EXPECT_NE(noisy.counts, noisy.current);
+  EXPECT_TRUE(noisy.worth_moving(0.0));
+  EXPECT_FALSE(noisy.worth_moving(BalanceOptions{}.gain));
+  // Nothing measured: no time, no move.
+  CostSplit none;
+  none.current = none.counts = {3, 3};
+  EXPECT_FALSE(none.worth_moving(0.0));
 }
 
 }  // namespace

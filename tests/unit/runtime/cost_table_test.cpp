@@ -189,5 +189,19 @@ TEST(CostTable, RejectsATableWithFewerThreadsThanTheRuntime) {
   EXPECT_THROW(table.close_window(1.0), std::invalid_argument);
 }
 
+TEST(CostWindow, WaitsForACoreSlowTheSpeedAtMostByHalf) {
+  CostWindow w;
+  w.busy_seconds = 2.0;
+  w.work_done = 4.0;
+  w.threads = 1;
+  EXPECT_DOUBLE_EQ(w.speed(), 2.0);
+  w.waiting_seconds = 1.0;  // runnable a third of its working time: two thirds of the speed
+  EXPECT_DOUBLE_EQ(w.speed(), 4.0 / 3.0);
+  w.waiting_seconds = 6.0;  // an idle rank yielding to its core's other rank: capped at half
+  EXPECT_DOUBLE_EQ(w.speed(), 1.0);
+  w.threads = 2;
+  EXPECT_DOUBLE_EQ(w.speed(), 2.0);
+}
+
 }  // namespace
 }  // namespace tessera
