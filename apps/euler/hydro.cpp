@@ -33,6 +33,7 @@ double van_leer(double left, double right) {
 [[gnu::always_inline]] inline hydro::FaceFlux riemann_flux(Riemann riemann, Prim l, Prim r,
                                                            const hydro::IdealGas& gas) {
   if (riemann == Riemann::hllc) return hydro::hllc_flux(l, r, gas);
+  if (riemann == Riemann::hllc_pvrs) return hydro::hllc_flux<hydro::SignalSpeeds::pvrs>(l, r, gas);
   if (riemann == Riemann::hlle) return hydro::hlle_flux(l, r, gas);
   l.c = gas.sound_speed(l.rho, l.p);  // HLL with Davis speeds (radhydro's and HARD's)
   r.c = gas.sound_speed(r.rho, r.p);

@@ -38,7 +38,9 @@ void register_options(tessera::Session& session, Options& o) {
                "vl2 (predictor-corrector, Athena++'s) | rk2 (Heun / SSP-RK2, HARD's) (default vl2)",
                kProblem);
   registry.add("--riemann", o.riemann_name,
-               "hllc | hlle | hll (Davis speeds, radhydro's and HARD's) (default hllc)", kProblem);
+               "hllc | hlle | hll (Davis speeds, radhydro's and HARD's) | hllc-pvrs (Toro's "
+               "pressure-based speeds, AthenaPK's) (default hllc)",
+               kProblem);
   registry.add("--boundary", o.boundary_name,
                "every domain face: problem (the problem's own) | periodic | outflow | "
                "reflecting (default problem)",
@@ -140,8 +142,8 @@ void validate_options(tessera::Session& session, Options& o) {
       choose(session, "--reconstruct", o.reconstruct_name, {"pcm", "plm", "weno5z"}));
   o.integrator =
       static_cast<Integrator>(choose(session, "--integrator", o.integrator_name, {"vl2", "rk2"}));
-  o.riemann =
-      static_cast<Riemann>(choose(session, "--riemann", o.riemann_name, {"hllc", "hlle", "hll"}));
+  o.riemann = static_cast<Riemann>(
+      choose(session, "--riemann", o.riemann_name, {"hllc", "hlle", "hll", "hllc-pvrs"}));
   o.stage_tasks = static_cast<StageTasks>(
       choose(session, "--stage-tasks", o.stage_tasks_name, {"fused", "split", "auto"}));
   if (o.stage_tasks_name == "auto") {

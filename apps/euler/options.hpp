@@ -15,7 +15,7 @@ enum class Problem { sod, blast, sedov, kh, density_wave };
 enum class Reconstruct { pcm, plm, weno5z };
 /// The time integrator: VL2 (Athena++'s predictor-corrector) or Heun / SSP-RK2 (HARD's).
 enum class Integrator { vl2, rk2 };
-enum class Riemann { hllc, hlle, hll };
+enum class Riemann { hllc, hlle, hll, hllc_pvrs };
 /// How a block's stage is submitted: one task, or a task per piece (stage_tasks.cpp).
 enum class StageTasks { fused, split };
 /// The refinement indicator --refine-criterion selects (refinement.hpp).

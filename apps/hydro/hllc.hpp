@@ -1,7 +1,8 @@
 #pragma once
 // The HLLE and HLLC approximate Riemann solvers with Einfeldt's signal speeds from Roe
 // averages (Athena++'s choice, euler's): HLLE is the two-wave HLL flux with those speeds;
-// HLLC (Toro) restores the contact from the star-region speed s* of the two outer waves.
+// HLLC (Toro) restores the contact from the star-region speed s* of the two outer waves,
+// with Einfeldt's speeds or Toro's pressure-based ones (PVRS, AthenaPK's choice).
 // Both take the face states of hll.hpp (c and eint are not read: the EOS gives the sound
 // speed and E = p / (gamma - 1) + rho (un^2 + (ut1^2 + ut2^2)) / 2) and carry E_r through
 // the same waves as a passive density. Written so that mirror-image states (l <-> r, normal
@@ -43,6 +44,23 @@ inline void einfeldt_speeds(const FaceState& l, const FaceState& r, double el, d
   sr = std::max(r.un + gas.sound_speed(r.rho, r.p), u + c);
 }
 
+/// Toro's pressure-based bounds (section 10.5.2): the star pressure from the primitive-
+/// variable solver (PVRS) with the arithmetic mean density and sound speed, and each outer
+/// wave as a shock (Rankine-Hugoniot factor) where that pressure exceeds its side's.
+inline void pvrs_speeds(const FaceState& l, const FaceState& r, const IdealGas& gas, double& sl,
+                        double& sr) {
+  const double cl = gas.sound_speed(l.rho, l.p), cr = gas.sound_speed(r.rho, r.p);
+  const double pm = 0.5 * (l.p + r.p + (l.un - r.un) * 0.5 * (l.rho + r.rho) * 0.5 * (cl + cr));
+  const double g = (gas.gamma + 1) / (2 * gas.gamma);
+  const double ql = pm <= l.p ? 1.0 : std::sqrt(1.0 + g * (pm / l.p - 1.0));
+  const double qr = pm <= r.p ? 1.0 : std::sqrt(1.0 + g * (pm / r.p - 1.0));
+  sl = l.un - cl * ql;
+  sr = r.un + cr * qr;
+}
+
+/// How HLLC bounds the signal speeds.
+enum class SignalSpeeds { einfeldt, pvrs };
+
 /// The HLLE flux between l and r (rho, p > 0 on both sides).
 inline FaceFlux hlle_flux(const FaceState& l, const FaceState& r, const IdealGas& gas) {
   const double el = eos_total_energy(l, gas), er = eos_total_energy(r, gas);
@@ -65,11 +83,17 @@ inline FaceFlux hlle_flux(const FaceState& l, const FaceState& r, const IdealGas
 /// The HLLC flux between l and r (rho, p > 0 on both sides): the flux of the side of the
 /// fan the face (x/t = 0) lies in. A contact at rest on the face (s* = 0 exactly, as
 /// wherever the gas is at rest or at a wall) gives (0, p*, 0, 0, 0, 0) with p* the mean of
-/// both sides' star pressures, so no mass crosses and mirror images agree.
+/// both sides' star pressures, so no mass crosses and mirror images agree. `speeds` picks
+/// the signal-speed bounds.
+template <SignalSpeeds speeds = SignalSpeeds::einfeldt>
 inline FaceFlux hllc_flux(const FaceState& l, const FaceState& r, const IdealGas& gas) {
   const double el = eos_total_energy(l, gas), er = eos_total_energy(r, gas);
   double sl, sr;
-  einfeldt_speeds(l, r, el, er, gas, sl, sr);
+  if constexpr (speeds == SignalSpeeds::pvrs) {
+    pvrs_speeds(l, r, gas, sl, sr);
+  } else {
+    einfeldt_speeds(l, r, el, er, gas, sl, sr);
+  }
   const double ml = l.rho * (sl - l.un), mr = r.rho * (sr - r.un);  // mass fluxes through waves
   // Grouped so that the mirror image (l <-> r, speeds negated) negates s_star exactly.
   const double s_star = ((r.p - l.p) + (l.un * ml - r.un * mr)) / (ml - mr);
