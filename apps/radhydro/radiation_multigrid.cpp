@@ -18,6 +18,7 @@ HierarchySpec spec_of(Int3 cells, Int3 block_cells, int dim,
   spec.block_cells = block_cells;
   spec.ghost = 1;
   spec.prolongation_ghost = 1;
+  spec.halo.copy_per_block = true;
   spec.periodic = {boundary[0] == Boundary::periodic, dim > 1 && boundary[2] == Boundary::periodic,
                    dim > 2 && boundary[4] == Boundary::periodic};
   // As many levels as halve every non-flat axis to at least 2 cells with even blocks.
