@@ -691,14 +691,42 @@ class Simulation {
     const int limit = o_.rad_sweeps > 0 ? o_.rad_sweeps : o_.rad_max_iterations;
     int cycles = 0;
     double residual = o_.rad_sweeps > 0 ? 0 : mg_->residual();
+    // A V-cycle that works at least halves the residual; kStallCycles of them without
+    // halving the best one means round-off is reached above the tolerance, and more cycles
+    // (up to --rad-max-iterations) would only waste time. The residual is an all-reduce:
+    // every rank stops at the same cycle.
+    constexpr int kStallCycles = 10;
+    double best = residual;
+    int best_at = 0;
+    bool stalled = false;
     while (cycles < limit && (o_.rad_sweeps > 0 || residual > o_.rad_tolerance)) {
       mg_->submit_v_cycle();
       ++cycles;
-      if (o_.rad_sweeps == 0) residual = mg_->residual();
+      if (o_.rad_sweeps > 0) continue;
+      residual = mg_->residual();
+      if (residual <= 0.5 * best) {
+        best = residual;
+        best_at = cycles;
+      } else if (cycles - best_at >= kStallCycles && residual > o_.rad_tolerance) {
+        stalled = true;
+        break;
+      }
     }
     if (o_.rad_sweeps > 0) residual = mg_->residual();
     rad_sweeps_total_ += cycles;
     rad_sweeps_max_ = std::max(rad_sweeps_max_, cycles);
+    if (stalled) {
+      rad_residual_ = residual;
+      if (session_.rank() == 0) {
+        std::fprintf(stderr,
+                     "radhydro: error: cycle %d (t = %.9g): the radiation solve stalled at the "
+                     "relative residual %.6e after %d V-cycles (%d without halving it), above "
+                     "--rad-tolerance %g: round-off allows no smaller residual here; raise "
+                     "--rad-tolerance\n",
+                     cycle, t, residual, cycles, kStallCycles, o_.rad_tolerance);
+      }
+      return false;
+    }
     if (!converged(residual, cycle, t)) return false;
     exec.begin_phase("mg-store");
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {

@@ -19,6 +19,13 @@ expect_error_on_every_rank --gamma --gamma 1
 expect_error_on_every_rank "cycle 1 .*block 0, cell" --quiet --problem sedov --dim 2 --cells 32 32 \
   --block-cells 16 16 --cfl 1
 grep -q "status 3" "$tmp/status" || fail "a stopped run exits 3"
+# Multigrid asked for a residual below round-off stalls (10 V-cycles without halving the
+# best residual) and stops every rank with status 3 at once, not after
+# --rad-max-iterations V-cycles.
+expect_error_on_every_rank "cycle 1 .*stalled at the relative residual .* raise --rad-tolerance" \
+  --quiet --problem rad-shock --dim 3 --cells 16 16 16 --block-cells 8 8 8 --rad-solver mg \
+  --rad-tolerance 1e-18 --max-cycles 3
+grep -q "status 3" "$tmp/status" || fail "a stalled solve exits 3"
 ranks=1
 expect_error_on_every_rank --mu --mu 0
 expect_error_on_every_rank --mu --mu -0.5
