@@ -65,7 +65,7 @@ class Simulation {
         mesh_(make_mesh(session, o)),
         u_(mesh_, session.runtime(), "U", scheme_.nvars),
         s_(mesh_, session.runtime(), "S", scheme_.nvars),
-        plan_(mesh_, HaloOptions{.copy_per_block = true}),
+        plan_(mesh_, HaloOptions{.separate_buffers = true, .copy_per_block = true}),
         halo_(plan_, scheme_.nvars, session.comm(), session.exec(), "halo") {
     rad_ = {.kappa = o.kappa,
             .exchange = o.exchange_on,

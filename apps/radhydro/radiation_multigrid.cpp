@@ -19,6 +19,7 @@ HierarchySpec spec_of(Int3 cells, Int3 block_cells, int dim,
   spec.ghost = 1;
   spec.prolongation_ghost = 1;
   spec.halo.copy_per_block = true;
+  spec.halo.separate_buffers = true;
   spec.periodic = {boundary[0] == Boundary::periodic, dim > 1 && boundary[2] == Boundary::periodic,
                    dim > 2 && boundary[4] == Boundary::periodic};
   // As many levels as halve every non-flat axis to at least 2 cells with even blocks.
