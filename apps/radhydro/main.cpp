@@ -65,7 +65,8 @@ class Simulation {
         mesh_(make_mesh(session, o)),
         u_(mesh_, session.runtime(), "U", scheme_.nvars),
         s_(mesh_, session.runtime(), "S", scheme_.nvars),
-        plan_(mesh_, HaloOptions{.copy_per_block = true}),
+        plan_(mesh_,
+              HaloOptions{.send_faces = true, .separate_buffers = true, .copy_per_block = true}),
         halo_(plan_, scheme_.nvars, session.comm(), session.exec(), "halo") {
     rad_ = {.kappa = o.kappa,
             .exchange = o.exchange_on,
@@ -408,11 +409,17 @@ class Simulation {
     return UniformMesh(blocks, block_cells, kGhost, session.rank(), session.size(), periodic);
   }
 
+  // A block task's attributes: skeleton priority, the block id as tag, and the block's
+  // cells as its work, so a simulated run can charge the body from a calibration of its
+  // name (modelled compute, docs/scaling-sim.md) instead of timing it on a shared core.
   TaskAttributes attributes(LocalBlockIndex b) const {
     const MeshBlock& mb = mesh_.local_block(b);
-    return TaskAttributes(
+    TaskAttributes a(
         mb.is_skeleton(HaloShape::faces) ? session_.exec().skeleton_priority() : Priority::normal,
         {mb.id});
+    const Int3 n = u_.layout().cells();
+    a.work = static_cast<std::int64_t>(n.x) * n.y * n.z;
+    return a;
   }
 
   // Ghosts of `field`: the exchange with the neighbour blocks, then the domain faces.

@@ -103,9 +103,10 @@ void declare_options(tessera::OptionRegistry& registry, Options& o) {
   registry.add("--lineout", o.lineout,
                "CSV file x,rho,vx,vy,vz,p,T,Er along x through the domain centre at the end");
   registry.add("--progress-every", o.progress_every, "cycles between progress lines (default 50)");
-  registry.add_flag("!--no-replay", o.replay,
-                    "dataflow: submit every cycle's hydro stages and fixed Jacobi sweeps "
-                    "instead of recording them once and replaying them (same results)");
+  registry.add_flag("--replay,!--no-replay", o.replay,
+                    "dataflow: record the hydro stages and fixed Jacobi sweeps once and replay "
+                    "them every cycle instead of submitting them (same results; a replay "
+                    "first waits for every earlier task; default off)");
   tessera::declare_checkpoint_options(registry, o.checkpoint, "cycles");
 }
 

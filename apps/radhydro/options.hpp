@@ -46,7 +46,7 @@ struct Options {
   std::string face_state = "hard";
   std::string lineout;
   int progress_every = 50;
-  bool replay = true;
+  bool replay = false;
   tessera::CheckpointOptions checkpoint;
 };
 

@@ -19,6 +19,7 @@ HierarchySpec spec_of(Int3 cells, Int3 block_cells, int dim,
   spec.ghost = 1;
   spec.prolongation_ghost = 1;
   spec.halo.copy_per_block = true;
+  spec.halo.separate_buffers = true;
   spec.periodic = {boundary[0] == Boundary::periodic, dim > 1 && boundary[2] == Boundary::periodic,
                    dim > 2 && boundary[4] == Boundary::periodic};
   // As many levels as halve every non-flat axis to at least 2 cells with even blocks.
@@ -174,7 +175,8 @@ void RadiationMultigrid::sweeps(int l, int count) {
               const double diag = couplings(sys, c, step, dim, src, off);
               dst[c] = (1 - omega) * src[c] + omega * (sys.b[c] + off) / diag;
             });
-          });
+          },
+          block_task(l));
     }
     session_.exec().end_phase();
   }
@@ -182,10 +184,12 @@ void RadiationMultigrid::sweeps(int l, int count) {
   if (count % 2 == 1) {
     session_.exec().begin_phase("mg-copy");
     for (LocalBlockIndex blk = 0; blk < hierarchy_.mesh(l).local_block_count(); ++blk) {
-      session_.runtime().submit("mg-copy", {read(t.interior(blk)), write(e.interior(blk))},
-                                [layout, src = t.data(blk), dst = e.data(blk)] {
-                                  for_cells(*layout, [&](std::ptrdiff_t c) { dst[c] = src[c]; });
-                                });
+      session_.runtime().submit(
+          "mg-copy", {read(t.interior(blk)), write(e.interior(blk))},
+          [layout, src = t.data(blk), dst = e.data(blk)] {
+            for_cells(*layout, [&](std::ptrdiff_t c) { dst[c] = src[c]; });
+          },
+          block_task(l));
     }
     session_.exec().end_phase();
   }
@@ -214,7 +218,8 @@ void RadiationMultigrid::submit_residual(int l) {
             const double diag = couplings(sys, at, step, dim, e, off);
             r[at] = b[at] - (diag * e[at] - off);
           });
-        });
+        },
+        block_task(l));
   }
   session_.exec().end_phase();
 }
@@ -222,12 +227,21 @@ void RadiationMultigrid::submit_residual(int l) {
 void RadiationMultigrid::zero(int l) {
   session_.exec().begin_phase("mg-zero");
   for (LocalBlockIndex blk = 0; blk < hierarchy_.mesh(l).local_block_count(); ++blk) {
-    session_.runtime().submit("mg-zero", {write(e_[l].interior(blk))},
-                              [layout = &e_[l].layout(), e = e_[l].data(blk)] {
-                                for_cells(*layout, [&](std::ptrdiff_t c) { e[c] = 0; });
-                              });
+    session_.runtime().submit(
+        "mg-zero", {write(e_[l].interior(blk))},
+        [layout = &e_[l].layout(), e = e_[l].data(blk)] {
+          for_cells(*layout, [&](std::ptrdiff_t c) { e[c] = 0; });
+        },
+        block_task(l));
   }
   session_.exec().end_phase();
+}
+
+tessera::TaskAttributes RadiationMultigrid::block_task(int l) {
+  tessera::TaskAttributes a;
+  const tessera::Int3 n = e_[l].layout().cells();
+  a.work = static_cast<std::int64_t>(n.x) * n.y * n.z;
+  return a;
 }
 
 void RadiationMultigrid::cycle_from(int l) {
@@ -292,7 +306,8 @@ double RadiationMultigrid::residual() {
             sums[0].add(r * r);
             sums[1].add(e[at] * e[at]);
           });
-        });
+        },
+        block_task(0));
   }
   session_.exec().end_phase();
   session_.comm().iallreduce_sum(sums_handle_, &sums_[0]);

@@ -48,7 +48,9 @@ struct RecordedGraph {
   std::vector<Node> nodes;
   /// The order a fixed-schedule replay walks an iteration's nodes in (Scheduler::run_share):
   /// topological within the iteration, taking communication nodes as soon as their
-  /// predecessors are placed, then high-priority ones, each class in submission order.
+  /// predecessors are placed, then the compute nodes a communication node waits for (packs,
+  /// unpacks that free a receive buffer), then high-priority ones, each class in submission
+  /// order.
   std::vector<std::uint32_t> order;
 };
 

@@ -49,13 +49,28 @@ void finalize_edges(RecordedGraph& graph) {
 }
 
 /// RecordedGraph::order: Kahn's algorithm over the edges within an iteration, with a
-/// min-heap of node indices per class (communication, high priority, the rest).
-std::vector<std::uint32_t> in_order_schedule(const RecordedGraph& graph) {
+/// min-heap of node indices per class (communication, compute that a communication node
+/// waits for, high priority, the rest). Without `feeders_first` the second class merges
+/// into the others (the order fixed_shares assigns threads by).
+std::vector<std::uint32_t> in_order_schedule(const RecordedGraph& graph, bool feeders_first) {
   using MinHeap = std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>>;
-  std::array<MinHeap, 3> ready;
+  std::array<MinHeap, 4> ready;
+  const auto feeds_communication = [&](std::uint32_t j) {
+    const auto& successors = graph.nodes[j].successors;
+    return std::any_of(successors.begin(), successors.end(),
+                       [&](std::uint32_t s) { return graph.nodes[s].task->main_only; });
+  };
+  // A pack is placed right after the work whose result it packs, and its send right after
+  // it: a thread walking the order sends each message as soon as its data exist, not after
+  // the whole phase that writes them (radhydro's per-face sends of the second stage waited
+  // for every block's first stage). So is an unpack that frees a buffer for a receive.
   const auto place = [&](std::uint32_t j) {
     const Task& t = *graph.nodes[j].task;
-    ready[t.main_only ? 0 : t.priority == Priority::high ? 1 : 2].push(j);
+    ready[t.main_only                               ? 0
+          : feeders_first && feeds_communication(j) ? 1
+          : t.priority == Priority::high            ? 2
+                                                    : 3]
+        .push(j);
   };
   const auto n = static_cast<std::uint32_t>(graph.nodes.size());
   std::vector<int> left(n);
@@ -85,12 +100,16 @@ std::vector<std::uint32_t> in_order_schedule(const RecordedGraph& graph) {
 /// predecessors, else the least loaded one, so chains of tasks stay on one thread.
 std::vector<std::vector<std::uint32_t>> fixed_shares(const RecordedGraph& graph, int threads) {
   const auto n = static_cast<std::uint32_t>(graph.nodes.size());
+  // Threads are assigned along the order without the communication feeders first, so
+  // where a node runs does not depend on them; each share is then walked in graph.order.
+  const std::vector<std::uint32_t> assignment =
+      threads > 1 ? in_order_schedule(graph, false) : std::vector<std::uint32_t>();
   const auto compute = [&](std::uint32_t j) { return !graph.nodes[j].task->main_only; };
   std::vector<int> thread_of(n, 0);
   std::vector<std::size_t> load(static_cast<std::size_t>(threads), 0);
   std::vector<std::uint32_t> sources;
   std::size_t compute_nodes = 0;
-  for (std::uint32_t j : graph.order) {
+  for (std::uint32_t j : assignment) {
     if (!compute(j)) continue;
     ++compute_nodes;
     if (graph.nodes[j].after.empty()) sources.push_back(j);
@@ -103,7 +122,7 @@ std::vector<std::vector<std::uint32_t>> fixed_shares(const RecordedGraph& graph,
     ++load[static_cast<std::size_t>(w)];
   }
   std::vector<std::size_t> votes(static_cast<std::size_t>(threads));
-  for (std::uint32_t j : graph.order) {
+  for (std::uint32_t j : assignment) {
     if (!compute(j) || graph.nodes[j].after.empty()) continue;
     std::fill(votes.begin(), votes.end(), 0);
     for (std::uint32_t p : graph.nodes[j].after) {
@@ -228,7 +247,7 @@ std::shared_ptr<const RecordedGraph> Scheduler::end_recording() {
     }
   }
   finalize_edges(*graph);
-  graph->order = in_order_schedule(*graph);
+  graph->order = in_order_schedule(*graph, true);
   return graph;
 }
 

@@ -83,10 +83,10 @@ run_matrix radhydro shock "1 2 4" "${shock[@]}"
 expect_all_same shock_bsp_np1 "${runs[@]}"
 echo "ok: imex rad-shock bits under ${#runs[@]} configurations"
 
-# Fixed sweeps (recorded and replayed under dataflow, in both implicit stages), 3-D.
+# Fixed sweeps (recorded and replayed under dataflow --replay, in both implicit stages), 3-D.
 fixed=(--problem rad-shock --dim 3 --cells 24 6 6 --max-cycles 4 --coupling imex --rad-sweeps 20)
 run fixed_bsp_np1 1 --exec bsp "${fixed[@]}" --block-cells 6 6 6
-run fixed_df_np3 3 --exec dataflow --threads 2 "${fixed[@]}" --block-cells 12 3 6
+run fixed_df_np3 3 --exec dataflow --threads 2 --replay "${fixed[@]}" --block-cells 12 3 6
 run fixed_fj_np2 2 --exec forkjoin --threads 2 "${fixed[@]}" --block-cells 6 6 6
 expect_all_same fixed_bsp_np1 fixed_df_np3 fixed_fj_np2
 [[ "$(field "$tmp/fixed_bsp_np1.json" rad_iterations)" == 160 ]] ||

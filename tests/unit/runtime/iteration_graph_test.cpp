@@ -173,6 +173,31 @@ TEST(IterationGraph, FixedScheduleRunsEachTaskOnOneThreadAndKeepsChainsTogether)
   EXPECT_EQ(tasks_on, (std::vector<int>{2, 2}));
 }
 
+// One thread walks a fixed-schedule replay in the recorded graph's order: a compute task
+// that a communication task waits for (a pack before its send) runs as soon as its own
+// inputs exist, before other ready compute submitted earlier, so the message leaves as
+// soon as its data do. Here: two blocks computed, block 0's face packed and sent, block
+// 1's computed after; submission order alone would compute both blocks first.
+TEST(IterationGraph, FixedScheduleRunsAPackAndItsSendRightAfterTheWorkTheyNeed) {
+  Runtime rt(RuntimeOptions{.threads = 1});
+  const Handle block0 = rt.create_handle("block0"), block1 = rt.create_handle("block1");
+  const Handle face = rt.create_handle("face");
+  std::vector<std::string> ran;
+  rt.begin_recording();
+  rt.submit("compute0", {readwrite(block0)}, [&] { ran.emplace_back("compute0"); });
+  rt.submit("compute1", {readwrite(block1)}, [&] { ran.emplace_back("compute1"); });
+  rt.submit("pack0", {read(block0), write(face)}, [&] { ran.emplace_back("pack0"); });
+  rt.submit(
+      "send0", {read(face)}, [&] { ran.emplace_back("send0"); },
+      TaskAttributes(Priority::normal, {}, /*main_only=*/true));
+  const IterationGraph g = rt.end_recording();
+  rt.replay(g, 0, 2);
+  const std::vector<std::string> one{"compute0", "pack0", "send0", "compute1"};
+  std::vector<std::string> expected = one;
+  expected.insert(expected.end(), one.begin(), one.end());
+  EXPECT_EQ(ran, expected);
+}
+
 // ---------------------------------------------------------------------------------------
 // Random iteration bodies: replay(first, count) equals submitting the body count times.
 
