@@ -1,13 +1,16 @@
 // Priorities, waits, holds, exceptions, batches, sequential mode and the observer.
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -513,9 +516,31 @@ bool kernel_has_custom_slices() {
          (major > 6 || (major == 6 && minor >= 12));
 }
 
+// Whether a thread may set its own scheduling attributes here (a seccomp filter may refuse
+// sched_setattr; the runtime then keeps the default slice). Probed on a scratch thread,
+// which sets the attributes it has (SCHED_OTHER, its nice value, the default slice).
+bool threads_may_set_their_attributes() {
+  struct {
+    std::uint32_t size = 48, policy = SCHED_OTHER;  // sched_attr, version 1
+    std::uint64_t flags = 0;
+    std::int32_t nice = 0;
+    std::uint32_t priority = 0;
+    std::uint64_t runtime = 0, deadline = 0, period = 0;
+  } attr;
+  static_assert(sizeof attr == 48);
+  bool allowed = false;
+  std::thread([&] {
+    attr.nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+    allowed = syscall(SYS_sched_setattr, 0, &attr, 0u) == 0;
+  }).join();
+  return allowed;
+}
+
 TEST(PassiveWait, AsksForAShortSliceAndKeepsTheThreadsNice) {
-  if (!kernel_has_custom_slices() || slice_of(gettid()) < 0) {
-    GTEST_SKIP() << "the kernel either has no custom slices or reports no thread's slice";
+  if (!kernel_has_custom_slices() || slice_of(gettid()) < 0 ||
+      !threads_may_set_their_attributes()) {
+    GTEST_SKIP() << "the kernel has no custom slices, reports no thread's slice or refuses "
+                    "sched_setattr";
   }
   // The runtime's main thread is a thread of its own, whose nice value the test raises by
   // one (allowed unprivileged): the short slice must not reset it to 0. It waits passively
