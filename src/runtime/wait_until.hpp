@@ -37,10 +37,11 @@ inline void cpu_relax() {
 /// passive waiter whose core another busy process shares wakes from its poll's sleep into
 /// the run queue, and EEVDF lets the running process finish its slice first (RUN_TO_PARITY),
 /// so each handover of the core waits up to a slice; a woken thread with a shorter slice
-/// preempts at once, and two such waiters on one core take turns every 100 us. A slice
-/// changes no thread's share of the core (fairness is kept in virtual time) and nothing a
-/// task computes. Older kernels ignore the field; a refusal (a seccomp filter) or a
-/// policy other than SCHED_OTHER keeps the default. Callable from any thread, for itself.
+/// preempts at once, and two such waiters on one core take turns every 100 us. EEVDF keeps
+/// shares of a core by virtual time whatever the slice (docs/balance.md, "Ranks that share a
+/// core", has what was measured), and nothing a task computes changes. Older kernels ignore
+/// the field; a refusal (a seccomp filter) or a policy other than SCHED_OTHER keeps the
+/// default. Callable from any thread, for itself.
 inline void request_short_slice() {
 #if defined(__linux__) && defined(SYS_sched_setattr)
   thread_local bool requested = false;
