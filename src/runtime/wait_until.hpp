@@ -1,10 +1,19 @@
 #pragma once
 // The main thread's wait loop, shared by the waits in scheduler.cpp and the replay loop.
 
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <utility>
+
+#ifdef __linux__
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "runtime/scheduler.hpp"
 #include "tessera/base/tick_clock.hpp"
@@ -19,6 +28,41 @@ inline void cpu_relax() {
   __builtin_ia32_pause();
 #elif defined(__aarch64__) || defined(__arm__)
   asm volatile("yield" ::: "memory");
+#endif
+}
+
+/// Asks the kernel, once per thread, for a short time slice: 100 us (Linux >= 6.12's custom
+/// slice, `sched_attr::sched_runtime` of a SCHED_OTHER thread) instead of EEVDF's base slice
+/// (0.7 ms times 1 + log2 of the CPUs: 1.4 ms on 2), keeping the thread's nice value. A
+/// passive waiter whose core another busy process shares wakes from its poll's sleep into
+/// the run queue, and EEVDF lets the running process finish its slice first (RUN_TO_PARITY),
+/// so each handover of the core waits up to a slice; a woken thread with a shorter slice
+/// preempts at once, and two such waiters on one core take turns every 100 us. EEVDF keeps
+/// shares of a core by virtual time whatever the slice (docs/balance.md, "Ranks that share a
+/// core", has what was measured), and nothing a task computes changes. Older kernels ignore
+/// the field; a refusal (a seccomp filter) or a policy other than SCHED_OTHER keeps the
+/// default. Callable from any thread, for itself.
+inline void request_short_slice() {
+#if defined(__linux__) && defined(SYS_sched_setattr)
+  thread_local bool requested = false;
+  if (requested) return;
+  requested = true;
+  struct SchedAttr {  // the kernel's struct sched_attr (linux/sched/types.h), version 1
+    std::uint32_t size, policy;
+    std::uint64_t flags;
+    std::int32_t nice;
+    std::uint32_t priority;
+    std::uint64_t runtime, deadline, period;
+  } attr{};
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)));
+  if (nice == -1 && errno != 0) return;
+  if (sched_getscheduler(0) != SCHED_OTHER) return;  // a real-time or batch policy stays
+  attr.size = sizeof attr;
+  attr.policy = SCHED_OTHER;
+  attr.nice = nice;
+  attr.runtime = 100'000;  // ns
+  syscall(SYS_sched_setattr, 0, &attr, 0u);
 #endif
 }
 
@@ -124,6 +168,7 @@ void Scheduler::wait_until(Pred done) {
       // microseconds; a short sleep frees the core for them (or for another job) where a
       // yield would keep it whenever the scheduler has nothing else queued on it.
       if (options_.wait_policy == WaitPolicy::passive && idle_rounds > spin + kYieldRounds) {
+        request_short_slice();
         std::this_thread::sleep_for(kPassivePoll);
       } else {
         std::this_thread::yield();

@@ -1,9 +1,18 @@
 // Priorities, waits, holds, exceptions, batches, sequential mode and the observer.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <span>
@@ -477,6 +486,94 @@ TEST(Watchdog, HangIsReportedWithTheWaitingTask) {
   EXPECT_NE(report.find("never-written"), std::string::npos) << report;
   rt.complete(box.take());
   rt.wait_all();
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// The kernel's time slice of thread `tid` in ns (/proc's scheduler statistics, "se.slice"),
+// or -1 where the kernel does not report it.
+long long slice_of(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/sched");
+  for (std::string line; std::getline(in, line);) {
+    long long ns = 0;
+    if (line.rfind("se.slice", 0) == 0 &&
+        std::sscanf(line.c_str(), "se.slice %*[ :] %lld", &ns) == 1) {
+      return ns;
+    }
+  }
+  return -1;
+}
+
+// Linux 6.12 and later honour a SCHED_OTHER thread's own slice (sched_attr::sched_runtime).
+bool kernel_has_custom_slices() {
+  utsname u{};
+  int major = 0, minor = 0;
+  return uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+         (major > 6 || (major == 6 && minor >= 12));
+}
+
+// Whether a thread may set its own scheduling attributes here (a seccomp filter may refuse
+// sched_setattr; the runtime then keeps the default slice). Probed on a scratch thread,
+// which sets the attributes it has (SCHED_OTHER, its nice value, the default slice).
+bool threads_may_set_their_attributes() {
+  struct {
+    std::uint32_t size = 48, policy = SCHED_OTHER;  // sched_attr, version 1
+    std::uint64_t flags = 0;
+    std::int32_t nice = 0;
+    std::uint32_t priority = 0;
+    std::uint64_t runtime = 0, deadline = 0, period = 0;
+  } attr;
+  static_assert(sizeof attr == 48);
+  bool allowed = false;
+  std::thread([&] {
+    attr.nice = getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+    allowed = syscall(SYS_sched_setattr, 0, &attr, 0u) == 0;
+  }).join();
+  return allowed;
+}
+
+TEST(PassiveWait, AsksForAShortSliceAndKeepsTheThreadsNice) {
+  if (!kernel_has_custom_slices() || slice_of(gettid()) < 0 ||
+      !threads_may_set_their_attributes()) {
+    GTEST_SKIP() << "the kernel has no custom slices, reports no thread's slice or refuses "
+                    "sched_setattr";
+  }
+  // The runtime's main thread is a thread of its own, whose nice value the test raises by
+  // one (allowed unprivileged): the short slice must not reset it to 0. It waits passively
+  // for a fixed replay's task on the other thread, which ends once the main thread has its
+  // short slice (or after 30 s: then the expectation below fails).
+  int nice_before = 0, nice_after = 0;
+  std::atomic<long long> slice_seen{-1};
+  std::thread main_thread([&] {
+    const auto tid = static_cast<id_t>(gettid());
+    setpriority(PRIO_PROCESS, tid, getpriority(PRIO_PROCESS, tid) + 1);
+    nice_before = getpriority(PRIO_PROCESS, tid);
+    Runtime rt(RuntimeOptions{.threads = 2,
+                              .wait_policy = WaitPolicy::passive,
+                              .replay_schedule = ReplaySchedule::fixed});
+    std::vector<Handle> chains{rt.create_handle("a"), rt.create_handle("b")};
+    rt.begin_recording();
+    for (Handle h : chains) {
+      rt.submit("wait for the main thread's slice", {readwrite(h)}, [&, tid](TaskContext& ctx) {
+        if (ctx.worker() == 0) return;
+        const auto deadline = std::chrono::steady_clock::now() + 30s;
+        while (slice_of(static_cast<pid_t>(tid)) != 100'000 &&
+               std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::sleep_for(1ms);
+        }
+        slice_seen = slice_of(static_cast<pid_t>(tid));
+      });
+    }
+    rt.replay(rt.end_recording(), 0, 1);
+    nice_after = getpriority(PRIO_PROCESS, tid);
+  });
+  main_thread.join();
+  EXPECT_EQ(slice_seen.load(), 100'000) << "the passive main thread's slice in ns";
+  EXPECT_EQ(nice_after, nice_before);
 }
 
 }  // namespace
