@@ -46,3 +46,36 @@ add_compile_options(-fPIC)
 # read by all).
 add_compile_options(-fno-gnu-unique)
 string(APPEND CMAKE_EXE_LINKER_FLAGS " -shared -Wl,-z,defs")
+
+# The adaptive layers (src/amr, src/driver) need p4est and libsc. Debian's are built against
+# OpenMPI, so an SMPI build uses static ones compiled with SMPI's wrappers from Debian's
+# source package (scripts/smpi-build puts them in <build>/deps): static, so that they are
+# part of each program and smpirun's loader gives every simulated rank its own copy of
+# their globals (libsc's package registry, log handlers, p4est's package id). Without
+# TESSERA_SMPI_P4EST the adaptive layers and apps are left out.
+set(TESSERA_SMPI_P4EST "" CACHE PATH
+  "Prefix of p4est and libsc built for SMPI (scripts/smpi-build); empty: no adaptive apps")
+set(TESSERA_SMPI_AMR OFF)
+if(TESSERA_SMPI_P4EST)
+  # Plain paths, not cached find results: a new prefix takes effect at once.
+  set(SMPI_P4EST_INCLUDE_DIR ${TESSERA_SMPI_P4EST}/include)
+  set(SMPI_P4EST_LIBRARY ${TESSERA_SMPI_P4EST}/lib/libp4est.a)
+  set(SMPI_SC_LIBRARY ${TESSERA_SMPI_P4EST}/lib/libsc.a)
+  find_package(ZLIB REQUIRED)  # libsc's compressed I/O
+  if(NOT EXISTS ${SMPI_P4EST_INCLUDE_DIR}/p8est.h OR NOT EXISTS ${SMPI_P4EST_LIBRARY}
+     OR NOT EXISTS ${SMPI_SC_LIBRARY})
+    message(FATAL_ERROR "TESSERA_SMPI_P4EST=${TESSERA_SMPI_P4EST} holds no SMPI build of "
+      "p4est and libsc (include/p8est.h, lib/libp4est.a, lib/libsc.a); scripts/smpi-build makes one")
+  endif()
+  add_library(P4est::SC STATIC IMPORTED)
+  set_target_properties(P4est::SC PROPERTIES
+    IMPORTED_LOCATION "${SMPI_SC_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${SMPI_P4EST_INCLUDE_DIR}"
+    INTERFACE_LINK_LIBRARIES "MPI::MPI_C;ZLIB::ZLIB;m")
+  add_library(P4est::P4est STATIC IMPORTED)
+  set_target_properties(P4est::P4est PROPERTIES
+    IMPORTED_LOCATION "${SMPI_P4EST_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${SMPI_P4EST_INCLUDE_DIR}"
+    INTERFACE_LINK_LIBRARIES P4est::SC)
+  set(TESSERA_SMPI_AMR ON)
+endif()

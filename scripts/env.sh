@@ -10,7 +10,7 @@ export TESSERA_ROOT
 TESSERA_PACKAGES=(build-essential cmake ninja-build libopenmpi-dev openmpi-bin libp4est-dev
   libhwloc-dev libcli11-dev nlohmann-json3-dev libfmt-dev googletest libgtest-dev
   libbenchmark-dev python3-matplotlib python3-numpy iproute2 libhdf5-openmpi-dev libsimgrid-dev
-  python3-h5py libxsmm-dev)
+  python3-h5py libxsmm-dev dpkg-dev autoconf automake libtool gfortran zlib1g-dev)
 
 # Where the scripts put the output of their steps (package manager, configure, build,
 # tests): one log file per step, named on the terminal when the step fails.

@@ -375,13 +375,19 @@ void DgSolver::submit_stage(tessera::AmrDriver& driver, const tessera::StageCont
   for (int a = 0; a < options_.dim; ++a) acc.push_back(tessera::read(mesh.ghosts(b, 0, a)));
   if (ctx.flux != nullptr) acc.push_back(tessera::write(ctx.flux_handle));
   BlockRecord* record = &records_[static_cast<Size>(b)];
+  // A block next to a level jump (it has a flux register) is skeleton work too: the
+  // coarse side's flux correction waits for it.
+  tessera::TaskAttributes attributes(ctx.flux != nullptr ? session_.exec().skeleton_priority()
+                                                         : ctx.priority);
+  // What simulated runs with modelled compute charge a step by: its elements, and whether
+  // it fills a flux register (docs/scaling-sim.md).
+  attributes.work = static_cast<std::int64_t>(mesh.shape().interior_cells());
+  attributes.work_variant = ctx.flux != nullptr ? 1 : 0;
   session_.runtime().submit(
       "dg_step", std::span<const tessera::Access>(acc),
       [this, block = ctx.block, record, step = ctx.step, flux = ctx.flux,
        layout = ctx.flux_layout] { advance_block(block, *step, *record, flux, layout); },
-      // A block next to a level jump (it has a flux register) is skeleton work too: the
-      // coarse side's flux correction waits for it.
-      ctx.flux != nullptr ? session_.exec().skeleton_priority() : ctx.priority);
+      attributes);
 }
 
 void DgSolver::describe_fault(tessera::AmrDriver& driver) {

@@ -108,6 +108,10 @@ void Solver::submit_stage(tessera::AmrDriver& driver, const tessera::StageContex
   tessera::AmrMesh& mesh = driver.mesh();
   const int g = ctx.stage % options_.groups(), points = options_.stencil;
   const tessera::LocalBlockIndex b = ctx.block.index;
+  // The values it updates: what simulated runs with modelled compute charge it by.
+  tessera::TaskAttributes attributes(ctx.priority);
+  attributes.work =
+      static_cast<std::int64_t>(mesh.shape().interior_cells()) * mesh.shape().group_vars(g);
   session_.runtime().submit(
       "stencil",
       {read(mesh.ghosts(b, g, 0)), read(mesh.ghosts(b, g, 1)), read(mesh.ghosts(b, g, 2)),
@@ -115,7 +119,7 @@ void Solver::submit_stage(tessera::AmrDriver& driver, const tessera::StageContex
       [&s = mesh.shape(), points, block = ctx.block.data, g] {
         apply_stencil(s, points, block, s.group_first(g), s.group_vars(g));
       },
-      ctx.priority);
+      attributes);
 }
 
 void Solver::after_stage(tessera::AmrDriver& driver, int stage) {

@@ -38,10 +38,12 @@
 #                            output names TEXT (a fixed string: the option at fault)
 #   error_on_every_rank APP TEXT ARGS...  on $ranks ranks (default 2): exactly one line
 #                            "error: ...TEXT...", every rank's own status non-zero
-#   require_smpi APP         exits 77 (ctest's skip) without SimGrid SMPI; else sets
+#   require_smpi APP...      exits 77 (ctest's skip) without SimGrid SMPI; else sets
 #                            smpi_build ($TESSERA_SMPI_BUILD, default <source>/build-smpi,
-#                            which scripts/test builds first) and builds jacobi7 and mg
-#                            there with scripts/smpi-build if it lacks APP
+#                            which scripts/test builds first) and builds jacobi7, mg and
+#                            the APPs there with scripts/smpi-build if it lacks one; exits
+#                            77 if an APP still is not there (miniamr and euler without
+#                            p4est's sources)
 bin="${1:-}"
 if [[ -d "$bin" ]]; then bin="$(cd "$bin" && pwd)"; fi  # absolute: scripts cd elsewhere
 src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -208,9 +210,19 @@ require_smpi() {
     exit 77
   fi
   smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
-  if [[ ! -x "$smpi_build/bin/$1" ]]; then
-    echo "building jacobi7 and mg for SMPI into $smpi_build"
-    "$src/scripts/smpi-build" "$smpi_build" --apps "jacobi7 mg" >"$tmp/build.out" 2>&1 ||
-      { tail -30 "$tmp/build.out"; fail "scripts/smpi-build $smpi_build failed"; }
-  fi
+  local app missing=""
+  for app in "$@"; do [[ -x "$smpi_build/bin/$app" ]] || missing+=" $app"; done
+  [[ -z "$missing" ]] && return 0
+  local apps="jacobi7 mg"
+  for app in "$@"; do [[ " $apps " == *" $app "* ]] || apps+=" $app"; done
+  echo "building $apps for SMPI into $smpi_build"
+  "$src/scripts/smpi-build" "$smpi_build" --apps "$apps" >"$tmp/build.out" 2>&1 ||
+    { tail -30 "$tmp/build.out"; fail "scripts/smpi-build $smpi_build failed"; }
+  for app in "$@"; do
+    if [[ ! -x "$smpi_build/bin/$app" ]]; then
+      tail -5 "$tmp/build.out"
+      echo "SKIP: scripts/smpi-build could not build $app for SMPI"
+      exit 77
+    fi
+  done
 }
