@@ -88,6 +88,14 @@ void for_cells(const BlockLayout& layout, Body&& body) {
   }
 }
 
+// A task over one block of `layout`: its work is the block's cells (a simulation's modelled
+// compute charges it per cell count, docs/scaling-sim.md).
+TaskAttributes block_work(const BlockLayout& layout) {
+  TaskAttributes a;
+  a.work = product(layout.cells());
+  return a;
+}
+
 }  // namespace
 
 RadiationMultigrid::RadiationMultigrid(Session& session, Int3 cells, Int3 block_cells, int dim,
@@ -174,7 +182,8 @@ void RadiationMultigrid::sweeps(int l, int count) {
               const double diag = couplings(sys, c, step, dim, src, off);
               dst[c] = (1 - omega) * src[c] + omega * (sys.b[c] + off) / diag;
             });
-          });
+          },
+          block_work(*layout));
     }
     session_.exec().end_phase();
   }
@@ -182,10 +191,12 @@ void RadiationMultigrid::sweeps(int l, int count) {
   if (count % 2 == 1) {
     session_.exec().begin_phase("mg-copy");
     for (LocalBlockIndex blk = 0; blk < hierarchy_.mesh(l).local_block_count(); ++blk) {
-      session_.runtime().submit("mg-copy", {read(t.interior(blk)), write(e.interior(blk))},
-                                [layout, src = t.data(blk), dst = e.data(blk)] {
-                                  for_cells(*layout, [&](std::ptrdiff_t c) { dst[c] = src[c]; });
-                                });
+      session_.runtime().submit(
+          "mg-copy", {read(t.interior(blk)), write(e.interior(blk))},
+          [layout, src = t.data(blk), dst = e.data(blk)] {
+            for_cells(*layout, [&](std::ptrdiff_t c) { dst[c] = src[c]; });
+          },
+          block_work(*layout));
     }
     session_.exec().end_phase();
   }
@@ -214,7 +225,8 @@ void RadiationMultigrid::submit_residual(int l) {
             const double diag = couplings(sys, at, step, dim, e, off);
             r[at] = b[at] - (diag * e[at] - off);
           });
-        });
+        },
+        block_work(*layout));
   }
   session_.exec().end_phase();
 }
@@ -222,10 +234,12 @@ void RadiationMultigrid::submit_residual(int l) {
 void RadiationMultigrid::zero(int l) {
   session_.exec().begin_phase("mg-zero");
   for (LocalBlockIndex blk = 0; blk < hierarchy_.mesh(l).local_block_count(); ++blk) {
-    session_.runtime().submit("mg-zero", {write(e_[l].interior(blk))},
-                              [layout = &e_[l].layout(), e = e_[l].data(blk)] {
-                                for_cells(*layout, [&](std::ptrdiff_t c) { e[c] = 0; });
-                              });
+    session_.runtime().submit(
+        "mg-zero", {write(e_[l].interior(blk))},
+        [layout = &e_[l].layout(), e = e_[l].data(blk)] {
+          for_cells(*layout, [&](std::ptrdiff_t c) { e[c] = 0; });
+        },
+        block_work(e_[l].layout()));
   }
   session_.exec().end_phase();
 }
@@ -292,7 +306,8 @@ double RadiationMultigrid::residual() {
             sums[0].add(r * r);
             sums[1].add(e[at] * e[at]);
           });
-        });
+        },
+        block_work(*layout));
   }
   session_.exec().end_phase();
   session_.comm().iallreduce_sum(sums_handle_, &sums_[0]);

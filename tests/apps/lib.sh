@@ -40,8 +40,8 @@
 #                            "error: ...TEXT...", every rank's own status non-zero
 #   require_smpi APP         exits 77 (ctest's skip) without SimGrid SMPI; else sets
 #                            smpi_build ($TESSERA_SMPI_BUILD, default <source>/build-smpi,
-#                            which scripts/test builds first) and builds jacobi7 and mg
-#                            there with scripts/smpi-build if it lacks APP
+#                            which scripts/test builds first) and builds jacobi7, mg and
+#                            APP there with scripts/smpi-build if it lacks APP
 bin="${1:-}"
 if [[ -d "$bin" ]]; then bin="$(cd "$bin" && pwd)"; fi  # absolute: scripts cd elsewhere
 src="${TESSERA_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -209,8 +209,10 @@ require_smpi() {
   fi
   smpi_build="${TESSERA_SMPI_BUILD:-$src/build-smpi}"
   if [[ ! -x "$smpi_build/bin/$1" ]]; then
-    echo "building jacobi7 and mg for SMPI into $smpi_build"
-    "$src/scripts/smpi-build" "$smpi_build" --apps "jacobi7 mg" >"$tmp/build.out" 2>&1 ||
+    local apps="jacobi7 mg"
+    [[ " $apps " == *" $1 "* ]] || apps+=" $1"
+    echo "building $apps for SMPI into $smpi_build"
+    "$src/scripts/smpi-build" "$smpi_build" --apps "$apps" >"$tmp/build.out" 2>&1 ||
       { tail -30 "$tmp/build.out"; fail "scripts/smpi-build $smpi_build failed"; }
   fi
 }
