@@ -77,8 +77,12 @@ class Simulation {
             .incident_er = Problem::defaults(o.problem).incident_er,
             .incident_axis = o.axis};
     if (o.radiation_on) {
-      erad_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad", 1);
-      erad2_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad2", 1);
+      // Multigrid reads E_r in its own fields: the iterate here needs no ghost layer and no
+      // second buffer (Jacobi's sweeps need both).
+      const bool jacobi = o.rad_solver == "jacobi";
+      erad_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad", 1,
+                                           jacobi ? GhostCells::stored : GhostCells::none);
+      if (jacobi) erad2_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad2", 1);
       coef_ = std::make_unique<BlockField>(mesh_, session.runtime(), "rad-system", kDiffusionVars,
                                            GhostCells::none);
       rad_halo_ =
