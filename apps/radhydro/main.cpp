@@ -40,6 +40,7 @@
 #include "tessera/mesh/uniform_mesh.hpp"
 #include "tessera/option_registry.hpp"
 #include "tessera/restart.hpp"
+#include "tessera/runtime/compute_hook.hpp"
 #include "tessera/session.hpp"
 
 namespace radhydro {
@@ -77,8 +78,12 @@ class Simulation {
             .incident_er = Problem::defaults(o.problem).incident_er,
             .incident_axis = o.axis};
     if (o.radiation_on) {
-      erad_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad", 1);
-      erad2_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad2", 1);
+      // Multigrid reads E_r in its own fields: the iterate here needs no ghost layer and no
+      // second buffer (Jacobi's sweeps need both).
+      const bool jacobi = o.rad_solver == "jacobi";
+      erad_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad", 1,
+                                           jacobi ? GhostCells::stored : GhostCells::none);
+      if (jacobi) erad2_ = std::make_unique<BlockField>(mesh_, session.runtime(), "Erad2", 1);
       coef_ = std::make_unique<BlockField>(mesh_, session.runtime(), "rad-system", kDiffusionVars,
                                            GhostCells::none);
       rad_halo_ =
@@ -169,6 +174,9 @@ class Simulation {
   /// The next dt: cfl min dx / the largest signal speed, clipped to --max-dt and to
   /// t_end - t.
   double next_dt(double t) const {
+    // Skipped bodies (a simulation, docs/scaling-sim.md): no speed was computed; the step
+    // is --max-dt (validate() requires one).
+    if (compute_bodies_skipped()) return t + o_.max_dt >= o_.t_end ? o_.t_end - t : o_.max_dt;
     double dx = scheme_.dx[0];
     for (int a = 1; a < o_.dim; ++a) dx = std::fmin(dx, scheme_.dx[a]);
     double dt = o_.cfl * dx / speed_[0];
@@ -200,9 +208,11 @@ class Simulation {
         });
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       session_.runtime().submit(
-          "sums", {read(u_.interior(b)), reduce(h)}, [this, u = u_.data(b), h](TaskContext& ctx) {
+          "sums", {read(u_.interior(b)), reduce(h)},
+          [this, u = u_.data(b), h](TaskContext& ctx) {
             add_sums(u_.layout(), scheme_, u, ctx.reduction_slot<BlockSums>(h));
-          });
+          },
+          block_work());
     }
     for (auto& total : all.totals) session_.comm().iallreduce_sum(h, &total);
     session_.comm().iallreduce_sum(h, &all.checksum);
@@ -223,11 +233,13 @@ class Simulation {
           for (int q = 0; q < 3; ++q) total[q].add(part[q]);
         });
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
-      session_.runtime().submit("errors", {read(u_.interior(b)), reduce(h)},
-                                [this, b, t, u = u_.data(b), h](TaskContext& ctx) {
-                                  add_errors(u_.layout(), scheme_, problem_, corners_[b], t, u,
-                                             ctx.reduction_slot<std::array<ExactSum, 3>>(h));
-                                });
+      session_.runtime().submit(
+          "errors", {read(u_.interior(b)), reduce(h)},
+          [this, b, t, u = u_.data(b), h](TaskContext& ctx) {
+            add_errors(u_.layout(), scheme_, problem_, corners_[b], t, u,
+                       ctx.reduction_slot<std::array<ExactSum, 3>>(h));
+          },
+          block_work());
     }
     for (auto& e : all) session_.comm().iallreduce_sum(h, &e);
     session_.runtime().wait_for(h);
@@ -285,7 +297,8 @@ class Simulation {
                 }
               }
             }
-          });
+          },
+          block_work());
     }
     for (auto& e : all.sums) session_.comm().iallreduce_sum(h, &e);
     session_.comm().iallreduce(h, &all.max, 1, MPI_DOUBLE, MPI_MAX);
@@ -330,7 +343,8 @@ class Simulation {
                 }
               }
             }
-          });
+          },
+          block_work());
     }
     for (auto& e : all) session_.comm().iallreduce_sum(h, &e);
     session_.runtime().wait_for(h);
@@ -409,16 +423,21 @@ class Simulation {
     return UniformMesh(blocks, block_cells, kGhost, session.rank(), session.size(), periodic);
   }
 
-  // A block task's attributes: skeleton priority, the block id as tag, and the block's
-  // cells as its work, so a simulated run can charge the body from a calibration of its
-  // name (modelled compute, docs/scaling-sim.md) instead of timing it on a shared core.
-  TaskAttributes attributes(LocalBlockIndex b) const {
+  // A block task's priority and tags; its work (simulated runs' modelled compute,
+  // docs/scaling-sim.md) is the block's cells unless given.
+  TaskAttributes attributes(LocalBlockIndex b, std::int64_t work = 0) const {
     const MeshBlock& mb = mesh_.local_block(b);
     TaskAttributes a(
         mb.is_skeleton(HaloShape::faces) ? session_.exec().skeleton_priority() : Priority::normal,
         {mb.id});
-    const Int3 n = u_.layout().cells();
-    a.work = static_cast<std::int64_t>(n.x) * n.y * n.z;
+    a.work = work > 0 ? work : product(mesh_.block_cells());
+    return a;
+  }
+
+  // Work of a reduction task over one block (no priority): its cells.
+  TaskAttributes block_work() const {
+    TaskAttributes a;
+    a.work = product(mesh_.block_cells());
     return a;
   }
 
@@ -432,12 +451,18 @@ class Simulation {
       if (std::none_of(faces.begin(), faces.end(), [](const auto& f) { return f.has_value(); })) {
         continue;
       }
+      // Work: the ghost values it fills (a block on a domain edge or corner has 2-3 faces).
+      std::int64_t values = 0;
+      const Int3 n = mesh_.block_cells();
+      for (int f = 0; f < 6; ++f) {
+        if (faces[f]) values += product(n) / n[f / 2] * kGhost * field.nvars();
+      }
       session_.runtime().submit(
           "boundary", {read(field.interior(b)), readwrite(field.ghosts(b))},
           [&scheme, &faces, u = field.data(b), layout = &field.layout()] {
             fill_boundaries(*layout, scheme, faces, u);
           },
-          attributes(b));
+          attributes(b, values));
     }
     session_.exec().end_phase();
   }
@@ -799,6 +824,8 @@ class Simulation {
     });
     session_.comm().iallreduce(speed_handle_, speed_.data(), 2, MPI_DOUBLE, MPI_MAX);
     session_.runtime().wait_for(speed_handle_);
+    // Skipped bodies leave no speeds or faults to check (the reduction still runs).
+    if (compute_bodies_skipped()) return true;
     if (speed_[1] == 0 && speed_[0] > 0 && std::isfinite(speed_[0])) return true;
     for (LocalBlockIndex b = 0; b < mesh_.local_block_count(); ++b) {
       for (int stage : {2, 0, 1}) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "tessera/restart.hpp"
+#include "tessera/runtime/compute_hook.hpp"
 
 namespace radhydro {
 
@@ -246,6 +247,23 @@ void validate(Session& session, Options& o) {
       session.fail("--boundary", fmt::format("periodic on one {} face only: both faces of an "
                                              "axis are periodic or neither",
                                              "xyz"[a]));
+    }
+  }
+  if (tessera::compute_bodies_skipped()) {
+    // A simulation that skips the bodies (docs/scaling-sim.md, "Skipped bodies") has no
+    // field values: the time step and the solve's length must not come from them.
+    constexpr const char* kWhy = "with TESSERA_COMPUTE_SKIP_BODIES=1 (no field values)";
+    if (o.max_dt <= 0) {
+      session.fail("--max-dt", fmt::format("{} the time step is --max-dt: give one > 0", kWhy));
+    }
+    if (o.max_cycles <= 0) {
+      session.fail("--max-cycles",
+                   fmt::format("{} the run stops at --max-cycles: give one > 0", kWhy));
+    }
+    if (o.radiation_on && o.rad_sweeps <= 0) {
+      session.fail("--rad-sweeps", fmt::format("{} the radiation solve is a fixed count: give "
+                                               "--rad-sweeps > 0",
+                                               kWhy));
     }
   }
   if (!o.lineout.empty()) {

@@ -89,6 +89,14 @@ void for_cells(const BlockLayout& layout, Body&& body) {
   }
 }
 
+// A task over one block of `layout`: its work is the block's cells (a simulation's modelled
+// compute charges it per cell count, docs/scaling-sim.md).
+TaskAttributes block_work(const BlockLayout& layout) {
+  TaskAttributes a;
+  a.work = product(layout.cells());
+  return a;
+}
+
 }  // namespace
 
 RadiationMultigrid::RadiationMultigrid(Session& session, Int3 cells, Int3 block_cells, int dim,
@@ -176,7 +184,7 @@ void RadiationMultigrid::sweeps(int l, int count) {
               dst[c] = (1 - omega) * src[c] + omega * (sys.b[c] + off) / diag;
             });
           },
-          block_task(l));
+          block_work(*layout));
     }
     session_.exec().end_phase();
   }
@@ -189,7 +197,7 @@ void RadiationMultigrid::sweeps(int l, int count) {
           [layout, src = t.data(blk), dst = e.data(blk)] {
             for_cells(*layout, [&](std::ptrdiff_t c) { dst[c] = src[c]; });
           },
-          block_task(l));
+          block_work(*layout));
     }
     session_.exec().end_phase();
   }
@@ -219,7 +227,7 @@ void RadiationMultigrid::submit_residual(int l) {
             r[at] = b[at] - (diag * e[at] - off);
           });
         },
-        block_task(l));
+        block_work(*layout));
   }
   session_.exec().end_phase();
 }
@@ -232,16 +240,9 @@ void RadiationMultigrid::zero(int l) {
         [layout = &e_[l].layout(), e = e_[l].data(blk)] {
           for_cells(*layout, [&](std::ptrdiff_t c) { e[c] = 0; });
         },
-        block_task(l));
+        block_work(e_[l].layout()));
   }
   session_.exec().end_phase();
-}
-
-tessera::TaskAttributes RadiationMultigrid::block_task(int l) {
-  tessera::TaskAttributes a;
-  const tessera::Int3 n = e_[l].layout().cells();
-  a.work = static_cast<std::int64_t>(n.x) * n.y * n.z;
-  return a;
 }
 
 void RadiationMultigrid::cycle_from(int l) {
@@ -307,7 +308,7 @@ double RadiationMultigrid::residual() {
             sums[1].add(e[at] * e[at]);
           });
         },
-        block_task(0));
+        block_work(*layout));
   }
   session_.exec().end_phase();
   session_.comm().iallreduce_sum(sums_handle_, &sums_[0]);

@@ -60,9 +60,6 @@ class RadiationMultigrid {
   void sweeps(int l, int count);
   void submit_residual(int l);
   void zero(int l);
-  /// Attributes of a block task on level l: the block's cells as its work, so a simulated
-  /// run can charge the body from a calibration (modelled compute, docs/scaling-sim.md).
-  tessera::TaskAttributes block_task(int l);
 
   tessera::Session& session_;
   int dim_;

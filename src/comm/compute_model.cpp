@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <thread>
@@ -29,6 +30,7 @@ namespace {
 constexpr const char* kCalibrateVariable = "TESSERA_COMPUTE_CALIBRATE";
 constexpr const char* kModelVariable = "TESSERA_COMPUTE_MODEL";
 constexpr const char* kOverheadsVariable = "TESSERA_COMPUTE_OVERHEADS";
+constexpr const char* kSkipVariable = "TESSERA_COMPUTE_SKIP_BODIES";
 constexpr const char* kFormat = "tessera-compute-calibration-1";
 
 // Calibrating: thread CPU seconds of all stretches this thread timed so far, clock reads
@@ -43,6 +45,23 @@ double clock_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// "" (unset), "0" or "1" from a boolean variable; anything else throws naming it.
+bool flag_from_environment(const char* variable, const char* meaning) {
+  const char* value = std::getenv(variable);
+  const std::string text = value ? value : "";
+  if (text != "" && text != "0" && text != "1") {
+    throw std::invalid_argument(
+        fmt::format("{}: expected 0 or 1 ({}), got '{}'", variable, meaning, text));
+  }
+  return text == "1";
+}
+
+#ifdef TESSERA_SMPI
+void release_folded(void* memory) {
+  smpi_shared_free(memory);
+}
+#endif
+
 }  // namespace
 
 std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
@@ -50,6 +69,12 @@ std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
   const char* model = std::getenv(kModelVariable);
   const bool has_calibrate = calibrate && *calibrate;
   const bool has_model = model && *model;
+  const bool skip = flag_from_environment(kSkipVariable, "skip the charged bodies");
+  if (skip && !has_model) {
+    throw std::invalid_argument(
+        fmt::format("{}=1 needs {} (the calibration that charges the skipped bodies)",
+                    kSkipVariable, kModelVariable));
+  }
   if (has_calibrate && has_model) {
     throw std::invalid_argument(
         fmt::format("{} and {}: set at most one of them", kCalibrateVariable, kModelVariable));
@@ -85,15 +110,19 @@ std::unique_ptr<ComputeModel> ComputeModel::from_environment() {
                   kModelVariable));
 #else
   auto result = std::unique_ptr<ComputeModel>(new ComputeModel(Mode::model, model));
-  const char* overheads = std::getenv(kOverheadsVariable);
-  const std::string charge = overheads ? overheads : "";
-  if (charge != "" && charge != "0" && charge != "1") {
-    throw std::invalid_argument(
-        fmt::format("{}: expected 0 or 1 (charge tessera's own work from the calibration), got "
-                    "'{}'",
-                    kOverheadsVariable, charge));
+  result->charge_overheads_ =
+      flag_from_environment(kOverheadsVariable, "charge tessera's own work from the calibration");
+  result->skip_bodies_ = skip;
+  if (skip) {
+    // Folding needs SMPI's global shared malloc: every allocation maps one file's pages.
+    const auto folding = simgrid::config::get_value<std::string>("smpi/shared-malloc");
+    if (folding != "global") {
+      throw std::invalid_argument(
+          fmt::format("{}=1: field storage is folded with smpi/shared-malloc:global, this run has "
+                      "smpi/shared-malloc:{} (scripts/smpi-run sets it)",
+                      kSkipVariable, folding));
+    }
   }
-  result->charge_overheads_ = charge == "1";
   // With SMPI's own timing off nothing but the charges takes simulated time, and they can
   // wait for the next MPI call (flush_charges); with it on, the measured stretches between
   // charges are executed as they end, so the charges are too.
@@ -142,7 +171,8 @@ std::string ComputeModel::description() const {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (mode_ == Mode::calibrate) return fmt::format("calibrating {}", file_);
   return fmt::format(
-      "modelled from {} ({} bodies charged, {} timed{})", file_, modelled_, unmodelled_,
+      "modelled from {} ({} bodies charged{}, {} timed{})", file_, modelled_,
+      skip_bodies_ ? " and skipped: field values and checksums meaningless" : "", unmodelled_,
       charge_overheads_ ? fmt::format(", {} overheads charged", overheads_charged_) : "");
 }
 
@@ -311,6 +341,17 @@ void ComputeModel::run(const char* name, std::int64_t work, std::int32_t variant
   }
   const double seconds = seconds_of(*cost, work);
 #ifdef TESSERA_SMPI
+  if (skip_bodies_) {
+    // The same charge at the same point as a run of the body, without its work.
+    if (defer_ && std::this_thread::get_id() == owner_) {
+      charge(seconds);
+    } else {
+      smpi_bench_end();
+      smpi_execute(seconds);
+      smpi_bench_begin();
+    }
+    return;
+  }
   if (defer_ && std::this_thread::get_id() == owner_) {
     invoke(body);
     charge(seconds);
@@ -333,6 +374,21 @@ void ComputeModel::run(const char* name, std::int64_t work, std::int32_t variant
   (void)seconds;
   invoke(body);
 #endif
+}
+
+ComputeHook::FoldedStorage ComputeModel::allocate_folded(std::size_t bytes) {
+#ifdef TESSERA_SMPI
+  if (skip_bodies_) {
+    // Global mode: the allocation is reserved and every block of it mapped onto SimGrid's
+    // one shared file (smpi/shared-malloc-blocksize, which scripts/smpi-run raises so that
+    // a field takes one mapping: 512 ranks' fields stay within vm.max_map_count).
+    void* memory = smpi_shared_malloc(bytes, __FILE__, __LINE__);
+    if (!memory) throw std::bad_alloc();
+    return {memory, &release_folded};
+  }
+#endif
+  (void)bytes;
+  return {};
 }
 
 }  // namespace tessera::detail

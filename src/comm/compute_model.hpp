@@ -26,10 +26,10 @@ namespace tessera::detail {
 
 class ComputeModel final : public ComputeHook {
  public:
-  /// From the environment: TESSERA_COMPUTE_CALIBRATE=FILE records the thread CPU time of
-  /// every body with work > 0 on world rank 0 and writes its 10th percentile per (task name,
-  /// work) to FILE when the runtime ends (a warm run: one simulated rank, or real ranks on
-  /// cores of their own); TESSERA_COMPUTE_MODEL=FILE (SMPI builds only)
+  /// From the environment (TESSERA_COMPUTE_SKIP_BODIES below): TESSERA_COMPUTE_CALIBRATE=FILE
+  /// records the thread CPU time of every body with work > 0 on world rank 0 and writes its 10th
+  /// percentile per (task name, work) to FILE when the runtime ends (a warm run: one simulated
+  /// rank, or real ranks on cores of their own); TESSERA_COMPUTE_MODEL=FILE (SMPI builds only)
   /// charges those bodies from such a file. nullptr when neither is set; a bad value throws
   /// std::invalid_argument naming the variable.
   static std::unique_ptr<ComputeModel> from_environment();
@@ -68,6 +68,15 @@ class ComputeModel final : public ComputeHook {
   OverheadToken begin_overhead() const override;
   void end_overhead(const char* name, const OverheadToken& token) override;
 
+  /// TESSERA_COMPUTE_SKIP_BODIES=1 (SMPI builds, with TESSERA_COMPUTE_MODEL): a body with a
+  /// calibrated cost is charged and not run; a body without one still runs.
+  bool skips_bodies() const override {
+    return skip_bodies_;
+  }
+  /// Skipping bodies: storage from SMPI's global shared malloc (every simulated rank's
+  /// fields on the same physical pages); otherwise {} (ordinary storage).
+  FoldedStorage allocate_folded(std::size_t bytes) override;
+
  private:
   enum class Mode { calibrate, model };
   // One task name's calibration: the charged seconds of each work size seen.
@@ -97,6 +106,8 @@ class ComputeModel final : public ComputeHook {
   std::uint64_t unmodelled_ = 0;
   // model: whether overheads are charged (TESSERA_COMPUTE_OVERHEADS=1), and their costs
   bool charge_overheads_ = false;
+  // model: charged bodies are not run, fields folded (TESSERA_COMPUTE_SKIP_BODIES=1)
+  bool skip_bodies_ = false;
   // model: charges are summed until flush() (SMPI's own timing off; see flush_charges),
   // those of the thread that made the model (the MPI thread): SMPI times no other
   bool defer_ = false;

@@ -9,6 +9,7 @@
 
 #include <sys/mman.h>
 
+#include "tessera/runtime/compute_hook.hpp"
 #include "tessera/runtime/out_of_memory.hpp"
 #include "tessera/runtime/runtime.hpp"
 
@@ -46,7 +47,11 @@ void* allocate_zeroed(std::size_t bytes) {
 }  // namespace
 
 void BlockField::FreeDeleter::operator()(double* p) const {
-  std::free(p);
+  if (release) {
+    release(p);
+  } else {
+    std::free(p);
+  }
 }
 
 BlockField::BlockField(const UniformMesh& mesh, Runtime& runtime, std::string name, int nvars,
@@ -61,7 +66,15 @@ BlockField::BlockField(const UniformMesh& mesh, Runtime& runtime, std::string na
   const std::size_t blocks = static_cast<std::size_t>(mesh.local_block_count());
   const std::size_t bytes = std::max<std::size_t>(1, blocks * block_stride_) * sizeof(double);
   try {
-    storage_.reset(static_cast<double*>(allocate_zeroed(bytes)));
+    // A simulation that skips its bodies folds the storage of every simulated rank onto the
+    // same pages (docs/scaling-sim.md, "Skipped bodies"): nothing reads the values.
+    const ComputeHook::FoldedStorage folded = detail::allocate_folded_storage(bytes);
+    if (folded.memory) {
+      storage_ = std::unique_ptr<double[], FreeDeleter>(static_cast<double*>(folded.memory),
+                                                        FreeDeleter{folded.release});
+    } else {
+      storage_.reset(static_cast<double*>(allocate_zeroed(bytes)));
+    }
   } catch (const std::bad_alloc&) {
     throw OutOfMemory(
         fmt::format("out of memory while allocating field '{}' ({} bytes)", name_, bytes));

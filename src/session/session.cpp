@@ -428,6 +428,8 @@ nlohmann::json Session::finish(nlohmann::json app_fields) {
   report["ranks"] = size_;
   report["threads"] = runtime_->threads();
   report["compute"] = runtime_->compute_timing();  // "measured" unless a simulation's model
+  // A simulation that skipped its bodies: the app's values (checksum, errors) are meaningless.
+  if (compute_bodies_skipped()) report["bodies_skipped"] = true;
   report["replay_schedule"] = options_.replay_schedule;
   report["mpi_thread_level"] = thread_level_ == MPI_THREAD_SINGLE       ? "single"
                                : thread_level_ == MPI_THREAD_FUNNELED   ? "funneled"

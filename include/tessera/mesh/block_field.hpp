@@ -29,7 +29,8 @@ enum class GhostCells {
   none,
 };
 
-/// Storage for one field on this rank's blocks, zero-initialized, each block a contiguous
+/// Storage for one field on this rank's blocks, zero-initialized (folded and meaningless in a
+/// simulation whose bodies are skipped, tessera::compute_bodies_skipped()), each block a contiguous
 /// 64-byte aligned array in BlockLayout order. Every block has two handles: `interior`
 /// (its cells) and `ghosts` (its ghost layer). They cover disjoint memory, so halo tasks
 /// that read a block's interior never wait for tasks filling its ghosts; a task reading
@@ -62,7 +63,11 @@ class BlockField {
   }
 
  private:
+  // std::free, or the release of folded storage (a simulation that skips its bodies).
   struct FreeDeleter {
+    FreeDeleter() noexcept : release(nullptr) {}
+    explicit FreeDeleter(void (*r)(void*)) noexcept : release(r) {}
+    void (*release)(void*);
     void operator()(double* p) const;
   };
   const UniformMesh* mesh_;

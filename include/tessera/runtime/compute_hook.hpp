@@ -7,6 +7,7 @@
 // comm layer's compute model), and the runtime calls the hook around bodies, around its
 // own overheads and before it returns to code that may call MPI.
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,6 +38,20 @@ class ComputeHook {
   /// posts); end_overhead records or charges it under `name`.
   virtual OverheadToken begin_overhead() const = 0;
   virtual void end_overhead(const char* name, const OverheadToken& token) = 0;
+
+  /// Whether charged bodies are skipped: charged from the calibration without running
+  /// (a simulation's TESSERA_COMPUTE_SKIP_BODIES=1, docs/scaling-sim.md "Skipped bodies").
+  /// Field values are then meaningless: an app must not let them steer its control flow.
+  virtual bool skips_bodies() const { return false; }
+
+  /// Field storage folded across simulated ranks, or {nullptr, nullptr} for ordinary
+  /// storage. Only a hook that skips bodies folds: every allocation may then map the same
+  /// physical pages (its contents are garbage, not zeros), released with `release`.
+  struct FoldedStorage {
+    void* memory = nullptr;
+    void (*release)(void*) = nullptr;
+  };
+  virtual FoldedStorage allocate_folded(std::size_t /*bytes*/) { return {}; }
 };
 
 /// Makes the process's compute hook when a Runtime starts; may return nullptr (bodies are
@@ -54,6 +69,13 @@ extern ComputeHook* active_compute_hook;
 /// ComputeHook::flush_charges of the active hook, if any.
 inline void flush_compute_charges() {
   if (active_compute_hook) active_compute_hook->flush_charges();
+}
+
+/// ComputeHook::allocate_folded of the active hook; {} (ordinary storage) without one.
+/// Main thread only.
+inline ComputeHook::FoldedStorage allocate_folded_storage(std::size_t bytes) {
+  return active_compute_hook ? active_compute_hook->allocate_folded(bytes)
+                             : ComputeHook::FoldedStorage{};
 }
 
 /// A scope timed or charged as one overhead of the active hook; nothing without one.
@@ -77,4 +99,13 @@ class OverheadScope {
 };
 
 }  // namespace detail
+
+/// Whether this process's compute hook skips the bodies it charges (an SMPI run with
+/// TESSERA_COMPUTE_SKIP_BODIES=1): field values are meaningless, so an app must take no
+/// decision from them (a time step, a convergence test, a positivity check) and report
+/// no checksum as a result. False in every real run. Callable from any thread.
+inline bool compute_bodies_skipped() {
+  return detail::active_compute_hook && detail::active_compute_hook->skips_bodies();
+}
+
 }  // namespace tessera
