@@ -5,12 +5,14 @@
 # and euler --scheme dg p = 3 on smooth-blobs adapting 2 levels every cycle on 4 simulated
 # ranks, bsp and dataflow with and without enclaves, give the checksums of real 2-rank
 # runs. A plot file of euler, which needs parallel HDF5, is refused up front.
+# Registered with the label "long" (app_long_smpi_adaptive): building p4est, libsc, miniamr
+# and euler for SMPI takes minutes, so the default test run leaves it to CI's long suite.
 # Usage: smpi_adaptive.sh <build>/bin
 # Skipped (exit 77, ctest's SKIP_RETURN_CODE) without SimGrid, or when scripts/smpi-build
 # cannot fetch p4est's sources. Uses the SMPI build in $TESSERA_SMPI_BUILD (default
-# <source>/build-smpi, which scripts/test builds first).
+# <source>/build-smpi; the apps missing there are built first).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh" "$@"
 require_smpi miniamr euler
 
 miniamr=(--nx 4 --ny 4 --nz 4 --num_vars 3 --comm_vars 2 --stages_per_ts 2 --checksum_freq 1
