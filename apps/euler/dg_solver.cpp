@@ -373,6 +373,7 @@ void DgSolver::submit_stage(tessera::AmrDriver& driver, const tessera::StageCont
   std::vector<tessera::Access> acc;
   acc.push_back(tessera::readwrite(mesh.interior(b, 0)));
   for (int a = 0; a < options_.dim; ++a) acc.push_back(tessera::read(mesh.ghosts(b, 0, a)));
+  acc.push_back(tessera::read(ctx.step_handle));
   if (ctx.flux != nullptr) acc.push_back(tessera::write(ctx.flux_handle));
   BlockRecord* record = &records_[static_cast<Size>(b)];
   // A block next to a level jump (it has a flux register) is skeleton work too: the
@@ -386,7 +387,10 @@ void DgSolver::submit_stage(tessera::AmrDriver& driver, const tessera::StageCont
   session_.runtime().submit(
       "dg_step", std::span<const tessera::Access>(acc),
       [this, block = ctx.block, record, step = ctx.step, flux = ctx.flux,
-       layout = ctx.flux_layout] { advance_block(block, *step, *record, flux, layout); },
+       layout = ctx.flux_layout] {
+        // A cancelled cycle (zero step) keeps the block and its fault record.
+        if (*step != 0) advance_block(block, *step, *record, flux, layout);
+      },
       attributes);
 }
 

@@ -48,6 +48,9 @@ tessera::AmrDriverOptions driver_options(const Options& o, const Geometry& geo, 
   d.cfl = o.cfl;
   d.t_end = o.t_end;
   d.stage_phase = "hydro";
+  // A DG cycle is one task per block: recording it saves little, and a submitted cycle's
+  // exchange starts before the previous step's reduction completes (enclave tasking).
+  if (o.scheme_name == "dg") d.replay = false;
   d.problem = std::move(problem);
   return d;
 }

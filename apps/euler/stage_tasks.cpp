@@ -41,7 +41,11 @@ void Solver::submit_stage(tessera::AmrDriver& driver, const tessera::StageContex
   StageBuffers* buf = split ? &stage_buffers_[static_cast<std::size_t>(b)] : nullptr;
   // The fluxes read the source and its face ghosts; the update reads the terms (split) and
   // the groups it combines, and writes the destination and the face fluxes.
-  std::vector<tessera::Access> reads{tessera::read(mesh.interior(b, args.src_group))}, update;
+  // A cancelled cycle (zero step) leaves everything, the fault records too, untouched.
+  const double* step = ctx.step;
+  std::vector<tessera::Access> reads{tessera::read(mesh.interior(b, args.src_group)),
+                                     tessera::read(ctx.step_handle)},
+      update;
   for (int a = 0; a < dim; ++a) {
     reads.push_back(tessera::read(mesh.ghosts(b, args.src_group, a)));
     if (split) update.push_back(tessera::read(buf->term_handles[static_cast<std::size_t>(a)]));
@@ -56,14 +60,18 @@ void Solver::submit_stage(tessera::AmrDriver& driver, const tessera::StageContex
     reads.insert(reads.end(), update.begin(), update.end());
     runtime.submit(
         name, std::span<const tessera::Access>(reads),
-        [args, fault, with_step] { *fault = hydro_stage(with_step(args)); }, ctx.priority);
+        [args, fault, with_step, step] {
+          if (*step != 0) *fault = hydro_stage(with_step(args));
+        },
+        ctx.priority);
     return;
   }
   double* w = buf->w.data();
   reads.push_back(tessera::write(buf->w_handle));
   runtime.submit(
       "euler_primitives", std::span<const tessera::Access>(reads),
-      [args, w, fault] {
+      [args, w, fault, step] {
+        if (*step == 0) return;
         *fault = recover_primitives(*args.shape, args.block, args.src_group, args.gamma, w);
       },
       ctx.priority);
@@ -77,16 +85,16 @@ void Solver::submit_stage(tessera::AmrDriver& driver, const tessera::StageContex
     faces[a] = face;
     runtime.submit(
         kFluxNames[a], {tessera::read(buf->w_handle), tessera::write(buf->term_handles[a])},
-        [args, a, w, term, face, offset, fault, with_step] {
-          if (fault->bad) return;  // the stage stops; the driver names the cell
+        [args, a, w, term, face, offset, fault, with_step, step] {
+          if (fault->bad || *step == 0) return;  // the stage stops; the driver names the cell
           axis_fluxes(with_step(args), static_cast<int>(a), w, term, false, face, offset);
         },
         ctx.priority);
   }
   runtime.submit(
       name, std::span<const tessera::Access>(update),
-      [args, fault, terms, faces, dim, with_step] {
-        if (fault->bad) return;
+      [args, fault, terms, faces, dim, with_step, step] {
+        if (fault->bad || *step == 0) return;
         apply_terms(with_step(args), terms);
         if (args.face_flux == nullptr) return;
         // Each axis's two faces are consecutive in the register.

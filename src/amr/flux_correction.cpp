@@ -353,6 +353,7 @@ void FluxCorrection::submit(int g, int tag, const double* step, double factor,
         "flux_correct", std::span<const Access>(acc),
         [cp, block_layout, layout, vars, first_var, cell_vars, block, own, step, factor, dx, pack,
          transfer] {
+          if (*step == 0) return;  // a cancelled cycle (AmrDriver): nothing changes
           thread_local std::vector<double> means;
           for (const Coarse::Source& src : cp->sources) {
             const double* m = src.means;

@@ -187,6 +187,7 @@ void AmrDriver::initialize() {
     session_.runtime().set_cost_table(costs_.get());
   }
   dt_handle_ = session_.runtime().create_handle("driver.dt");
+  step_handle_ = session_.runtime().create_handle("driver.step");
   const bool sums = !options_.sum_after_stages.empty();
   replay_ = options_.replay && !sums && exec.model() == ExecModel::dataflow;
   blocks_changed();
@@ -385,6 +386,7 @@ void AmrDriver::submit_stage(int stage) {
     ctx.block = block(b);
     ctx.stage = stage;
     ctx.step = &step_;
+    ctx.step_handle = step_handle_;
     if (flux != nullptr && flux->fluxes(b) != nullptr) {
       ctx.flux = flux->fluxes(b);
       ctx.flux_layout = &flux->layout();
@@ -472,6 +474,29 @@ void AmrDriver::submit_scan() {
   });
   session_.comm().iallreduce(dt_handle_, dt_reduce_, 2, MPI_DOUBLE, MPI_MIN);
   exec.end_phase();
+}
+
+void AmrDriver::submit_step_from_scan(double time) {
+  // The main thread's rule for a cycle's step (run()), applied when the reduction is done.
+  session_.runtime().submit(
+      "cycle_step", {read(dt_handle_), write(step_handle_)},
+      [this, time] {
+        ScanStep& s = scan_step_;
+        s.fault = dt_reduce_[1] < 0;
+        s.dt = options_.cfl * dt_reduce_[0];
+        s.last = options_.t_end - time <= s.dt;
+        step_ = s.fault ? 0.0 : s.last ? options_.t_end - time : s.dt;
+      },
+      TaskAttributes(Priority::high));
+}
+
+bool AmrDriver::may_submit_ahead(bool adapt_due) const {
+  // Output, history rows and checkpoints read the state between the cycles; an adaptation
+  // changes the mesh; a replayed cycle waits for its tasks; a fixed step needs no reduction.
+  return options_.lookahead && session_.exec().model() == ExecModel::dataflow && !replay_ &&
+         options_.fixed_step == 0 && !adapt_due && options_.history.empty() &&
+         !(options_.output_every > 0 && cycle_ % options_.output_every == 0) &&
+         !(writer_ && options_.checkpoint.due(cycle_)) && more_cycles();
 }
 
 double AmrDriver::next_dt() {
@@ -664,10 +689,22 @@ int AmrDriver::run() {
     }
   }
   if (options_.output_every > 0 && !failed_) write_output();
+  // Under dataflow a cycle is submitted before the previous cycle's step reduction
+  // completes when nothing of the main thread's comes between them (may_submit_ahead): a
+  // task sets its step from the reduction, and the ghost exchange starts as soon as each
+  // block's previous update is done, so skeleton blocks' messages leave while the enclaves
+  // still compute (enclave tasking). The steps are the same values as the main thread's.
+  bool ahead = false;
   while (!failed_ && more_cycles()) {
-    const bool last = options_.fixed_step == 0 && options_.t_end - time_ <= dt;
-    const double step = last ? options_.t_end - time_ : dt;
-    step_ = step;
+    bool last = false;
+    double step = 0;
+    if (ahead) {
+      submit_step_from_scan(time_);
+    } else {
+      last = options_.fixed_step == 0 && options_.t_end - time_ <= dt;
+      step = last ? options_.t_end - time_ : dt;
+      step_ = step;  // no task in flight reads it: the reduction waited for them
+    }
     const bool replay_cycle = replay_;
     if (replay_cycle) {
       if (!cycle_graph_) {
@@ -681,26 +718,43 @@ int AmrDriver::run() {
     } else {
       for (std::size_t s = 0; s < stages_.size() && !failed_; ++s)
         submit_stage(static_cast<int>(s));
+      if (!failed_) submit_scan();
+    }
+    if (ahead) {
+      session_.runtime().wait_for(step_handle_);
+      if (scan_step_.fault) {
+        exec.barrier();  // the cancelled cycle's tasks returned untouched
+        solver_.describe_fault(*this);
+        failed_ = true;
+      }
+      last = scan_step_.last;
+      step = step_;
+      dt = scan_step_.dt;
     }
     if (failed_) break;
     ++cycle_;
     zone_updates_ += global_cells();
     time_ = last ? options_.t_end : time_ + step;
-    dt = replay_cycle ? finish_dt() : next_dt();
-    if (failed_) break;
     const bool more = more_cycles();
     const bool adapt_due =
         options_.max_level > 0 && options_.adapt_every > 0 && cycle_ % options_.adapt_every == 0;
-    // Refined blocks need a smaller step.
-    if (adapt_due && (more || options_.adapt_at_end) && adapt_mesh()) dt = next_dt();
-    if (unbalanced_ || failed_) {
-      failed_ = true;
-      break;
+    ahead = may_submit_ahead(adapt_due);
+    if (!ahead) {
+      if (!replay_cycle && options_.fixed_step == 0) session_.runtime().wait_for(dt_handle_);
+      dt = finish_dt();
+      if (failed_) break;
+      // Refined blocks need a smaller step.
+      if (adapt_due && (more || options_.adapt_at_end) && adapt_mesh()) dt = next_dt();
+      if (unbalanced_ || failed_) {
+        failed_ = true;
+        break;
+      }
+      if (!options_.history.empty()) write_history_line(step);
     }
-    if (!options_.history.empty()) write_history_line(step);
     if (options_.progress_every > 0 && cycle_ % options_.progress_every == 0)
       session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step,
                         mesh_->forest().global_count());
+    if (ahead) continue;
     if (options_.output_every > 0 && cycle_ % options_.output_every == 0) write_output();
     checkpoint_if_due(adapt_due && !more && !options_.adapt_at_end);
   }
@@ -712,10 +766,12 @@ int AmrDriver::run() {
   if (unbalanced_ || failed_) return 1;
   if (options_.output_every > 0 && cycle_ % options_.output_every != 0) write_output();
   level_counts_ = mesh_->forest().global_level_counts(options_.max_level);
-  std::int64_t changes[2] = {split_, merged_};
-  MPI_Allreduce(MPI_IN_PLACE, changes, 2, MPI_INT64_T, MPI_SUM, session_.comm().mpi());
+  std::int64_t changes[3] = {split_, merged_, 0};
+  for (LocalBlockIndex b = 0; b < mesh_->local_block_count(); ++b) changes[2] += mesh_->is_skeleton(b);
+  MPI_Allreduce(MPI_IN_PLACE, changes, 3, MPI_INT64_T, MPI_SUM, session_.comm().mpi());
   split_ = changes[0];
   merged_ = changes[1];
+  skeleton_blocks_ = changes[2];
   max_blocks_ = std::max<std::int64_t>(mesh_->max_local_blocks(), restored_max_blocks_);
   MPI_Allreduce(MPI_IN_PLACE, &max_blocks_, 1, MPI_INT64_T, MPI_MAX, session_.comm().mpi());
   if (options_.state_totals) end_ = totals();
@@ -745,6 +801,9 @@ nlohmann::json AmrDriver::json() const {
   j["time"] = time_;
   j["cells"] = static_cast<std::int64_t>(global_cells());
   j["blocks"] = mesh_->forest().global_count();
+  // Blocks with a face neighbour on another rank at the end (their tasks go first under
+  // --priorities skeleton); the rest are the enclaves.
+  j["skeleton_blocks"] = skeleton_blocks_;
   j["loop_s"] = loop_seconds_;
   j["zone_cycles_per_s"] = zone_cycles_per_second();
   j["zone_cycles"] = zone_updates_;

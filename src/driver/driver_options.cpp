@@ -40,6 +40,10 @@ void declare_amr_driver_options(OptionRegistry& registry, AmrDriverOptions& o,
   registry.add_flag(
       "!--no-replay", o.replay,
       "submit every cycle's tasks instead of replaying the recorded cycle (dataflow)");
+  registry.add_flag("!--no-lookahead", o.lookahead,
+                    "submit a cycle only after the previous cycle's step reduction completed "
+                    "(dataflow; by default the next cycle's ghost exchange starts while the "
+                    "reduction is in flight)");
   declare_checkpoint_options(registry, o.checkpoint, step_name);
   declare_balance_options(registry, o.balance, false);
 }

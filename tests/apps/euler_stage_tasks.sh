@@ -67,4 +67,13 @@ for form in split fused; do
 done
 diff "$tmp/bad_split.out" "$tmp/bad_fused.out" || fail "bad cell: split and fused messages differ"
 echo "ok: a bad cell stops both forms with the same message"
+# Submitted cycle by cycle, dataflow runs the cycle after the faulty one before the step
+# reduction names the fault: that cycle is cancelled and the message is the same.
+set +e
+launch 1 "$bin/euler" --quiet --exec dataflow --no-replay "${bad[@]}" >"$tmp/bad_ahead.out" 2>&1
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || { cat "$tmp/bad_ahead.out"; fail "bad cell, submitted ahead: exit $rc, not 1"; }
+diff "$tmp/bad_split.out" "$tmp/bad_ahead.out" || fail "bad cell: the cancelled cycle changed the message"
+echo "ok: a bad cell stops a cycle submitted ahead with the same message"
 echo "euler_stage_tasks: PASS"

@@ -77,7 +77,8 @@ class FluxCorrection {
   }
 
   /// Submits the correction of variable group g: the coefficient of a level-L block along
-  /// axis a is factor * *step / (dx0[a] * 2^-L), with *step read when the task runs.
+  /// axis a is factor * *step / (dx0[a] * 2^-L), with *step read when the task runs (a zero
+  /// step changes nothing: the tasks return at once).
   /// `tag` in 0..tags_needed()-1 separates exchanges that may overlap. Skeleton blocks and
   /// messages get exec.skeleton_priority(). The plan must outlive the tasks.
   void submit(int g, int tag, const double* step, double factor, std::array<double, 3> dx0,

@@ -105,6 +105,10 @@ struct AmrDriverOptions {
   /// conserved_hex, conserved_drift); a solver that reports its own figures may skip them.
   bool state_totals = true;
   bool replay = true;       ///< under dataflow
+  /// Under dataflow, a submitted (not replayed) cycle is submitted before the previous
+  /// cycle's step reduction completes when no adaptation, output, history row or checkpoint
+  /// comes between them: its ghost exchange starts as each block's previous update ends.
+  bool lookahead = true;
   std::string history;      ///< --history CSV path ("" = none)
   int progress_every = 10;  ///< 0: no progress lines
   /// Plot files (tessera/io/plot_file.hpp) of the checkpointed fields at cycle 0, every
@@ -211,6 +215,11 @@ class AmrDriver {
   void check_sums(int upto);
   void submit_stage(int stage);
   void submit_scan();
+  // The next cycle's step, written by a task once the last scan's reduction completes.
+  void submit_step_from_scan(double time);
+  // Whether the cycle after this one may be submitted before this one's step reduction
+  // completes (dataflow, nothing of the main thread's between the two cycles).
+  bool may_submit_ahead(bool adapt_due) const;
   double finish_dt();
   double next_dt();
   void write_history_line(double dt);
@@ -238,6 +247,12 @@ class AmrDriver {
   bool replay_ = false;
   std::unique_ptr<IterationGraph> cycle_graph_;
   Handle dt_handle_;
+  Handle step_handle_;  // step_ when a task writes it (submit_step_from_scan)
+  struct ScanStep {
+    double dt = 0;  // the CFL step from the reduction
+    bool last = false;
+    bool fault = false;
+  } scan_step_;  // what submit_step_from_scan's task found
   double dt_reduce_[2] = {0, 0};  // [0] min step, [1] -1 if some rank found a fault
   int cycle_ = 0;
   double time_ = 0;
@@ -247,6 +262,7 @@ class AmrDriver {
   double zone_updates_ = 0;
   int adaptations_ = 0;
   std::int64_t split_ = 0, merged_ = 0;
+  std::int64_t skeleton_blocks_ = 0;  // all ranks, at the end of run()
   bool unbalanced_ = false;
   bool failed_ = false;
   std::vector<std::int64_t> level_counts_;

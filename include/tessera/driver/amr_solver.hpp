@@ -30,8 +30,13 @@ struct StageContext {
   SolverBlock block;
   int stage = 0;  ///< index into AmrSolver::stages()
   /// The step of the cycle; read it inside tasks, when they run (a replayed cycle keeps the
-  /// pointer and the driver changes the value).
+  /// pointer and the driver changes the value). A task reading it declares
+  /// read(step_handle): under dataflow the driver submits a cycle before the previous
+  /// cycle's step reduction completes, and a task writes the step when it does. A zero step
+  /// changes nothing, so tasks return at once when *step == 0; the driver sets it to cancel
+  /// a cycle submitted ahead of a fault (its blocks keep the faulty state to be named).
   const double* step = nullptr;
+  Handle step_handle;
   /// The block's flux register (FluxRegister layout `flux_layout`) when the updated field
   /// has fluxes and the block has a face with a level jump, else null; a task writing it
   /// declares write(flux_handle).
