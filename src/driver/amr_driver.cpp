@@ -1,3 +1,7 @@
+// AmrDriver (layer `driver`): construction, the cycle loop with its stages, step reduction
+// and lookahead, sums and totals, and the report. The adaptation step is in
+// amr_driver_adaptation.cpp; history rows, plot files, checkpoints and the restart in
+// amr_driver_outputs.cpp.
 #include "tessera/driver/amr_driver.hpp"
 
 #include <fmt/format.h>
@@ -9,15 +13,11 @@
 #include <span>
 #include <stdexcept>
 
-#include "tessera/amr/carried_costs.hpp"
-#include "tessera/amr/marking.hpp"
 #include "tessera/comm/exact_sum.hpp"
 #include "tessera/driver/cell_walk.hpp"
 #include "tessera/driver/mesh_checkpoint.hpp"
 #include "tessera/driver/state_sums.hpp"
 #include "tessera/io/checkpoint_writer.hpp"
-#include "tessera/io/plot_file.hpp"
-#include "tessera/mesh/weighted_split.hpp"
 #include "tessera/restart.hpp"
 
 namespace tessera {
@@ -230,147 +230,6 @@ void AmrDriver::submit_initial_state() {
     solver_.submit_initial_state(*this, block(b));
 }
 
-std::vector<std::int8_t> AmrDriver::criterion_marks() {
-  AmrMesh& mesh = *mesh_;
-  // Fresh ghosts of the state: the criterion's differences and the split's slopes read them.
-  for (int g = 0; g < state_fields_; ++g) mesh.exchange(g);
-  for (LocalBlockIndex b = 0; b < mesh.local_block_count(); ++b) {
-    std::vector<Access> acc;
-    for (int g = 0; g < state_fields_; ++g) {
-      acc.push_back(read(mesh.interior(b, g)));
-      for (int a = 0; a < 3; ++a) acc.push_back(read(mesh.ghosts(b, g, a)));
-    }
-    std::int8_t* wish = &wishes_[static_cast<std::size_t>(b)];
-    session_.runtime().submit("refinement", std::span<const Access>(acc),
-                              [this, view = block(b), wish] {
-                                *wish = static_cast<std::int8_t>(solver_.refinement(view));
-                                if (derefinement_delay_)
-                                  *wish = derefinement_delay_->delayed(view.index, *wish);
-                              });
-  }
-  session_.exec().barrier();
-  return balanced_marks(mesh.forest(), wishes_, options_.max_level);
-}
-
-std::int64_t AmrDriver::rebalance_by_cost() {
-  const MPI_Comm comm = session_.comm().mpi();
-  const CostSplit split = cost_balanced_split(comm, block_costs_, cost_window_.speed());
-  std::int64_t moved = 0;
-  if (split.current_time <= 0) {
-    // Nothing measured (the initial refinement, a restart's first adaptation): by count.
-    moved = mesh_->rebalance();
-  } else if (split.worth_moving(options_.balance.gain)) {
-    moved = mesh_->rebalance(split.counts);
-  } else {
-    return -1;  // the measured loads are balanced already (within --balance-gain)
-  }
-  block_costs_ = costs_of_rank(split.costs, mesh_->forest().global_offsets(), session_.rank());
-  return moved;
-}
-
-std::int64_t AmrDriver::gather_families() {
-  std::vector<std::int64_t> before;
-  if (costs_)
-    before.assign(mesh_->forest().global_offsets().begin(), mesh_->forest().global_offsets().end());
-  const std::int64_t moved = mesh_->gather_families();
-  if (costs_ && moved > 0)
-    block_costs_ = costs_after_partition(session_.comm().mpi(), before,
-                                         mesh_->forest().global_offsets(), block_costs_);
-  return moved;
-}
-
-void AmrDriver::repartition_if_due(bool changed) {
-  const Repartition when = options_.repartition;
-  if (when == Repartition::never || (when == Repartition::on_change && !changed)) return;
-  const MPI_Comm comm = session_.comm().mpi();
-  int low = 0, high = 0, sum = 0;
-  const auto count = [&] {
-    int local = mesh_->local_block_count();
-    MPI_Allreduce(&local, &low, 1, MPI_INT, MPI_MIN, comm);
-    MPI_Allreduce(&local, &high, 1, MPI_INT, MPI_MAX, comm);
-    MPI_Allreduce(&local, &sum, 1, MPI_INT, MPI_SUM, comm);
-  };
-  if (when != Repartition::on_change || options_.repartition_lines) count();
-  // A cost balance repartitions whenever due: equal counts say nothing about equal loads.
-  if (when != Repartition::on_change && !costs_ &&
-      !(high > low + 1 &&
-        static_cast<double>(high - low) * session_.size() / sum > options_.repartition_imbalance))
-    return;
-  const int mean = sum / session_.size();
-  if (options_.repartition_lines) session_.say("before ave {} min {} max {}", mean, low, high);
-  const std::int64_t moved = costs_ ? rebalance_by_cost() : mesh_->rebalance();
-  if (moved < 0) return;
-  moved_ += moved;
-  ++repartitions_;
-  cycle_graph_.reset();  // the recorded tasks refer to the old partition's plans
-  if (!options_.repartition_lines) return;
-  count();
-  session_.say("after ave {} min {} max {}", mean, low, high);
-}
-
-bool AmrDriver::adapt_mesh(bool initial) {
-  Exec& exec = session_.exec();
-  AmrMesh& mesh = *mesh_;
-  check_sums(static_cast<int>(sum_cycles_.size()));  // every pending sum first
-  exec.begin_phase("adapt");
-  if (costs_) {
-    exec.barrier();  // no body adds to the table while it is read
-    cost_window_ = costs_->close_window();
-    // Each block's cost over the window in work units; from here it follows the block.
-    for (std::size_t b = 0; b < block_costs_.size(); ++b)
-      block_costs_[b] = b < cost_window_.seconds.size() ? cost_window_.normalized_cost(b) : 0.0;
-  }
-  const int passes =
-      initial && !options_.initial_levels_from_problem ? options_.max_level : options_.adapt_passes;
-  bool changed = false;
-  for (int pass = 0; pass < passes && !failed_; ++pass) {
-    // Families of siblings on one rank (a merge needs them); usually nothing moves.
-    const std::int64_t gathered = gather_families();
-    moved_ += gathered;
-    if (gathered > 0) cycle_graph_.reset();  // new plans: record again
-    blocks_changed();
-    std::optional<std::vector<std::int8_t>> own = solver_.marks(*this);
-    const std::vector<std::int8_t> marks = own ? std::move(*own) : criterion_marks();
-    int change = 0;
-    for (std::int8_t m : marks) change = change != 0 || m != 0 ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &change, 1, MPI_INT, MPI_MAX, session_.comm().mpi());
-    if (change != 0) {
-      const AdaptCounts counts = mesh.adapt(marks);
-      if (costs_)
-        block_costs_ = costs_after_adapt(block_costs_, counts.sources, mesh.forest().children());
-      split_ += counts.split;
-      merged_ += counts.merged;
-      changed = true;
-      cycle_graph_.reset();  // the recorded tasks refer to the old mesh's plans
-    }
-    if (options_.repartition == Repartition::every_pass) repartition_if_due(change != 0);
-  }
-  if (changed) ++adaptations_;
-  solver_.adapted(*this);
-  repartition_if_due(changed);
-  exec.barrier();
-  // The memory check counted options_.block_slots; a run that needs more stops here.
-  long long slots = mesh.max_local_blocks();
-  MPI_Allreduce(MPI_IN_PLACE, &slots, 1, MPI_LONG_LONG, MPI_MAX, session_.comm().mpi());
-  if (options_.block_slots > 0 && slots > options_.block_slots) {
-    if (session_.rank() == 0)
-      fmt::print(stderr,
-                 "{}: error: {}: adaptation {} (cycle {}) needs {} block slots on a rank, more "
-                 "than the {} the memory check counted; raise {} or lower {}\n",
-                 session_.app(), options_.slots_option, adaptations_, cycle_, slots,
-                 options_.block_slots, options_.slots_option, options_.max_level_option);
-    failed_ = true;
-  }
-  if (!mesh.forest().is_face_balanced()) {
-    fmt::print(stderr, "{}: error: the mesh is not 2:1 balanced after adaptation {}\n",
-               session_.app(), adaptations_);
-    unbalanced_ = true;
-  }
-  blocks_changed();
-  exec.end_phase();
-  return changed;
-}
-
 void AmrDriver::submit_stage(int stage) {
   Exec& exec = session_.exec();
   AmrMesh& mesh = *mesh_;
@@ -548,108 +407,6 @@ StateTotals AmrDriver::totals() {
 double AmrDriver::global_cells() const {
   return static_cast<double>(mesh_->forest().global_count()) *
          static_cast<double>(mesh_->shape().interior_cells());
-}
-
-void AmrDriver::write_history_line(double dt) {
-  session_.exec().barrier();
-  std::string row = fmt::format("{},{:.17g},{:.17g}", cycle_, time_, dt);
-  for (double v : totals().integral) row += fmt::format(",{:.17g}", v);
-  history_ += fmt::format("{},{}\n", row, mesh_->forest().global_count());
-}
-
-void AmrDriver::write_output() {
-  // The one place plot files are written: every checkpointed field's components.
-  session_.exec().barrier();
-  PlotOutput out;
-  out.dir = options_.output_dir;
-  out.prefix = options_.output_prefix;
-  out.step = cycle_;
-  out.time = time_;
-  out.lo = options_.domain.lo;
-  out.hi = options_.domain.hi;
-  const int vars = mesh_->shape().group_size;
-  for (int g = 0; g < state_fields_; ++g) {
-    const FieldSpec& f = fields_[static_cast<std::size_t>(g)];
-    for (int c = 0; c < f.components; ++c) {
-      std::string name = f.components == 1 ? f.name : fmt::format("{}{}", f.name, c);
-      if (static_cast<std::size_t>(c) < f.component_names.size())
-        name = f.component_names[static_cast<std::size_t>(c)];
-      out.variables.push_back({name, g * vars + c});
-    }
-  }
-  const PlotFiles files = write_plot_file(*mesh_, out);
-  session_.progress("{}: wrote {} ({} bytes of cell data in {:.3f} s)", session_.app(), files.data,
-                    files.field_bytes, files.seconds);
-}
-
-void AmrDriver::restore() {
-  const CheckpointRestore restored = restore_checkpoint(session_, *reader_, [&] {
-    if (!options_.checkpoint_dataset.empty())
-      read_checkpoint_cells(*reader_, *mesh_, options_.checkpoint_dataset, 0, state_fields_);
-    for (int g = 0; g < state_fields_ && options_.checkpoint_dataset.empty(); ++g)
-      read_checkpoint_cells(*reader_, *mesh_, fields_[static_cast<std::size_t>(g)].name, g, 1);
-    const CheckpointHeader& h = reader_->header();
-    cycle_ = static_cast<int>(h.step);
-    time_ = h.time;
-    h.state.at("history").get_to(history_);
-    pending_adaptation_ = h.state.value("adapt_pending", false);
-    adaptations_ = h.state.value("adaptations", 0);
-    moved_ = h.state.value("blocks_moved", std::int64_t{0});
-    repartitions_ = h.state.value("repartitions", 0);
-    // Summed over ranks when written: one rank carries the totals on.
-    const auto stored = [&](const std::map<std::string, std::int64_t>& m, const char* key) {
-      const auto it = m.find(key);
-      return it == m.end() ? std::int64_t{0} : it->second;
-    };
-    if (session_.rank() == 0) {
-      split_ = stored(h.rank_sums, "blocks_split");
-      merged_ = stored(h.rank_sums, "families_merged");
-    }
-    restored_max_blocks_ = stored(h.rank_maxima, "max_blocks");
-    const nlohmann::json& t = h.state.at("start_totals");
-    for (std::size_t v = 0; v + 1 < t.size(); ++v) start_.integral.push_back(t[v].get<double>());
-    start_.checksum = t.back().get<double>();
-    solver_.restore_state(h.state);
-  });
-  restarted_from_ = cycle_;
-  read_seconds_ = restored.read_s;
-  read_phases_ = restored.read_phases_s;
-  restore_seconds_ = restored.restore_s;
-  session_.progress("{}: restarted from {} (cycle {}, t {:.6e}, {} blocks) on {} rank(s)",
-                    session_.app(), reader_->file(), cycle_, time_, mesh_->forest().global_count(),
-                    session_.size());
-  reader_.reset();
-}
-
-void AmrDriver::checkpoint_if_due(bool adapt_pending) {
-  if (!writer_ || !options_.checkpoint.due(cycle_)) return;
-  check_sums(static_cast<int>(sum_cycles_.size()));  // the solver's state is final then
-  CheckpointHeader header;
-  header.state = solver_.checkpoint_state();
-  if (failed_) return;
-  header.app = session_.app();
-  header.problem = options_.problem;
-  header.step = cycle_;
-  header.time = time_;
-  header.state["adaptations"] = adaptations_;
-  header.state["blocks_moved"] = moved_;
-  header.state["repartitions"] = repartitions_;
-  header.rank_sums = {{"blocks_split", split_}, {"families_merged", merged_}};
-  header.rank_maxima = {
-      {"max_blocks", std::max<std::int64_t>(mesh_->max_local_blocks(), restored_max_blocks_)}};
-  nlohmann::json start_totals(start_.integral);
-  start_totals.push_back(start_.checksum);
-  header.state["start_totals"] = start_totals;
-  header.state["history"] = history_;
-  header.state["adapt_pending"] = adapt_pending;
-  std::vector<CheckpointField> fields;
-  if (!options_.checkpoint_dataset.empty())
-    fields.push_back(checkpoint_cells(*mesh_, options_.checkpoint_dataset, 0, state_fields_));
-  for (int g = 0; g < state_fields_ && options_.checkpoint_dataset.empty(); ++g)
-    fields.push_back(checkpoint_cells(*mesh_, fields_[static_cast<std::size_t>(g)].name, g, 1));
-  writer_->submit(header, checkpoint_blocks(mesh_->forest()), fields);
-  session_.progress("{}: checkpoint of cycle {} submitted ({}/step-{})", session_.app(), cycle_,
-                    options_.checkpoint.dir, cycle_);
 }
 
 bool AmrDriver::more_cycles() const {
