@@ -47,7 +47,8 @@ using SpeedAndFault = std::array<double, 2>;
 class Simulation {
  public:
   /// The mesh and the fields of the run `o` (validated) describes; `session` and `o` must
-  /// outlive it. Throws std::invalid_argument if the cells do not split into the blocks.
+  /// outlive it. Throws std::invalid_argument if the mesh cannot hold the blocks or, with
+  /// --rad-solver mg, no coarser level fits.
   Simulation(tessera::Session& session, const Options& o);
 
   const Scheme& scheme() const { return scheme_; }
