@@ -16,14 +16,14 @@ namespace tessera::jacobi7 {
 
 /// What a finished run found, beside its options.
 struct RunFigures {
-  Int3 cells;                               // the whole mesh, per axis
-  std::int64_t restarted_from = -1;         // the checkpoint's step, or -1
-  SolveOutcome solve;                       // the iterations' time and repartitions
-  CheckResult last;                         // the final check
-  const std::vector<CheckResult>* history;  // every validated check, the last included
-  double checksum = 0;                      // Solver::checksum
-  nlohmann::json checkpoint;                // checkpoint_report
-  int local_blocks = 0;                     // this rank's blocks at the end
+  Int3 cells;                                         ///< the whole mesh, per axis
+  std::int64_t restarted_from = -1;                   ///< the checkpoint's step, or -1
+  SolveOutcome solve;                                 ///< the iterations' time and repartitions
+  CheckResult last;                                   ///< the final check
+  const std::vector<CheckResult>* history = nullptr;  ///< every validated check, the last included
+  double checksum = 0;                                ///< Solver::checksum
+  nlohmann::json checkpoint;                          ///< checkpoint_report
+  int local_blocks = 0;                               ///< this rank's blocks at the end
 };
 
 /// Says the run's summary (residual, error, time, cell updates/s, effective bandwidth) and
