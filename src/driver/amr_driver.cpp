@@ -335,16 +335,18 @@ void AmrDriver::submit_scan() {
   exec.end_phase();
 }
 
+AmrDriver::CycleStep AmrDriver::step_at(double dt, double time) const {
+  const bool last = options_.fixed_step == 0 && options_.t_end - time <= dt;
+  return {last ? options_.t_end - time : dt, last};
+}
+
 void AmrDriver::submit_step_from_scan(double time) {
-  // The main thread's rule for a cycle's step (run()), applied when the reduction is done.
   session_.runtime().submit(
       "cycle_step", {read(dt_handle_), write(step_handle_)},
       [this, time] {
-        ScanStep& s = scan_step_;
-        s.fault = dt_reduce_[1] < 0;
-        s.dt = options_.cfl * dt_reduce_[0];
-        s.last = options_.t_end - time <= s.dt;
-        step_ = s.fault ? 0.0 : s.last ? options_.t_end - time : s.dt;
+        scan_fault_ = dt_reduce_[1] < 0;
+        scan_step_ = step_at(options_.cfl * dt_reduce_[0], time);
+        step_ = scan_fault_ ? 0.0 : scan_step_.step;
       },
       TaskAttributes(Priority::high));
 }
@@ -453,14 +455,12 @@ int AmrDriver::run() {
   // still compute (enclave tasking). The steps are the same values as the main thread's.
   bool ahead = false;
   while (!failed_ && more_cycles()) {
-    bool last = false;
-    double step = 0;
+    CycleStep step;
     if (ahead) {
       submit_step_from_scan(time_);
     } else {
-      last = options_.fixed_step == 0 && options_.t_end - time_ <= dt;
-      step = last ? options_.t_end - time_ : dt;
-      step_ = step;  // no task in flight reads it: the reduction waited for them
+      step = step_at(dt, time_);
+      step_ = step.step;  // no task in flight reads it: the reduction waited for them
     }
     const bool replay_cycle = replay_;
     if (replay_cycle) {
@@ -479,19 +479,17 @@ int AmrDriver::run() {
     }
     if (ahead) {
       session_.runtime().wait_for(step_handle_);
-      if (scan_step_.fault) {
+      if (scan_fault_) {
         exec.barrier();  // the cancelled cycle's tasks returned untouched
         solver_.describe_fault(*this);
         failed_ = true;
       }
-      last = scan_step_.last;
-      step = step_;
-      dt = scan_step_.dt;
+      step = scan_step_;
     }
     if (failed_) break;
     ++cycle_;
     zone_updates_ += global_cells();
-    time_ = last ? options_.t_end : time_ + step;
+    time_ = step.last ? options_.t_end : time_ + step.step;
     const bool more = more_cycles();
     const bool adapt_due =
         options_.max_level > 0 && options_.adapt_every > 0 && cycle_ % options_.adapt_every == 0;
@@ -506,10 +504,10 @@ int AmrDriver::run() {
         failed_ = true;
         break;
       }
-      if (!options_.history.empty()) write_history_line(step);
+      if (!options_.history.empty()) write_history_line(step.step);
     }
     if (options_.progress_every > 0 && cycle_ % options_.progress_every == 0)
-      session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step,
+      session_.progress("cycle {} t {:.6e} dt {:.6e} blocks {}", cycle_, time_, step.step,
                         mesh_->forest().global_count());
     if (ahead) continue;
     if (options_.output_every > 0 && cycle_ % options_.output_every == 0) write_output();
@@ -524,7 +522,8 @@ int AmrDriver::run() {
   if (options_.output_every > 0 && cycle_ % options_.output_every != 0) write_output();
   level_counts_ = mesh_->forest().global_level_counts(options_.max_level);
   std::int64_t changes[3] = {split_, merged_, 0};
-  for (LocalBlockIndex b = 0; b < mesh_->local_block_count(); ++b) changes[2] += mesh_->is_skeleton(b);
+  for (LocalBlockIndex b = 0; b < mesh_->local_block_count(); ++b)
+    changes[2] += mesh_->is_skeleton(b);
   MPI_Allreduce(MPI_IN_PLACE, changes, 3, MPI_INT64_T, MPI_SUM, session_.comm().mpi());
   split_ = changes[0];
   merged_ = changes[1];

@@ -104,7 +104,7 @@ struct AmrDriverOptions {
   /// The exact totals of the state at the start and the end (report keys checksum,
   /// conserved_hex, conserved_drift); a solver that reports its own figures may skip them.
   bool state_totals = true;
-  bool replay = true;       ///< under dataflow
+  bool replay = true;  ///< under dataflow
   /// Under dataflow, a submitted (not replayed) cycle is submitted before the previous
   /// cycle's step reduction completes when no adaptation, output, history row or checkpoint
   /// comes between them: its ghost exchange starts as each block's previous update ends.
@@ -215,6 +215,13 @@ class AmrDriver {
   void check_sums(int upto);
   void submit_stage(int stage);
   void submit_scan();
+  // A cycle's step from the CFL step dt at `time`: cut to end at t_end (last), except with a
+  // fixed step. The one rule for the main thread and submit_step_from_scan's task.
+  struct CycleStep {
+    double step = 0;
+    bool last = false;
+  };
+  CycleStep step_at(double dt, double time) const;
   // The next cycle's step, written by a task once the last scan's reduction completes.
   void submit_step_from_scan(double time);
   // Whether the cycle after this one may be submitted before this one's step reduction
@@ -247,12 +254,9 @@ class AmrDriver {
   bool replay_ = false;
   std::unique_ptr<IterationGraph> cycle_graph_;
   Handle dt_handle_;
-  Handle step_handle_;  // step_ when a task writes it (submit_step_from_scan)
-  struct ScanStep {
-    double dt = 0;  // the CFL step from the reduction
-    bool last = false;
-    bool fault = false;
-  } scan_step_;  // what submit_step_from_scan's task found
+  Handle step_handle_;            // step_ when a task writes it (submit_step_from_scan)
+  CycleStep scan_step_;           // what submit_step_from_scan's task found
+  bool scan_fault_ = false;       // and whether the reduction reported a fault
   double dt_reduce_[2] = {0, 0};  // [0] min step, [1] -1 if some rank found a fault
   int cycle_ = 0;
   double time_ = 0;
